@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+// SensorBridge: Bluetooth LE heart-rate straps and cycling power meters to zoned workouts on Linux.
+// The module map and the rules it follows are in DESIGN.md (kept beside the repository as ../shared/DESIGN.md).
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "SensorBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sensorbridge", targets: ["sensorbridge"]),
+        .executable(name: "sensorbridge-bench", targets: ["sensorbridge-bench"]),
+        .library(name: "SensorCore", targets: ["SensorCore"]),
+        .library(name: "GATT", targets: ["GATT"]),
+        .library(name: "SampleRing", targets: ["SampleRing"]),
+        .library(name: "Zones", targets: ["Zones"]),
+    ],
+    targets: [
+        // Pure logic: no I/O, no C modules.
+        .target(name: "SensorCore", swiftSettings: swiftSettings),
+        .target(name: "GATT", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
+        .target(name: "Zones", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
+        // The lock-free hand-off between threads; imports only Synchronization.
+        .target(name: "SampleRing", swiftSettings: swiftSettings),
+        // Composition root and the command line.
+        .target(
+            name: "SensorBridge",
+            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "sensorbridge", dependencies: ["SensorBridge"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "sensorbridge-bench",
+            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "SensorBridge"],
+            swiftSettings: swiftSettings
+        ),
+        // Test-only helpers: payload encoders and fixtures.
+        .target(name: "SensorTestSupport", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
+        .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GATTTests",
+            dependencies: ["GATT", "SensorCore", "SensorTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SampleRingTests", dependencies: ["SampleRing", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SensorBridgeTests",
+            dependencies: ["SensorBridge", "SensorCore", "GATT", "SensorTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// GATT characteristic decoders (issue 2).

@@ -1,0 +1,1 @@
+// The lock-free single-producer/single-consumer sample ring (issue 3).

@@ -1,0 +1,101 @@
+/// A mistake on the command line: says what is wrong and what to do, and exits with status 2.
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The parsed words of one subcommand: options with values, flags and positional arguments.
+///
+/// `--name value` and `--name=value` are both accepted; `--` ends option parsing. Every option
+/// and flag must be declared, so a typo is an error that names the command's `--help`, never a
+/// silently ignored word.
+public struct CommandArguments: Sendable {
+    public private(set) var values: [String: String] = [:]
+    public private(set) var flags: Set<String> = []
+    public private(set) var positionals: [String] = []
+    let command: String
+
+    /// - Parameters:
+    ///   - words: the words after the subcommand name.
+    ///   - command: the subcommand, for messages (`decode`, `zones defaults`).
+    ///   - options: option names (without `--`) that take a value.
+    ///   - flags: option names that take none.
+    public init(
+        _ words: some Sequence<String>, command: String, options: Set<String> = [], flags: Set<String> = []
+    ) throws(UsageError) {
+        self.command = command
+        var iterator = words.makeIterator()
+        var onlyPositionals = false
+        while let word = iterator.next() {
+            if onlyPositionals || !word.hasPrefix("-") || word == "-" {
+                positionals.append(word)
+                continue
+            }
+            if word == "--" {
+                onlyPositionals = true
+                continue
+            }
+            guard word.hasPrefix("--") else {
+                if word == "-h" {
+                    self.flags.insert("help")
+                    continue
+                }
+                throw UsageError(
+                    "unknown option '\(word)' for '\(command)'; run 'sensorbridge \(command) --help' for the options")
+            }
+            var name = String(word.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if name == "help" {
+                self.flags.insert("help")
+            } else if flags.contains(name) {
+                guard inlineValue == nil else { throw UsageError("--\(name) takes no value; write just --\(name)") }
+                self.flags.insert(name)
+            } else if options.contains(name) {
+                guard let value = inlineValue ?? iterator.next() else {
+                    throw UsageError("--\(name) needs a value; run 'sensorbridge \(command) --help' for an example")
+                }
+                guard values[name] == nil else { throw UsageError("--\(name) is given twice; give it once") }
+                values[name] = value
+            } else {
+                throw UsageError(
+                    "unknown option '--\(name)' for '\(command)'; run 'sensorbridge \(command) --help' for the options")
+            }
+        }
+    }
+
+    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+    public subscript(option: String) -> String? { values[option] }
+
+    /// An option's value parsed as a number within `range`, or nil when the option is absent.
+    public func number(_ option: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let text = values[option] else { return nil }
+        guard let value = Double(text), value.isFinite else {
+            throw UsageError("--\(option) needs a number, not '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw UsageError(
+                "--\(option) \(text) is out of range; give a value from \(range.lowerBound.formatted) to \(range.upperBound.formatted)")
+        }
+        return value
+    }
+
+    /// Fails when there are positional arguments beyond `allowed`.
+    public func expectPositionals(atMost allowed: Int) throws(UsageError) {
+        if positionals.count > allowed {
+            throw UsageError(
+                "unexpected argument '\(positionals[allowed])' for '\(command)'; run 'sensorbridge \(command) --help'")
+        }
+    }
+}
+
+extension Double {
+    /// `72` for integral values, else the shortest round-trip text.
+    var formatted: String {
+        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : description
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// Where a command writes text: buffered, flushed in large writes (a JSONL decode of a million
+/// lines must not make a million `write` calls).
+public final class TextOutput {
+    private enum Target {
+        case fileHandle(FileHandle)
+        case memory
+    }
+
+    private let target: Target
+    private var buffer: [UInt8] = []
+    private var captured: [UInt8] = []
+    private let flushThreshold = 64 * 1024
+
+    /// Output to a file handle (standard output or error).
+    init(fileHandle: FileHandle) {
+        target = .fileHandle(fileHandle)
+        buffer.reserveCapacity(flushThreshold * 2)
+    }
+
+    /// Output kept in memory; read it with `text`. For tests.
+    public init() {
+        target = .memory
+    }
+
+    public func write(_ string: String) {
+        buffer.append(contentsOf: string.utf8)
+        if buffer.count >= flushThreshold { flush() }
+    }
+
+    /// Writes `string` followed by a newline.
+    public func line(_ string: String) {
+        write(string)
+        buffer.append(0x0A)
+        if buffer.count >= flushThreshold { flush() }
+    }
+
+    public func flush() {
+        guard !buffer.isEmpty else { return }
+        switch target {
+        case .fileHandle(let handle):
+            // A closed pipe (`sensorbridge decode ... | head`) must not crash us; SIGPIPE is ignored in main.
+            try? handle.write(contentsOf: buffer)
+        case .memory:
+            captured.append(contentsOf: buffer)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Everything written so far, for in-memory outputs.
+    public var text: String {
+        flush()
+        return String(decoding: captured, as: UTF8.self)
+    }
+
+    deinit { flush() }
+}
+
+/// Reads text lines from standard input (or any bytes, in tests) in large chunks.
+public final class LineReader {
+    private let handle: FileHandle?
+    private var pending: [UInt8] = []
+    private var start = 0
+    private var finished = false
+
+    init(fileHandle: FileHandle) {
+        handle = fileHandle
+    }
+
+    /// A reader over fixed text, for tests.
+    public init(text: String) {
+        handle = nil
+        pending = Array(text.utf8)
+        finished = true
+    }
+
+    /// The next line without its terminator (`\n` or `\r\n`), or nil at the end of input.
+    /// A last line without a newline is still a line.
+    public func nextLine() -> [UInt8]? {
+        while true {
+            if let newline = pending[start...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > start, pending[end - 1] == 0x0D { end -= 1 }
+                let line = Array(pending[start..<end])
+                start = newline + 1
+                return line
+            }
+            if finished {
+                guard start < pending.count else { return nil }
+                let line = Array(pending[start...])
+                start = pending.count
+                return line
+            }
+            pending.removeSubrange(0..<start)
+            start = 0
+            let chunk = handle?.readData(ofLength: 256 * 1024) ?? Data()
+            if chunk.isEmpty { finished = true } else { pending.append(contentsOf: chunk) }
+        }
+    }
+}
+
+/// What a command runs with: its input, outputs and environment. `CommandContext.standard` is
+/// the process's own; tests build one in memory.
+public struct CommandContext {
+    public var input: LineReader
+    public var output: TextOutput
+    public var errors: TextOutput
+    public var environment: [String: String]
+    /// Whether standard output is a terminal (progress and colour only then).
+    public var outputIsTerminal: Bool
+
+    public init(
+        input: LineReader, output: TextOutput, errors: TextOutput, environment: [String: String] = [:],
+        outputIsTerminal: Bool = false
+    ) {
+        self.input = input
+        self.output = output
+        self.errors = errors
+        self.environment = environment
+        self.outputIsTerminal = outputIsTerminal
+    }
+
+    public static func standard() -> CommandContext {
+        CommandContext(
+            input: LineReader(fileHandle: .standardInput),
+            output: TextOutput(fileHandle: .standardOutput),
+            errors: TextOutput(fileHandle: .standardError),
+            environment: ProcessInfo.processInfo.environment,
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1
+        )
+    }
+}

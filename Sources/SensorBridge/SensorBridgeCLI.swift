@@ -1,0 +1,64 @@
+/// Exit statuses of `sensorbridge`, documented in the README.
+public enum ExitStatus: Int32, Sendable {
+    /// Success.
+    case success = 0
+    /// The work failed: a payload did not decode, a file could not be read.
+    case failure = 1
+    /// The command line was wrong; the message says what to change.
+    case usage = 2
+}
+
+/// The `sensorbridge` command line: one binary, one subcommand per job.
+public enum SensorBridgeCLI {
+    /// A subcommand: its name, one line for the overview, and how to run it.
+    struct Subcommand: Sendable {
+        let name: String
+        let summary: String
+        let run: @Sendable ([String], CommandContext) throws -> ExitStatus
+    }
+
+    static let subcommands: [Subcommand] = [
+
+    ]
+
+    static let overview = """
+        sensorbridge: Bluetooth LE heart-rate and power sensors to zoned workouts on Linux.
+
+        Usage: sensorbridge <command> [options]
+
+        Commands:
+        \(subcommands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
+            .joined(separator: "\n"))
+
+        Run 'sensorbridge <command> --help' for a command's options and examples.
+        """
+
+    /// Runs one invocation; `arguments` excludes the program name. Never calls `exit`.
+    public static func run(_ arguments: [String], context: CommandContext) -> ExitStatus {
+        defer {
+            context.output.flush()
+            context.errors.flush()
+        }
+        guard let name = arguments.first else {
+            context.errors.line(overview)
+            return .usage
+        }
+        if name == "--help" || name == "-h" || name == "help" {
+            context.output.line(overview)
+            return .success
+        }
+        guard let subcommand = subcommands.first(where: { $0.name == name }) else {
+            context.errors.line("sensorbridge: unknown command '\(name)'; run 'sensorbridge --help' for the list")
+            return .usage
+        }
+        do {
+            return try subcommand.run(Array(arguments.dropFirst()), context)
+        } catch let error as UsageError {
+            context.errors.line("sensorbridge \(name): \(error.message)")
+            return .usage
+        } catch {
+            context.errors.line("sensorbridge \(name): \(error)")
+            return .failure
+        }
+    }
+}

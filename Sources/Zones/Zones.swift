@@ -1,0 +1,1 @@
+// Workout zones (issue 4).

@@ -1,1 +1,24 @@
-print("sensorbridge-bench")
+// Benchmarks: `swift run -c release sensorbridge-bench <name> [--json]`.
+// Each benchmark measures SensorBridge side by side with the obvious alternative in the same
+// run and prints ratios; none of this is a unit test.
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+let names = arguments.filter { !$0.hasPrefix("--") }
+
+let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
+]
+
+guard let name = names.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {
+    let list = benchmarks.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }
+    FileHandle.standardError.write(Data("""
+        Usage: swift run -c release sensorbridge-bench <name> [--json]
+
+        Benchmarks:
+        \(list.joined(separator: "\n"))
+
+        """.utf8))
+    exit(2)
+}
+benchmark.run(json)

@@ -18,6 +18,7 @@ public enum SensorBridgeCLI {
     }
 
     static let subcommands: [Subcommand] = [
+        Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
 
     ]
 

@@ -1,1 +1,0 @@
-// GATT characteristic decoders (issue 2).

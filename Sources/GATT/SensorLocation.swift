@@ -1,0 +1,51 @@
+/// Sensor Location, characteristic 0x2A5D (GATT Specification Supplement 3.196): where a
+/// cycling power or speed/cadence sensor sits, as one uint8.
+public struct SensorLocation: GATTCharacteristicValue {
+    public static let uuid = BluetoothUUID.sensorLocation
+
+    /// The location. Values 17–255 are reserved for future use and decode as `.reserved(value)`,
+    /// not as an error, so a newer sensor still works.
+    public enum Location: Sendable, Hashable {
+        case other, topOfShoe, inShoe, hip, frontWheel, leftCrank, rightCrank, leftPedal, rightPedal
+        case frontHub, rearDropout, chainstay, rearWheel, rearHub, chest, spider, chainRing
+        case reserved(UInt8)
+
+        static let assigned: [Location] = [
+            .other, .topOfShoe, .inShoe, .hip, .frontWheel, .leftCrank, .rightCrank, .leftPedal, .rightPedal,
+            .frontHub, .rearDropout, .chainstay, .rearWheel, .rearHub, .chest, .spider, .chainRing,
+        ]
+        static let names = [
+            "other", "topOfShoe", "inShoe", "hip", "frontWheel", "leftCrank", "rightCrank", "leftPedal", "rightPedal",
+            "frontHub", "rearDropout", "chainstay", "rearWheel", "rearHub", "chest", "spider", "chainRing",
+        ]
+
+        public init(rawValue: UInt8) {
+            self = Int(rawValue) < Location.assigned.count ? Location.assigned[Int(rawValue)] : .reserved(rawValue)
+        }
+
+        public var rawValue: UInt8 {
+            if case .reserved(let value) = self { return value }
+            return UInt8(Location.assigned.firstIndex(of: self) ?? 0)
+        }
+
+        /// The lowerCamelCase name (`leftCrank`), or `reserved(17)`.
+        public var name: String {
+            if case .reserved(let value) = self { return "reserved(\(value))" }
+            return Location.names[Int(rawValue)]
+        }
+    }
+
+    public var location: Location
+    public var trailingByteCount: Int
+
+    public init(_ location: Location, trailingByteCount: Int = 0) {
+        self.location = location
+        self.trailingByteCount = trailingByteCount
+    }
+
+    public init(decoding bytes: [UInt8]) throws(GATTDecodingError) {
+        var reader = ByteReader(bytes)
+        location = Location(rawValue: try reader.uint8(.sensorLocation))
+        trailingByteCount = reader.remaining
+    }
+}

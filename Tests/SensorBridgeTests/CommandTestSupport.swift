@@ -1,0 +1,14 @@
+import SensorBridge
+import SensorCore
+
+/// Runs `sensorbridge` in-process with the given standard input; returns status, output and errors.
+func runCLI(_ arguments: [String], input: String = "") -> (status: ExitStatus, output: String, errors: String) {
+    let context = CommandContext(input: LineReader(text: input), output: TextOutput(), errors: TextOutput())
+    let status = SensorBridgeCLI.run(arguments, context: context)
+    return (status, context.output.text, context.errors.text)
+}
+
+/// Each output line parsed as JSON.
+func jsonLines(_ text: String) throws -> [JSONValue] {
+    try text.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+}

@@ -57,16 +57,18 @@ public struct ByteReader: Sendable {
     /// characteristic (RR intervals, force and torque magnitude arrays). At least one value
     /// must be present (the flag says the field is there), and an odd byte count means the
     /// last value was cut short: both are `truncated`.
-    public mutating func uint16Array(_ field: GATTField) throws(GATTDecodingError) -> [UInt16] {
+    public mutating func uint16Array<Element>(
+        _ field: GATTField, _ transform: (UInt16) -> Element
+    ) throws(GATTDecodingError) -> [Element] {
         try require(2, for: field)
         if remaining % 2 != 0 {
             let last = bytes.count - 1
             throw .truncated(field, at: last, needs: 2, available: 1)
         }
-        var values: [UInt16] = []
+        var values: [Element] = []
         values.reserveCapacity(remaining / 2)
         while offset < bytes.count {
-            values.append(UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8)
+            values.append(transform(UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8))
             offset += 2
         }
         return values

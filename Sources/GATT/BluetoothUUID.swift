@@ -29,6 +29,13 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
     /// Parses `2a37`, `0x2A37`, `00002a37` or the full `00002a37-0000-1000-8000-00805f9b34fb`
     /// (case-insensitive, hyphens optional in the 128-bit form).
     public init?(_ text: String) {
+        if text.utf8.count == 4, text.utf8.allSatisfy({ UInt8(ascii: "+") != $0 && UInt8(ascii: "-") != $0 }),
+            let short = UInt16(text, radix: 16)
+        {
+            // The common case, `2a37`, without the general parse.
+            self.init(UInt32(short))
+            return
+        }
         var hex = Substring(text)
         if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
         let digits = hex.filter { $0 != "-" }
@@ -51,7 +58,10 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// `2a37` for SIG 16-bit UUIDs, else the canonical lower-case 128-bit form.
     public var description: String {
-        if let short = shortValue { return BluetoothUUID.hex(UInt64(short), digits: 4) }
+        if let short = shortValue {
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [12, 8, 4, 0].map { digits[Int(short >> $0 & 0xF)] }, as: UTF8.self)
+        }
         let h = BluetoothUUID.hex(high, digits: 16)
         let l = BluetoothUUID.hex(low, digits: 16)
         return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"

@@ -36,6 +36,13 @@ public final class TextOutput {
         if buffer.count >= flushThreshold { flush() }
     }
 
+    /// Writes UTF-8 bytes followed by a newline.
+    public func line(utf8 bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(0x0A)
+        if buffer.count >= flushThreshold { flush() }
+    }
+
     public func flush() {
         guard !buffer.isEmpty else { return }
         switch target {

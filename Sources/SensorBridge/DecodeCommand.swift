@@ -56,10 +56,10 @@ enum DecodeCommand {
     /// One line of output per non-blank input line, in order, errors included.
     static func decodeLines(_ context: CommandContext) {
         var lineNumber = 0
-        var text = ""
+        var text: [UInt8] = []
         while let line = context.input.nextLine() {
             lineNumber += 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            if !line.contains(where: { $0 != 0x20 && $0 != 0x09 }) { continue }
             let result: JSONValue
             let badLine: String?
             do {
@@ -82,7 +82,7 @@ enum DecodeCommand {
             } ?? result
             text.removeAll(keepingCapacity: true)
             output.write(to: &text)
-            context.output.line(text)
+            context.output.line(utf8: text)
         }
     }
 

@@ -107,79 +107,88 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 extension JSONValue {
     /// Compact JSON text (no spaces, no newline).
     public var serialized: String {
-        var out = ""
+        var out: [UInt8] = []
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends compact JSON text to `out`.
+    /// Appends compact JSON text, UTF-8 encoded, to `out`.
     ///
     /// Integral numbers with magnitude below 2^53 print without a fraction (`72`, not `72.0`);
     /// others print with Swift's shortest round-trip representation. NaN and infinities, which
     /// JSON cannot express, print as `null`.
-    public func write(to out: inout String) {
+    public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n): JSONValue.writeNumber(n, to: &out)
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let elements):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, element) in elements.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 element.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let object):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, pair) in object.pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(pair.key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 pair.value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func writeNumber(_ n: Double, to out: inout String) {
+    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
         guard n.isFinite else {
-            out += "null"
+            out.append(contentsOf: "null".utf8)
             return
         }
-        if n.rounded() == n && abs(n) < 9.007_199_254_740_992e15 {
-            out += String(Int64(n))
-        } else {
-            out += n.description
+        guard n.rounded() == n && abs(n) < 9.007_199_254_740_992e15 else {
+            out.append(contentsOf: n.description.utf8)
+            return
+        }
+        var magnitude = UInt64(abs(n))
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        // Digits into a small stack of bytes, most significant last, then reversed out.
+        var digits: (UInt64, Int) = (0, 0)  // up to 16 decimal digits, 4 bits each
+        repeat {
+            digits.0 = digits.0 << 4 | magnitude % 10
+            digits.1 += 1
+            magnitude /= 10
+        } while magnitude > 0
+        for _ in 0..<digits.1 {
+            out.append(UInt8(ascii: "0") + UInt8(digits.0 & 0xF))
+            digits.0 >>= 4
         }
     }
 
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        var needsEscaping = false
-        for byte in s.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            needsEscaping = true
-            break
-        }
-        guard needsEscaping else {
-            out += s
-            out += "\""
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)  // nothing to escape: one bulk copy
+            out.append(UInt8(ascii: "\""))
             return
         }
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -26,10 +26,12 @@ let package = Package(
         .target(name: "Zones", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         // The lock-free hand-off between threads; imports only Synchronization.
         .target(name: "SampleRing", swiftSettings: swiftSettings),
+        // Capture files: JSONL traces (and, later, btsnoop).
+        .target(name: "Captures", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
-            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing"],
+            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "Captures"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "sensorbridge", dependencies: ["SensorBridge"], swiftSettings: swiftSettings),
@@ -47,6 +49,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SampleRingTests", dependencies: ["SampleRing", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CapturesTests", dependencies: ["Captures", "GATT", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SensorBridgeTests",

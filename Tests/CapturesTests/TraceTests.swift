@@ -1,0 +1,81 @@
+import Captures
+import Foundation
+import GATT
+import Testing
+
+@Suite struct TraceTests {
+    static let header = #"{"sensorbridge":"trace","version":1,"start":"2026-11-29T07:00:00Z","devices":{"hr":{"name":"HRM","address":"C4:7E:11:22:33:44"}}}"#
+
+    @Test func readsHeaderNotificationsAndEvents() throws {
+        let text = """
+            \(Self.header)
+            {"t":0.5,"device":"hr","uuid":"2a37","hex":"16480003","rssi":-60}
+            {"t":600.0,"event":"pause"}
+            {"t":660,"event":"resume"}
+            {"t":700.25,"event":"activity","activityType":"running"}
+            {"t":701,"event":"disconnected","device":"hr"}
+            {"t":702,"event":"connected","device":"hr"}
+            {"t":703,"event":"lap"}
+            {"t":710,"event":"end"}
+            {"t":720,"device":"hr","uuid":"2a37","hex":"0048"}
+            """
+        let trace = try TraceReader.parse(Array(text.utf8))
+        #expect(trace.header.start == Date(timeIntervalSince1970: 1_795_935_600))
+        #expect(trace.header.devices["hr"] == TraceDevice(name: "HRM", address: "C4:7E:11:22:33:44"))
+        #expect(
+            trace.records == [
+                .notification(time: .milliseconds(500), device: "hr", uuid: .heartRateMeasurement, bytes: [0x16, 0x48, 0x00, 0x03]),
+                .event(time: .seconds(600), .pause), .event(time: .seconds(660), .resume),
+                .event(time: .milliseconds(700_250), .activity(type: "running")),
+                .event(time: .seconds(701), .disconnected(device: "hr")), .event(time: .seconds(702), .connected(device: "hr")),
+                .event(time: .seconds(703), .lap), .event(time: .seconds(710), .end),
+            ])
+        #expect(trace.end == .seconds(710))
+        #expect(trace.notificationCount == 1)
+    }
+
+    @Test func endsAtTheLastLineWithoutAnEndEvent() throws {
+        let trace = try TraceReader.parse(Array("\(Self.header)\n{\"t\":3.25,\"event\":\"lap\"}\r\n".utf8))
+        #expect(trace.end == .milliseconds(3250))
+    }
+
+    @Test(arguments: [
+        ("{\"t\":1,\"event\":\"lap\"}", 1, "header"),
+        ("\(header)\n{\"t\":1,\"device\":\"hr\",\"uuid\":\"2a37\",\"hex\":\"1\"}", 2, "hex"),
+        ("\(header)\n{\"t\":2,\"event\":\"lap\"}\n{\"t\":1,\"event\":\"lap\"}", 3, "time order"),
+        ("\(header)\n\n{\"t\":1,\"event\":\"jump\"}", 3, "unknown event"),
+        ("\(header)\n{\"event\":\"lap\"}", 2, "\"t\""),
+        ("\(header)\n{\"t\":-1,\"event\":\"lap\"}", 2, "\"t\""),
+        ("\(header)\n[1,2]", 2, "object"),
+        ("\(header)\n{\"t\":1", 2, "not JSON"),
+        ("\(header)\n{\"t\":1,\"event\":\"activity\"}", 2, "activityType"),
+        ("{\"sensorbridge\":\"trace\",\"version\":2,\"start\":\"2026-11-29T07:00:00Z\"}", 1, "newer"),
+        ("{\"sensorbridge\":\"trace\",\"version\":1,\"start\":\"yesterday\"}", 1, "ISO 8601"),
+        ("", 0, "empty"),
+    ])
+    func malformedLinesNameTheirLineNumber(text: String, line: Int, mentions: String) {
+        do {
+            _ = try TraceReader.parse(Array(text.utf8))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.line == line)
+            #expect(error.description.contains(mentions), "\(error)")
+        }
+    }
+
+    @Test func writerRoundTrips() throws {
+        let trace = Trace(
+            header: TraceHeader(
+                start: Date(timeIntervalSince1970: 1_795_935_600.25),
+                devices: ["hr": TraceDevice(name: "Strap \"A\"", address: "C4:7E:11:22:33:44"), "power": TraceDevice()]),
+            records: [
+                .notification(time: .nanoseconds(12_345_000_001), device: "power", uuid: .cyclingPowerMeasurement, bytes: [0x20, 0, 0xFA, 0, 1, 0, 0, 4]),
+                .event(time: .seconds(13), .activity(type: "running")),
+                .event(time: .seconds(14), .disconnected(device: "power")),
+                .event(time: .seconds(15), .end),
+            ])
+        let text = TraceWriter.text(trace)
+        #expect(text.contains(#"{"t":12.345000001,"device":"power","uuid":"2a63","hex":"2000fa0001000004"}"#))
+        #expect(try TraceReader.parse(Array(text.utf8)) == trace)
+    }
+}

@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "SensorCore", swiftSettings: swiftSettings),
         .target(name: "GATT", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .target(name: "Zones", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
+        .target(name: "Workouts", dependencies: ["SensorCore", "Zones"], swiftSettings: swiftSettings),
         // The lock-free hand-off between threads; imports only Synchronization.
         .target(name: "SampleRing", swiftSettings: swiftSettings),
         // Capture files: JSONL traces (and, later, btsnoop).
@@ -31,7 +32,7 @@ let package = Package(
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
-            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "Captures"],
+            dependencies: ["SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "sensorbridge", dependencies: ["SensorBridge"], swiftSettings: swiftSettings),
@@ -50,6 +51,7 @@ let package = Package(
         ),
         .testTarget(name: "SampleRingTests", dependencies: ["SampleRing", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CapturesTests", dependencies: ["Captures", "GATT", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SensorBridgeTests",

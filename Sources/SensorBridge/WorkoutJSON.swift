@@ -1,0 +1,111 @@
+import Foundation
+import SensorCore
+import Workouts
+import Zones
+
+/// The JSON shape of a workout that `replay --json` (and later `workouts show`) print (issue 5).
+/// Dates are ISO 8601; durations and event times are seconds (event times from the workout start).
+enum WorkoutJSON {
+    static func object(_ workout: Workout, zoneUpdates: Bool) -> JSONValue {
+        var w = JSONObject()
+        w.append("start", .string(iso(workout, workout.start)))
+        w.append("end", .string(iso(workout, workout.end)))
+        w.append("duration", .number(workout.duration.seconds))
+        w.append("activeDuration", .number(workout.activeDuration.seconds))
+        w.append("activityType", .string(workout.activityType.rawValue))
+        w.append("statistics", statistics(workout.statistics))
+        w.append("zoneGroups", zoneGroups(workout.zoneGroupsByType))
+        w.append(
+            "activities",
+            .array(
+                workout.activities.map { a in
+                    .object([
+                        "activityType": .string(a.activityType.rawValue), "start": .string(iso(workout, a.start)),
+                        "end": .string(iso(workout, a.end)), "zoneGroups": zoneGroups(a.zoneGroupsByType),
+                    ])
+                }))
+        w.append(
+            "laps",
+            .array(
+                workout.laps.map { lap in
+                    .object([
+                        "start": .number((lap.lowerBound - workout.start).seconds),
+                        "end": .number((lap.upperBound - workout.start).seconds),
+                    ])
+                }))
+        w.append("events", .array(workout.events.map { event($0, workout) }))
+        var root: JSONObject = ["workout": .object(w)]
+        if zoneUpdates {
+            root.append(
+                "zoneUpdates",
+                .array(
+                    workout.zoneUpdates.map { u in
+                        .object([
+                            "quantityType": .string(u.quantityType.identifier),
+                            "t": .number((u.time - workout.start).seconds),
+                            "previous": u.previousZoneIndex.map { .number(Double($0)) } ?? .null,
+                            "current": u.currentZoneIndex.map { .number(Double($0)) } ?? .null,
+                        ])
+                    }))
+        }
+        return .object(root)
+    }
+
+    static func iso(_ workout: Workout, _ time: Duration) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: workout.startDate.addingTimeInterval((time - workout.start).seconds))
+    }
+
+    static func zoneGroups(_ groups: [QuantityType: WorkoutZoneGroup]) -> JSONValue {
+        var object = JSONObject()
+        for type in WorkoutStateMachine.zonedTypes {
+            if let group = groups[type] { object.append(type.identifier, group.jsonValue) }
+        }
+        return .object(object)
+    }
+
+    static func event(_ e: WorkoutEvent, _ workout: Workout) -> JSONValue {
+        var object: JSONObject = ["type": .string(e.name), "t": .number((e.time - workout.start).seconds)]
+        switch e.kind {
+        case .activity(let type): object.append("activityType", .string(type.rawValue))
+        case .sensorLost(let sensor), .sensorRegained(let sensor): object.append("device", .string(sensor))
+        case .pause, .resume, .lap: break
+        }
+        return .object(object)
+    }
+
+    static func statistics(_ s: WorkoutStatistics) -> JSONValue {
+        var object = JSONObject()
+        if let hr = s.heartRate {
+            object.append(
+                "heartRate",
+                .object([
+                    "average": .number(hr.average), "minimum": .number(hr.minimum), "maximum": .number(hr.maximum),
+                    "count": .number(Double(hr.count)),
+                ]))
+        }
+        if let p = s.cyclingPower {
+            object.append(
+                "cyclingPower",
+                .object([
+                    "average": .number(p.average), "maximum": .number(p.maximum),
+                    "normalized": p.normalized.map(JSONValue.number) ?? .null, "energy": .number(p.energy),
+                    "count": .number(Double(p.count)),
+                ]))
+        }
+        if let c = s.cadence {
+            object.append(
+                "cadence",
+                .object(["average": .number(c.average), "maximum": .number(c.maximum), "count": .number(Double(c.count))]))
+        }
+        if let energy = s.energyExpended { object.append("energyExpended", .number(energy)) }
+        if let rmssd = s.rmssd {
+            object.append("rmssd", .number(rmssd))
+            object.append("rrPairs", .number(Double(s.rrPairCount)))
+        }
+        object.append("droppedSamples", .number(Double(s.droppedSamples)))
+        object.append("malformedNotifications", .number(Double(s.malformedNotifications)))
+        return .object(object)
+    }
+}

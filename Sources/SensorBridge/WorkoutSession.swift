@@ -1,0 +1,119 @@
+import Foundation
+public import SampleRing
+import SensorCore
+import Synchronization
+public import Workouts
+
+/// One recording: producers push `SessionItem`s into their own rings; one consumer thread drains
+/// them all into the `LiveWorkoutBuilder` until an `end` item arrives. The same session serves a
+/// replayed trace and live sensors; only the producers differ.
+public final class WorkoutSession: Sendable {
+    public let builder: LiveWorkoutBuilder
+    public let rings = SampleRingGroup<SessionItem>()
+    /// How often the consumer wakes without items, to notice stale sensors.
+    public let tickInterval: Duration
+    /// The session clock for ticks while nothing arrives: nil for replay at full speed, where
+    /// time is the latest item's time.
+    private let now: (@Sendable () -> Duration)?
+    private let state = Mutex(ConsumerState())
+
+    struct ConsumerState {
+        var warnings: [String] = []
+        var result: Result<Workout, WorkoutBuilderError>?
+    }
+
+    public init(builder: LiveWorkoutBuilder, tickInterval: Duration = .milliseconds(250), now: (@Sendable () -> Duration)? = nil) {
+        self.builder = builder
+        self.tickInterval = tickInterval
+        self.now = now
+    }
+
+    /// A ring for one producer thread.
+    public func makeRing(capacity: Int = 1 << 14) -> SampleRing<SessionItem> {
+        rings.makeRing(capacity: capacity)
+    }
+
+    /// Impossible events that were skipped (a resume while not paused, say), for the person to read.
+    public var warnings: [String] { state.withLock { $0.warnings } }
+
+    /// Runs the consumer on its own thread and the producers each on theirs; returns the finished
+    /// workout once a producer has pushed `end` and everything before it is processed.
+    public func run(producers: [@Sendable () -> Void]) -> Result<Workout, WorkoutBuilderError> {
+        let done = DispatchSemaphore(value: 0)
+        let consumer = Thread { [self] in
+            consume()
+            done.signal()
+        }
+        consumer.name = "sensorbridge.consumer"
+        consumer.start()
+        for (index, producer) in producers.enumerated() {
+            let thread = Thread { producer() }
+            thread.name = "sensorbridge.producer.\(index)"
+            thread.start()
+        }
+        done.wait()
+        return state.withLock { $0.result! }
+    }
+
+    private func consume() {
+        var batch: [SessionItem] = []
+        batch.reserveCapacity(4096)
+        var latest = Duration.zero
+        while true {
+            if rings.drain(into: &batch) == 0 {
+                if rings.wait(timeout: tickInterval) == .timedOut {
+                    let time = now?() ?? latest
+                    try? builder.update { $0.tick(at: time) }
+                }
+                continue
+            }
+            // Items of several rings are merged by time; one ring's items are in order already.
+            if rings.rings.count > 1 { batch.sort { $0.time < $1.time } }
+            var ended = false
+            var warnings: [String] = []
+            try? builder.update { m in
+                for item in batch {
+                    latest = max(latest, item.time)
+                    if ended { break }
+                    do {
+                        ended = try apply(item, to: &m)
+                    } catch {
+                        warnings.append("at \(item.time.seconds) s: \(error); the event was skipped")
+                    }
+                }
+                m.tick(at: now?() ?? latest)
+            }
+            batch.removeAll(keepingCapacity: true)
+            if !warnings.isEmpty { state.withLock { $0.warnings += warnings } }
+            if ended { break }
+        }
+        let dropped = rings.droppedCount
+        let result = Result { () throws(WorkoutBuilderError) -> Workout in
+            try builder.update { m in m.count(dropped: dropped) }
+            return try builder.finishWorkout()
+        }
+        state.withLock { $0.result = result }
+    }
+
+    /// Applies one item; true when it ended the workout.
+    private func apply(_ item: SessionItem, to m: inout WorkoutStateMachine) throws(WorkoutBuilderError) -> Bool {
+        switch item {
+        case .sample(let sample):
+            m.add(sample)
+        case .control(let c):
+            switch c.kind {
+            case .pause: try m.pause(at: c.time)
+            case .resume: try m.resume(at: c.time)
+            case .lap: try m.lap(at: c.time)
+            case .activity: try m.beginActivity(c.activityType, at: c.time)
+            case .disconnected: m.sensorLost(c.sensor, at: c.time)
+            case .connected: m.sensorRegained(c.sensor, at: c.time)
+            case .malformed: m.count(malformed: 1)
+            case .end:
+                try m.endCollection(at: c.time)
+                return true
+            }
+        }
+        return false
+    }
+}

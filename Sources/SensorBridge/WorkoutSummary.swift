@@ -1,0 +1,82 @@
+import Foundation
+import SensorCore
+import Workouts
+import Zones
+
+/// The human summary of a workout: figures, then time per zone as bars.
+enum WorkoutSummary {
+    static func text(_ workout: Workout, missingZonesHint: String? = nil) -> String {
+        var lines: [String] = []
+        let date = ISO8601DateFormatter().string(from: workout.startDate)
+        let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
+        lines.append(
+            "\(activities.capitalized) workout, \(date), \(clock(workout.duration)) (active \(clock(workout.activeDuration)))")
+        let s = workout.statistics
+        if let hr = s.heartRate {
+            lines.append("  Heart rate   avg \(whole(hr.average))  min \(whole(hr.minimum))  max \(whole(hr.maximum)) bpm")
+        }
+        if let p = s.cyclingPower {
+            let np = p.normalized.map { "  NP \(whole($0)) W" } ?? ""
+            lines.append("  Power        avg \(whole(p.average)) W  max \(whole(p.maximum)) W\(np)  \(whole(p.energy)) kJ")
+        }
+        if let c = s.cadence { lines.append("  Cadence      avg \(whole(c.average)) rpm  max \(whole(c.maximum)) rpm") }
+        if let rmssd = s.rmssd { lines.append("  HRV          RMSSD \(whole(rmssd)) ms") }
+        if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
+        let pauses = workout.pauses.count
+        let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
+        lines.append("  Laps \(workout.laps.count), pauses \(pauses), sensor dropouts \(lost)")
+        if s.malformedNotifications > 0 || s.droppedSamples > 0 {
+            lines.append(
+                "  \(s.malformedNotifications) malformed notifications skipped, \(s.droppedSamples) samples dropped")
+        }
+        for type in WorkoutStateMachine.zonedTypes {
+            guard let group = workout.zoneGroupsByType[type] else { continue }
+            lines.append("")
+            lines.append(contentsOf: bars(group))
+        }
+        if let missingZonesHint {
+            lines.append("")
+            lines.append(missingZonesHint)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func bars(_ group: WorkoutZoneGroup) -> [String] {
+        let configuration = group.configuration
+        let unit = configuration.quantityType == .heartRate ? "bpm" : "W"
+        let title = configuration.quantityType == .heartRate ? "Heart rate" : "Power"
+        var lines = ["\(title) zones (\(configuration.source.rawValue))"]
+        let longest = group.durations.max() ?? .zero
+        let width = 30
+        for zone in configuration.zones {
+            let range: String
+            switch (zone.minimum, zone.maximum) {
+            case (nil, let max?): range = "< \(max.value.formatted) \(unit)"
+            case (let min?, nil): range = ">= \(min.value.formatted) \(unit)"
+            case (let min?, let max?): range = "\(min.value.formatted)-\(max.value.formatted) \(unit)"
+            case (nil, nil): range = "all"
+            }
+            let duration = group.durations[zone.index]
+            let filled = longest > .zero ? Int((duration / longest * Double(width)).rounded()) : 0
+            lines.append(
+                "  Zone \(zone.index + 1)  \(range.padding(toLength: 14, withPad: " ", startingAt: 0))"
+                    + " \(clock(duration).leftPadded(8))  " + String(repeating: "█", count: filled))
+        }
+        return lines
+    }
+
+    /// `1:02:03` or `12:05`.
+    static func clock(_ d: Duration) -> String {
+        let total = Int(d.seconds.rounded())
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

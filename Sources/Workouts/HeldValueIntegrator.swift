@@ -1,0 +1,66 @@
+/// Integrates one quantity over active time by the zone rule's sample-and-hold (DESIGN 3,
+/// "Zones"): a sample at `t[i]` stands for `[t[i], min(t[i+1], t[i] + hold))`, intersected with
+/// active time and cut at the end. Gives the integral (power → energy), the time covered, and
+/// the held value at every whole second of covered time (for normalized power).
+///
+/// Times are nanoseconds from the workout start; callers give events in time order.
+struct HeldValueIntegrator: Sendable {
+    let hold: Int64
+    private var last: (value: Double, time: Int64)?
+    private var paused = false
+    private var creditedUntil: Int64 = 0
+    /// Σ value × seconds over covered time.
+    private(set) var integral = 0.0
+    /// Covered time, nanoseconds.
+    private(set) var coveredNanoseconds: Int64 = 0
+    /// The held value at each whole second (from the start) of covered time, in order.
+    private(set) var perSecond: [Double] = []
+
+    init(hold: Duration) {
+        self.hold = hold.nanosecondCount
+    }
+
+    mutating func add(_ value: Double, at time: Int64) {
+        credit(until: time)
+        last = (value, time)
+    }
+
+    mutating func pause(at time: Int64) {
+        credit(until: time)
+        paused = true
+    }
+
+    mutating func resume(at time: Int64) {
+        creditedUntil = max(creditedUntil, time)
+        paused = false
+    }
+
+    mutating func end(at time: Int64) {
+        credit(until: time)
+        paused = true
+    }
+
+    private mutating func credit(until time: Int64) {
+        defer { creditedUntil = max(creditedUntil, time) }
+        guard !paused, let last else { return }
+        let from = max(creditedUntil, last.time)
+        let to = min(time, last.time + hold)
+        guard to > from else { return }
+        integral += last.value * Double(to - from) / 1e9
+        coveredNanoseconds += to - from
+        // Whole seconds s with from <= s < to.
+        var second = (from + 999_999_999) / 1_000_000_000 * 1_000_000_000
+        while second < to {
+            perSecond.append(last.value)
+            second += 1_000_000_000
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds (truncated toward zero).
+    var nanosecondCount: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,133 @@
+public import SensorCore
+
+/// Builds `WorkoutStatistics` from samples, pauses and the end, in time order. Pure and cheap
+/// per sample; `statistics` can be read at any time for live figures.
+public struct StatisticsAccumulator: Sendable {
+    private let start: Duration
+    private var active = true
+    private var heartRate = Extremes()
+    private var power = Extremes()
+    private var cadence = Extremes()
+    private var powerIntegrator: HeldValueIntegrator
+    private var previousRR: Double?
+    private var rrSquares = 0.0
+    private var rrPairs = 0
+    private var lastEnergyCounter: Double?
+    private var energyExpended: Double?
+    public var droppedSamples = 0
+    public var malformedNotifications = 0
+
+    private struct Extremes: Sendable {
+        var sum = 0.0
+        var minimum = Double.infinity
+        var maximum = -Double.infinity
+        var count = 0
+        mutating func add(_ value: Double) {
+            sum += value
+            minimum = min(minimum, value)
+            maximum = max(maximum, value)
+            count += 1
+        }
+        var average: Double { sum / Double(count) }
+    }
+
+    /// - Parameters:
+    ///   - start: the workout's start, from the session anchor.
+    ///   - powerHold: how long a power sample stands for energy and normalized power (the zone rule's hold).
+    public init(start: Duration, powerHold: Duration = .seconds(3)) {
+        self.start = start
+        powerIntegrator = HeldValueIntegrator(hold: powerHold)
+    }
+
+    private func offset(_ time: Duration) -> Int64 { (time - start).nanosecondCount }
+
+    public mutating func add(_ sample: Sample) {
+        switch sample.type {
+        case .heartRate:
+            if active { heartRate.add(sample.value) }
+        case .cyclingPower:
+            powerIntegrator.add(sample.value, at: offset(sample.time))
+            if active { power.add(sample.value) }
+        case .cyclingCadence:
+            if active && sample.value > 0 { cadence.add(sample.value) }
+        case .rrInterval:
+            guard active, (0.25...2.5).contains(sample.value) else {
+                previousRR = nil
+                return
+            }
+            if let previous = previousRR {
+                let difference = (sample.value - previous) * 1000
+                rrSquares += difference * difference
+                rrPairs += 1
+            }
+            previousRR = sample.value
+        case .energyExpended:
+            if let last = lastEnergyCounter {
+                // The strap's counter is a uint16 that wraps; a smaller value is a wrap, not a loss.
+                let increment = sample.value >= last ? sample.value - last : sample.value + 65536 - last
+                energyExpended = (energyExpended ?? 0) + increment
+            } else {
+                energyExpended = 0
+            }
+            lastEnergyCounter = sample.value
+        case .cyclingSpeed, .accumulatedEnergy, .batteryLevel:
+            break
+        }
+    }
+
+    public mutating func pause(at time: Duration) {
+        powerIntegrator.pause(at: offset(time))
+        active = false
+        previousRR = nil
+    }
+
+    public mutating func resume(at time: Duration) {
+        powerIntegrator.resume(at: offset(time))
+        active = true
+    }
+
+    public mutating func end(at time: Duration) {
+        powerIntegrator.end(at: offset(time))
+        active = false
+    }
+
+    public var statistics: WorkoutStatistics {
+        var s = WorkoutStatistics(droppedSamples: droppedSamples, malformedNotifications: malformedNotifications)
+        if heartRate.count > 0 {
+            s.heartRate = .init(
+                average: heartRate.average, minimum: heartRate.minimum, maximum: heartRate.maximum,
+                count: heartRate.count)
+        }
+        if power.count > 0 {
+            s.cyclingPower = .init(
+                average: power.average, maximum: power.maximum,
+                normalized: StatisticsAccumulator.normalizedPower(powerIntegrator.perSecond),
+                energy: powerIntegrator.integral / 1000, count: power.count)
+        }
+        if cadence.count > 0 {
+            s.cadence = .init(average: cadence.average, maximum: cadence.maximum, count: cadence.count)
+        }
+        s.energyExpended = energyExpended
+        if rrPairs > 0 {
+            s.rmssd = (rrSquares / Double(rrPairs)).squareRoot()
+            s.rrPairCount = rrPairs
+        }
+        return s
+    }
+
+    /// Normalized power of power values one second apart: 30 s rolling average, fourth power,
+    /// mean, fourth root. Nil for fewer than 30 values.
+    public static func normalizedPower(_ perSecond: [Double]) -> Double? {
+        guard perSecond.count >= 30 else { return nil }
+        var window = perSecond[0..<29].reduce(0, +)
+        var sumOfFourth = 0.0
+        for i in 29..<perSecond.count {
+            window += perSecond[i]
+            let average = window / 30
+            let square = average * average
+            sumOfFourth += square * square
+            window -= perSecond[i - 29]
+        }
+        return (sumOfFourth / Double(perSecond.count - 29)).squareRoot().squareRoot()
+    }
+}

@@ -1,0 +1,76 @@
+public import Foundation
+public import SensorCore
+public import Zones
+
+/// A finished workout: what `LiveWorkoutBuilder.finishWorkout()` returns, what the store keeps
+/// and what `replay --json` prints. Times are offsets from the session anchor.
+public struct Workout: Sendable {
+    /// Wall-clock time of `start`.
+    public var startDate: Date
+    public var start: Duration
+    public var end: Duration
+    /// Time not paused between start and end.
+    public var activeDuration: Duration
+    /// Paused spans, in order.
+    public var pauses: [Range<Duration>]
+    /// The activity's type, or `.multisport` for several activities.
+    public var activityType: WorkoutActivityType
+    public var statistics: WorkoutStatistics
+    /// Time in zone over the whole workout, by quantity type (heart rate, cycling power).
+    public var zoneGroupsByType: [QuantityType: WorkoutZoneGroup]
+    /// The activities, in order; one for a single-sport workout. They cover the workout.
+    public var activities: [WorkoutActivity]
+    /// Laps, in order; they cover the workout (one lap when nobody pressed lap).
+    public var laps: [Range<Duration>]
+    /// Pauses, resumes, laps, activity changes and sensor lost/regained, in order.
+    public var events: [WorkoutEvent]
+    /// Every change of the current zone, in order of processing.
+    public var zoneUpdates: [ZoneUpdate]
+    /// Every sample received between start and end (paused ones included), for storage and re-bucketing.
+    public var samples: [Sample]
+    /// The sensors by id, with the session's key for each (`hr`, `power`).
+    public var sensors: [SensorID: String]
+
+    public var duration: Duration { end - start }
+
+    public init(
+        startDate: Date, start: Duration, end: Duration, activeDuration: Duration, pauses: [Range<Duration>],
+        activityType: WorkoutActivityType, statistics: WorkoutStatistics,
+        zoneGroupsByType: [QuantityType: WorkoutZoneGroup], activities: [WorkoutActivity], laps: [Range<Duration>],
+        events: [WorkoutEvent], zoneUpdates: [ZoneUpdate], samples: [Sample], sensors: [SensorID: String]
+    ) {
+        self.startDate = startDate
+        self.start = start
+        self.end = end
+        self.activeDuration = activeDuration
+        self.pauses = pauses
+        self.activityType = activityType
+        self.statistics = statistics
+        self.zoneGroupsByType = zoneGroupsByType
+        self.activities = activities
+        self.laps = laps
+        self.events = events
+        self.zoneUpdates = zoneUpdates
+        self.samples = samples
+        self.sensors = sensors
+    }
+}
+
+/// One activity of a workout (the bike or the run of a multisport workout).
+public struct WorkoutActivity: Sendable, Hashable {
+    public var activityType: WorkoutActivityType
+    public var start: Duration
+    public var end: Duration
+    /// Time in zone within this activity, by quantity type.
+    public var zoneGroupsByType: [QuantityType: WorkoutZoneGroup]
+
+    public init(
+        activityType: WorkoutActivityType, start: Duration, end: Duration,
+        zoneGroupsByType: [QuantityType: WorkoutZoneGroup]
+    ) {
+        self.activityType = activityType
+        self.start = start
+        self.end = end
+        self.zoneGroupsByType = zoneGroupsByType
+    }
+}

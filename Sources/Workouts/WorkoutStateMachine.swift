@@ -1,0 +1,290 @@
+public import Foundation
+public import SensorCore
+public import Zones
+
+/// The live workout builder's logic as a pure state machine: inputs in, outputs queued for
+/// `nextOutput()`. No I/O, no clock, no locks; `LiveWorkoutBuilder` wraps it for threads.
+///
+/// Inputs must come in time order per source; an input stamped earlier than one already
+/// processed (two sensors' rings drained one after the other) is treated as arriving at the
+/// latest time processed, so the zone attribution never runs backwards.
+public struct WorkoutStateMachine: Sendable {
+    public private(set) var state = WorkoutBuilderState.notStarted
+    /// Zones set for this workout only, before collection begins (source `.custom`).
+    public private(set) var customConfigurations: [QuantityType: WorkoutZoneConfiguration] = [:]
+    /// The person's preferred and system zones.
+    public let preferences: ZonePreferences
+    /// The first activity's type.
+    public let activityType: WorkoutActivityType
+    /// Holds for zone attribution, by quantity type (defaults: 5 s heart rate, 3 s power).
+    public let maximumHolds: [QuantityType: Duration]
+
+    private var startDate = Date(timeIntervalSince1970: 0)
+    private var start = Duration.zero
+    private var latest = Duration.zero
+    private var classifiers: [QuantityType: ZoneClassifier] = [:]
+    private var statistics = StatisticsAccumulator(start: .zero)
+    private var activities: [WorkoutActivity] = []
+    /// Zone groups at the current activity's start, to subtract at its end.
+    private var activityStartGroups: [QuantityType: WorkoutZoneGroup] = [:]
+    /// Zoned quantities that had samples in the workout, and in the current activity: only those
+    /// get zone groups (a run with no power meter has no power zones).
+    private var sampledTypes: Set<QuantityType> = []
+    private var activitySampledTypes: Set<QuantityType> = []
+    private var pauses: [Range<Duration>] = []
+    private var pausedAt: Duration?
+    private var laps: [Range<Duration>] = []
+    private var lapStart = Duration.zero
+    private var events: [WorkoutEvent] = []
+    private var zoneUpdates: [ZoneUpdate] = []
+    private var samples: [Sample] = []
+    private var lastStatisticsOutput: Duration?
+    private var outputs: [WorkoutBuilderOutput] = []
+    private var outputHead = 0
+    public var sensors: [SensorID: String] = [:]
+
+    public init(
+        activityType: WorkoutActivityType = .cycling, preferences: ZonePreferences = ZonePreferences(),
+        maximumHolds: [QuantityType: Duration] = [:]
+    ) {
+        self.activityType = activityType
+        self.preferences = preferences
+        self.maximumHolds = maximumHolds
+    }
+
+    /// The quantity types whose time in zone is kept.
+    public static let zonedTypes: [QuantityType] = [.heartRate, .cyclingPower]
+
+    // MARK: Zones
+
+    /// Sets zones for this workout only (source `.custom`). Only before `beginCollection`.
+    public mutating func setCustomZoneConfiguration(_ configuration: WorkoutZoneConfiguration) throws(WorkoutBuilderError) {
+        guard Self.zonedTypes.contains(configuration.quantityType) else {
+            throw .unsupportedZoneQuantity(configuration.quantityType)
+        }
+        guard state == .notStarted else { throw .customZonesAfterStart(configuration.quantityType) }
+        customConfigurations[configuration.quantityType] = configuration.withSource(.custom)
+    }
+
+    /// The zones a workout uses: custom, else preferred, else system (when the profile allows), else nil.
+    public func zoneConfiguration(for quantityType: QuantityType) -> WorkoutZoneConfiguration? {
+        customConfigurations[quantityType] ?? preferences.zoneConfiguration(for: quantityType)
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts collecting at `time` (offset from the session anchor), which is `date` on the wall clock.
+    public mutating func beginCollection(at time: Duration, date: Date) throws(WorkoutBuilderError) {
+        guard state == .notStarted else { throw .invalidTransition(action: "begin collecting", state: state) }
+        start = time
+        latest = time
+        startDate = date
+        lapStart = time
+        statistics = StatisticsAccumulator(start: time, powerHold: maximumHolds[.cyclingPower] ?? .seconds(3))
+        for type in Self.zonedTypes {
+            if let configuration = zoneConfiguration(for: type) {
+                classifiers[type] = ZoneClassifier(configuration: configuration, maximumHold: maximumHolds[type], start: time)
+            }
+        }
+        activities = [WorkoutActivity(activityType: activityType, start: time, end: time, zoneGroupsByType: [:])]
+        activityStartGroups = classifiers.mapValues { WorkoutZoneGroup(configuration: $0.configuration) }
+        setState(.collecting)
+    }
+
+    /// Adds a sample. Samples before the start or after the end are ignored; while paused they
+    /// are kept, and the part of their hold after the resume counts.
+    public mutating func add(_ sample: Sample) {
+        guard state == .collecting || state == .paused, sample.time >= start else { return }
+        var sample = sample
+        sample.time = clamp(sample.time)
+        samples.append(sample)
+        statistics.add(sample)
+        if var classifier = classifiers[sample.type] {
+            sampledTypes.insert(sample.type)
+            activitySampledTypes.insert(sample.type)
+            try? classifier.add(sample.value, at: sample.time)  // order and phase are checked here
+            classifiers[sample.type] = classifier
+            takeZoneUpdates(sample.type)
+        }
+    }
+
+    public mutating func pause(at time: Duration) throws(WorkoutBuilderError) {
+        guard state == .collecting else { throw .invalidTransition(action: "pause", state: state) }
+        let time = clamp(time)
+        for type in classifiers.keys { try? classifiers[type]!.pause(at: time) }
+        statistics.pause(at: time)
+        pausedAt = time
+        record(WorkoutEvent(time: time, kind: .pause))
+        setState(.paused)
+    }
+
+    public mutating func resume(at time: Duration) throws(WorkoutBuilderError) {
+        guard state == .paused else { throw .invalidTransition(action: "resume", state: state) }
+        let time = clamp(time)
+        for type in classifiers.keys { try? classifiers[type]!.resume(at: time) }
+        statistics.resume(at: time)
+        if let pausedAt { pauses.append(pausedAt..<time) }
+        pausedAt = nil
+        record(WorkoutEvent(time: time, kind: .resume))
+        setState(.collecting)
+    }
+
+    /// Ends the current lap at `time` and starts the next.
+    public mutating func lap(at time: Duration) throws(WorkoutBuilderError) {
+        guard state == .collecting || state == .paused else { throw .invalidTransition(action: "mark a lap in", state: state) }
+        let time = clamp(time)
+        if time > lapStart {
+            laps.append(lapStart..<time)
+            lapStart = time
+        }
+        record(WorkoutEvent(time: time, kind: .lap))
+    }
+
+    /// Ends the current activity at `time` and begins one of `type` (multisport). At the very
+    /// start of the current activity it changes that activity's type instead.
+    public mutating func beginActivity(_ type: WorkoutActivityType, at time: Duration) throws(WorkoutBuilderError) {
+        guard state == .collecting || state == .paused else {
+            throw .invalidTransition(action: "begin an activity in", state: state)
+        }
+        let time = clamp(time)
+        if time == activities[activities.count - 1].start {
+            activities[activities.count - 1].activityType = type
+        } else {
+            closeActivity(at: time)
+            activities.append(WorkoutActivity(activityType: type, start: time, end: time, zoneGroupsByType: [:]))
+        }
+        record(WorkoutEvent(time: time, kind: .activity(type)))
+    }
+
+    public mutating func sensorLost(_ sensor: SensorID, at time: Duration) {
+        guard state == .collecting || state == .paused else { return }
+        record(WorkoutEvent(time: clamp(time), kind: .sensorLost(sensors[sensor] ?? sensor.description)))
+    }
+
+    public mutating func sensorRegained(_ sensor: SensorID, at time: Duration) {
+        guard state == .collecting || state == .paused else { return }
+        record(WorkoutEvent(time: clamp(time), kind: .sensorRegained(sensors[sensor] ?? sensor.description)))
+    }
+
+    /// Counts notifications that did not decode and samples a full ring refused.
+    public mutating func count(malformed: Int = 0, dropped: Int = 0) {
+        statistics.malformedNotifications += malformed
+        statistics.droppedSamples += dropped
+    }
+
+    /// Lets stale sensors show "no zone" and emits running statistics about once a second.
+    public mutating func tick(at now: Duration) {
+        guard state == .collecting || state == .paused else { return }
+        for type in classifiers.keys {
+            classifiers[type]!.tick(at: now)
+            takeZoneUpdates(type)
+        }
+        if lastStatisticsOutput.map({ now - $0 >= .seconds(1) }) ?? true {
+            lastStatisticsOutput = now
+            outputs.append(.statistics(statistics.statistics, at: now))
+        }
+    }
+
+    /// Ends collection at `time`, paused or not.
+    public mutating func endCollection(at time: Duration) throws(WorkoutBuilderError) {
+        guard state == .collecting || state == .paused else { throw .invalidTransition(action: "end", state: state) }
+        let time = clamp(time)
+        for type in classifiers.keys {
+            try? classifiers[type]!.end(at: time)
+            takeZoneUpdates(type)
+        }
+        statistics.end(at: time)
+        if let pausedAt { pauses.append(pausedAt..<time) }
+        pausedAt = nil
+        closeActivity(at: time)
+        if time > lapStart || laps.isEmpty { laps.append(lapStart..<time) }
+        setState(.ended)
+    }
+
+    /// The finished workout. Only after `endCollection`.
+    public mutating func finishWorkout() throws(WorkoutBuilderError) -> Workout {
+        guard state == .ended else { throw .invalidTransition(action: "finish", state: state) }
+        setState(.finished)
+        let end = latest
+        let paused = pauses.reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
+        let types = Set(activities.map(\.activityType))
+        return Workout(
+            startDate: startDate, start: start, end: end, activeDuration: end - start - paused, pauses: pauses,
+            activityType: types.count > 1 ? .multisport : activities[0].activityType,
+            statistics: statistics.statistics,
+            zoneGroupsByType: classifiers.filter { sampledTypes.contains($0.key) }.mapValues(\.zoneGroup),
+            activities: activities, laps: laps, events: events, zoneUpdates: zoneUpdates, samples: samples,
+            sensors: sensors)
+    }
+
+    /// Throws the workout away, from any state but finished.
+    public mutating func discard() throws(WorkoutBuilderError) {
+        guard state != .finished, state != .discarded else { throw .invalidTransition(action: "discard", state: state) }
+        setState(.discarded)
+    }
+
+    /// Live statistics so far.
+    public var currentStatistics: WorkoutStatistics { statistics.statistics }
+
+    /// Running zone totals so far, by quantity type.
+    public var currentZoneGroups: [QuantityType: WorkoutZoneGroup] { classifiers.mapValues(\.zoneGroup) }
+
+    /// The current zone of each zoned quantity (nil: none, or stale).
+    public func currentZoneIndex(for type: QuantityType) -> Int? { classifiers[type]?.currentZoneIndex }
+
+    /// The oldest output not yet taken.
+    public mutating func nextOutput() -> WorkoutBuilderOutput? {
+        guard outputHead < outputs.count else {
+            if outputHead > 0 {
+                outputs.removeAll(keepingCapacity: true)
+                outputHead = 0
+            }
+            return nil
+        }
+        defer { outputHead += 1 }
+        return outputs[outputHead]
+    }
+
+    // MARK: Private
+
+    private mutating func clamp(_ time: Duration) -> Duration {
+        latest = max(latest, time)
+        return latest
+    }
+
+    private mutating func setState(_ new: WorkoutBuilderState) {
+        state = new
+        outputs.append(.state(new))
+    }
+
+    private mutating func record(_ event: WorkoutEvent) {
+        events.append(event)
+        outputs.append(.event(event))
+    }
+
+    private mutating func takeZoneUpdates(_ type: QuantityType) {
+        while let update = classifiers[type]?.nextUpdate() {
+            zoneUpdates.append(update)
+            outputs.append(.zoneUpdate(update))
+        }
+    }
+
+    private mutating func closeActivity(at time: Duration) {
+        let index = activities.count - 1
+        activities[index].end = time
+        var groups: [QuantityType: WorkoutZoneGroup] = [:]
+        var nextStart: [QuantityType: WorkoutZoneGroup] = [:]
+        for (type, classifier) in classifiers {
+            let atEnd = classifier.zoneGroup(at: time)
+            nextStart[type] = atEnd
+            if activitySampledTypes.contains(type), let atStart = activityStartGroups[type],
+                let group = try? atEnd.subtracting(atStart)
+            {
+                groups[type] = group
+            }
+        }
+        activities[index].zoneGroupsByType = groups
+        activityStartGroups = nextStart
+        activitySampledTypes = []
+    }
+}

@@ -1,0 +1,83 @@
+import SensorCore
+import Testing
+import Workouts
+
+@Suite struct StatisticsAccumulatorTests {
+    func sample(_ type: QuantityType, _ value: Double, at seconds: Double) -> Sample {
+        Sample(sensor: SensorID(1), type: type, value: value, time: .milliseconds(Int64(seconds * 1000)))
+    }
+
+    @Test func powerEnergyIsHeldPowerOverActiveTime() {
+        var a = StatisticsAccumulator(start: .zero)
+        a.add(sample(.cyclingPower, 100, at: 0))  // 100 W for 1 s
+        a.add(sample(.cyclingPower, 200, at: 1))  // 200 W for 1 s
+        a.add(sample(.cyclingPower, 300, at: 2))  // 300 W for 1 s until the end
+        a.pause(at: .seconds(3))
+        a.add(sample(.cyclingPower, 999, at: 4))  // paused: not averaged; holds 4..7, active from 5
+        a.resume(at: .seconds(5))
+        a.end(at: .seconds(6))  // 999 W for 1 s after the resume
+        let power = a.statistics.cyclingPower
+        #expect(power?.average == 200)
+        #expect(power?.maximum == 300)
+        #expect(power?.count == 3)
+        #expect(power?.energy == (100 + 200 + 300 + 999) / 1000)
+        #expect(power?.normalized == nil)  // fewer than 30 seconds
+    }
+
+    @Test func powerHoldIsBounded() {
+        var a = StatisticsAccumulator(start: .zero, powerHold: .seconds(3))
+        a.add(sample(.cyclingPower, 100, at: 0))
+        a.add(sample(.cyclingPower, 100, at: 10))  // 7 s of dropout after the 3 s hold: no energy there
+        a.end(at: .seconds(11))
+        #expect(a.statistics.cyclingPower?.energy == 0.4)
+    }
+
+    @Test func normalizedPower() {
+        var steady = StatisticsAccumulator(start: .zero)
+        for t in 0..<120 { steady.add(sample(.cyclingPower, 200, at: Double(t))) }
+        steady.end(at: .seconds(120))
+        #expect(steady.statistics.cyclingPower?.normalized == 200)
+
+        // 60 s at 100 W then 60 s at 300 W: the held values at whole seconds are 60 × 100, 60 × 300.
+        var blocks = StatisticsAccumulator(start: .zero)
+        for t in 0..<120 { blocks.add(sample(.cyclingPower, t < 60 ? 100 : 300, at: Double(t))) }
+        blocks.end(at: .seconds(120))
+        let values = (0..<120).map { $0 < 60 ? 100.0 : 300.0 }
+        var fourth = 0.0
+        for i in 29..<120 {
+            let rolling = values[(i - 29)...i].reduce(0, +) / 30
+            fourth += pow4(rolling)
+        }
+        let expected = (fourth / 91).squareRoot().squareRoot()
+        let np = blocks.statistics.cyclingPower?.normalized ?? 0
+        #expect(abs(np - expected) < 1e-9)
+        #expect(np > 200)  // variability makes NP exceed the 200 W average
+    }
+
+    func pow4(_ x: Double) -> Double { x * x * x * x }
+
+    @Test func rmssdFromSuccessiveRRIntervals() {
+        var a = StatisticsAccumulator(start: .zero)
+        for (i, rr) in [1.0, 1.1, 1.0, 3.0, 0.9, 0.8].enumerated() { a.add(sample(.rrInterval, rr, at: Double(i))) }
+        // Pairs: (1.0, 1.1) 100 ms, (1.1, 1.0) -100 ms; 3.0 is an artifact and breaks the chain;
+        // (0.9, 0.8) -100 ms. RMSSD = sqrt((100² + 100² + 100²) / 3) = 100 ms.
+        let stats = a.statistics
+        #expect(abs((stats.rmssd ?? 0) - 100) < 1e-9)
+        #expect(stats.rrPairCount == 3)
+    }
+
+    @Test func strapEnergyCountsAcrossTheCounterWrap() {
+        var a = StatisticsAccumulator(start: .zero)
+        a.add(sample(.energyExpended, 65530, at: 0))
+        a.add(sample(.energyExpended, 65535, at: 10))
+        a.add(sample(.energyExpended, 5, at: 20))  // wrapped: 6 more
+        #expect(a.statistics.energyExpended == 11)
+    }
+
+    @Test func cadenceAveragesOnlyWhilePedalling() {
+        var a = StatisticsAccumulator(start: .zero)
+        for (i, rpm) in [90.0, 0, 0, 80].enumerated() { a.add(sample(.cyclingCadence, rpm, at: Double(i))) }
+        #expect(a.statistics.cadence?.average == 85)
+        #expect(a.statistics.cadence?.count == 2)
+    }
+}

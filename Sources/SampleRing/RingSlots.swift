@@ -13,10 +13,11 @@
 /// consumer, all others to the producer; ownership of a slot moves only through the releasing
 /// store / acquiring load of those two indices in `SampleRing`, which also orders the slot's
 /// contents. The pointer is allocated in `init`, freed in `deinit` and never leaves this type.
+@usableFromInline
 final class RingSlots<Element: BitwiseCopyable>: @unchecked Sendable {
-    let capacity: Int
-    private let mask: Int
-    private let base: UnsafeMutablePointer<Element>
+    @usableFromInline let capacity: Int
+    @usableFromInline let mask: Int
+    @usableFromInline let base: UnsafeMutablePointer<Element>
 
     init(capacity: Int) {
         precondition(
@@ -34,19 +35,20 @@ final class RingSlots<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// Writes the slot for the free-running `index`.
-    @inline(__always)
+    @inlinable
     func store(_ element: Element, at index: Int) {
         (base + (index & mask)).initialize(to: element)
     }
 
     /// Reads the slot for the free-running `index`.
-    @inline(__always)
+    @inlinable
     func load(at index: Int) -> Element {
         base[index & mask]
     }
 
     /// Appends the slots for the free-running indices `start ..< start &+ count`, in order:
     /// at most two contiguous runs (up to the end of the memory, then from its start).
+    @inlinable
     func append(from start: Int, count: Int, to buffer: inout some RangeReplaceableCollection<Element>) {
         precondition(count >= 0 && count <= capacity, "batch of \(count) slots in a ring of \(capacity)")
         let first = start & mask

@@ -1,4 +1,5 @@
-import Synchronization
+// Public: the inlinable hot paths (push, pop, drain) use Atomic and fences in client modules.
+public import Synchronization
 
 /// A lock-free single-producer / single-consumer ring of `BitwiseCopyable` elements: the hand-off
 /// from a Bluetooth (or replay) thread to the workout engine's consumer thread.
@@ -24,23 +25,23 @@ import Synchronization
 public final class SampleRing<Element: BitwiseCopyable>: Sendable {
     /// The number of elements the ring holds when full (a power of two).
     public let capacity: Int
-    private let slots: RingSlots<Element>
-    let parker: Parker
+    @usableFromInline let slots: RingSlots<Element>
+    @usableFromInline let parker: Parker
 
     // The producer's words, then the consumer's, each group on its own cache lines: without the
     // padding a store by one side would invalidate the line the other side is working on.
     private let padding0 = CacheLinePadding()
     /// Producer-owned: the index of the next slot to write. Stored only by the producer.
-    private let writeIndex: Atomic<Int>
+    @usableFromInline let writeIndex: Atomic<Int>
     /// Producer-private copy of `readIndex`, refreshed when the ring looks full.
-    private let cachedReadIndex: Atomic<Int>
+    @usableFromInline let cachedReadIndex: Atomic<Int>
     /// Producer-owned: elements refused because the ring was full.
-    private let dropped = Atomic<Int>(0)
+    @usableFromInline let dropped = Atomic<Int>(0)
     private let padding1 = CacheLinePadding()
     /// Consumer-owned: the index of the next slot to read. Stored only by the consumer.
-    private let readIndex: Atomic<Int>
+    @usableFromInline let readIndex: Atomic<Int>
     /// Consumer-private copy of `writeIndex`, refreshed when the ring looks empty.
-    private let cachedWriteIndex: Atomic<Int>
+    @usableFromInline let cachedWriteIndex: Atomic<Int>
     private let padding2 = CacheLinePadding()
 
     /// A ring with its own consumer wake-up. `capacity` must be a positive power of two.
@@ -72,7 +73,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
 
     /// Appends `element`, or refuses it when the ring is full and counts it in `droppedCount`.
     /// Never blocks, never allocates. Producer thread only.
-    @discardableResult
+    @inlinable @discardableResult
     public func push(_ element: Element) -> Bool {
         // Relaxed: only the producer stores `writeIndex`, so it reads back its own latest value.
         let write = writeIndex.load(ordering: .relaxed)
@@ -101,6 +102,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
     // MARK: Consumer
 
     /// Removes and returns the oldest element, or nil when the ring is empty. Consumer thread only.
+    @inlinable
     public func pop() -> Element? {
         // Relaxed: only the consumer stores `readIndex`.
         let read = readIndex.load(ordering: .relaxed)
@@ -121,7 +123,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
 
     /// Appends every element in the ring to `buffer`, oldest first, and returns how many.
     /// Consumer thread only; allocates only if `buffer` has to grow.
-    @discardableResult
+    @inlinable @discardableResult
     public func drain(into buffer: inout some RangeReplaceableCollection<Element>) -> Int {
         // Relaxed: only the consumer stores `readIndex`.
         let read = readIndex.load(ordering: .relaxed)
@@ -144,6 +146,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
     }
 
     /// Whether there is something to read. Consumer side (it reads `readIndex` as its owner).
+    @inlinable
     var hasElements: Bool {
         // Relaxed, both: a hint. `pop` and `drain` load `writeIndex` acquiring again before they
         // read a slot, and in `Parker.park` the sequentially consistent fence orders this load.

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Several producers, one consumer: one `SampleRing` per producer, all signalling the same
+/// wake-up, so the consumer sleeps on the whole group at once.
+///
+/// ```swift
+/// let group = SampleRingGroup<Sample>()
+/// let heartRate = group.makeRing(capacity: 1024)   // pushed by the D-Bus thread
+/// let replay = group.makeRing(capacity: 1024)      // pushed by a replay reader
+/// // consumer thread:
+/// var batch: [Sample] = []
+/// while running {
+///     if group.wait(timeout: .seconds(1)) == .timedOut { builder.tick() }
+///     batch.removeAll(keepingCapacity: true)
+///     group.drain(into: &batch)
+///     builder.process(batch)
+/// }
+/// ```
+///
+/// Each ring keeps its own order; `drain(into:)` takes the rings one after the other in the
+/// order they were made. Rings can be added from any thread at any time (a sensor that shows up
+/// mid-ride) and stay for the group's lifetime. One consumer thread may wait on and drain the
+/// group (and pop its rings); each producer follows `SampleRing`'s contract for its own ring.
+public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
+    private let parker = Parker()
+    private let members = Mutex<[SampleRing<Element>]>([])
+
+    public init() {}
+
+    /// A new ring for one producer, signalling this group's consumer. Any thread.
+    public func makeRing(capacity: Int) -> SampleRing<Element> {
+        let ring = SampleRing<Element>(capacity: capacity, parker: parker)
+        members.withLock { $0.append(ring) }
+        return ring
+    }
+
+    /// The rings made so far, oldest first. Any thread.
+    public var rings: [SampleRing<Element>] {
+        members.withLock { $0 }
+    }
+
+    /// Elements refused by full rings, over all rings. Any thread.
+    public var droppedCount: Int {
+        rings.reduce(0) { $0 &+ $1.droppedCount }
+    }
+
+    /// Whether the consumer is parked (or about to park) in `wait`. A snapshot, for diagnostics.
+    public var isConsumerParked: Bool { parker.isParked }
+
+    /// Appends every element of every ring to `buffer` and returns how many. Consumer thread only.
+    @discardableResult
+    public func drain(into buffer: inout some RangeReplaceableCollection<Element>) -> Int {
+        var count = 0
+        for ring in rings {
+            count += ring.drain(into: &buffer)
+        }
+        return count
+    }
+
+    /// Blocks the consumer until any ring has elements or `timeout` passes. Consumer thread only.
+    public func wait(timeout: Duration) -> RingWaitResult {
+        // `rings` is read again on every look, so the look after the parking fence also sees a ring
+        // added meanwhile: adding it (under the lock) happens before its producer's first push.
+        parker.park(until: { rings.contains { $0.hasElements } }, timeout: timeout)
+    }
+}

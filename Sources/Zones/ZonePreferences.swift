@@ -1,0 +1,49 @@
+public import SensorCore
+
+/// A person's zone settings: their profile, the power model they chose and the configurations they
+/// prefer (DESIGN.md §3 "Zones"). Answers which zones a workout uses when it sets none of its own.
+public struct ZonePreferences: Sendable, Hashable {
+    /// What the default models compute from.
+    public var profile: AthleteProfile
+    /// Six zones (default) or Coggan's seven for the system cycling-power configuration.
+    public var powerZoneModel: PowerZoneModel
+    /// The person's own configurations by quantity type, each with source `.user`.
+    public private(set) var preferredConfigurations: [QuantityType: WorkoutZoneConfiguration] = [:]
+
+    public init(profile: AthleteProfile = AthleteProfile(), powerZoneModel: PowerZoneModel = .sixZones) {
+        self.profile = profile
+        self.powerZoneModel = powerZoneModel
+    }
+
+    /// Makes `configuration` the preferred one for its quantity type; it is kept with source `.user`.
+    public mutating func setPreferredConfiguration(_ configuration: WorkoutZoneConfiguration) {
+        preferredConfigurations[configuration.quantityType] = configuration.withSource(.user)
+    }
+
+    /// Goes back to the system configuration for `quantityType`.
+    public mutating func removePreferredConfiguration(for quantityType: QuantityType) {
+        preferredConfigurations[quantityType] = nil
+    }
+
+    /// The configuration the default model computes from the profile (source `.system`).
+    ///
+    /// - Parameter date: the day the zones are for; needed only when the age comes from a birth date.
+    /// - Throws: `ZoneProfileError` saying what the profile lacks or what is out of range.
+    public func systemConfiguration(for quantityType: QuantityType, on date: CalendarDate? = nil)
+        throws(ZoneProfileError) -> WorkoutZoneConfiguration
+    {
+        switch quantityType {
+        case .heartRate: try profile.heartRateZoneConfiguration(on: date)
+        case .cyclingPower: try profile.cyclingPowerZoneConfiguration(model: powerZoneModel)
+        default: throw .noDefaultModel(quantityType)
+        }
+    }
+
+    /// The preferred configuration, else the system one when the profile has what it needs, else nil.
+    public func zoneConfiguration(for quantityType: QuantityType, on date: CalendarDate? = nil)
+        -> WorkoutZoneConfiguration?
+    {
+        if let preferred = preferredConfigurations[quantityType] { return preferred }
+        return try? systemConfiguration(for: quantityType, on: date)
+    }
+}

@@ -1,1 +1,0 @@
-// Workout zones (issue 4).

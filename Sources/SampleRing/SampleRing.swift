@@ -99,6 +99,15 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
         return true
     }
 
+    /// Whether a `push` now would be accepted. Producer thread only: a producer that must not
+    /// lose anything (a replay) waits for room instead of pushing into a full ring.
+    @inlinable
+    public var hasRoom: Bool {
+        // Relaxed: only the producer stores `writeIndex`. Acquiring: as in `push`, pairs with the
+        // consumer's releasing store of `readIndex`.
+        writeIndex.load(ordering: .relaxed) &- readIndex.load(ordering: .acquiring) < capacity
+    }
+
     // MARK: Consumer
 
     /// Removes and returns the oldest element, or nil when the ring is empty. Consumer thread only.

@@ -20,7 +20,7 @@ import Workouts
         #expect(power?.average == 200)
         #expect(power?.maximum == 300)
         #expect(power?.count == 3)
-        #expect(power?.energy == (100 + 200 + 300 + 999) / 1000)
+        #expect(power?.energy == 1.599)  // (100 + 200 + 300 + 999) W·s / 1000
         #expect(power?.normalized == nil)  // fewer than 30 seconds
     }
 

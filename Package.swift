@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(name: "sensorbridge", dependencies: ["SensorBridge"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "sensorbridge-bench",
-            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "SensorBridge"],
+            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "SensorBridge", "Captures"],
             swiftSettings: swiftSettings
         ),
         // Test-only helpers: payload encoders and fixtures.

@@ -2,53 +2,107 @@ public import Foundation
 import GATT
 import SensorCore
 
-/// Reads JSONL traces. Unknown keys are ignored (later versions may add some); a line that is
-/// not what the format says is a `TraceError` naming its line number, never a skipped line.
-public enum TraceReader {
-    /// Reads a whole trace file.
-    public static func read(contentsOf url: URL) throws(TraceError) -> Trace {
-        let data: Data
+/// Reads a JSONL trace as a stream: the header at once, then one record per `next()`, reading
+/// the file in large chunks so that a three-hour ride never sits in memory whole. Unknown keys
+/// are ignored (later versions may add some); a line that is not what the format says is a
+/// `TraceError` naming its line number, never a skipped line. Reading stops at the `end` event.
+///
+/// Not thread-safe: one thread reads at a time.
+public final class TraceReader {
+    public let header: TraceHeader
+    private var lines: LineChunks
+    private var lineNumber = 0
+    private var previousTime = Duration.zero
+    private var finished = false
+
+    /// Opens a trace file and reads its header.
+    public convenience init(contentsOf url: URL) throws(TraceError) {
+        let handle: FileHandle
         do {
-            data = try Data(contentsOf: url)
+            handle = try FileHandle(forReadingFrom: url)
         } catch {
             throw TraceError(line: 0, "cannot read \(url.path): \(error.localizedDescription)")
         }
-        return try parse([UInt8](data))
+        try self.init(lines: LineChunks(handle: handle))
     }
 
-    /// Parses trace text (UTF-8 bytes, lines ending in `\n` or `\r\n`).
-    public static func parse(_ bytes: [UInt8]) throws(TraceError) -> Trace {
-        var header: TraceHeader?
-        var records: [TraceRecord] = []
+    /// A reader over trace text in memory (UTF-8, lines ending in `\n` or `\r\n`).
+    public convenience init(bytes: [UInt8]) throws(TraceError) {
+        try self.init(lines: LineChunks(bytes: bytes))
+    }
+
+    private init(lines: LineChunks) throws(TraceError) {
+        self.lines = lines
         var lineNumber = 0
-        var previousTime = Duration.zero
-        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let content = line.last == 0x0D ? line.dropLast() : line[...]
-            if !content.contains(where: { $0 != 0x20 && $0 != 0x09 }) { continue }
-            let value: JSONValue
-            do {
-                value = try JSONValue(parsing: Array(content))
-            } catch {
-                throw TraceError(line: lineNumber, "not JSON (\(error))")
+        while true {
+            guard let (buffer, range) = try Self.nextLine(&self.lines, &lineNumber) else {
+                throw TraceError(line: 0, "empty trace: the first line must be the trace header")
             }
-            guard let object = value.objectValue else { throw TraceError(line: lineNumber, "expected a JSON object") }
-            if header == nil {
-                header = try parseHeader(object, line: lineNumber)
-                continue
-            }
-            let record = try parseRecord(object, line: lineNumber)
+            guard let range else { continue }
+            header = try Self.parseHeader(try Self.object(buffer, range, line: lineNumber), line: lineNumber)
+            break
+        }
+        self.lineNumber = lineNumber
+    }
+
+    /// The next record, or nil after the last line or the `end` event.
+    public func next() throws(TraceError) -> TraceRecord? {
+        guard !finished else { return nil }
+        while let (buffer, range) = try Self.nextLine(&lines, &lineNumber) {
+            guard let range else { continue }
+            let record = try Self.parseRecord(try Self.object(buffer, range, line: lineNumber), line: lineNumber)
             guard record.time >= previousTime else {
                 throw TraceError(
                     line: lineNumber,
                     "t \(record.time.seconds) is earlier than the line before (\(previousTime.seconds)); lines must be in time order")
             }
             previousTime = record.time
-            records.append(record)
-            if case .event(_, .end) = record { break }
+            if case .event(_, .end) = record { finished = true }
+            return record
         }
-        guard let header else { throw TraceError(line: 0, "empty trace: the first line must be the trace header") }
-        return Trace(header: header, records: records)
+        finished = true
+        return nil
+    }
+
+    /// Reads a whole trace file.
+    public static func read(contentsOf url: URL) throws(TraceError) -> Trace {
+        try readAll(TraceReader(contentsOf: url))
+    }
+
+    /// Parses a whole trace from its text.
+    public static func parse(_ bytes: [UInt8]) throws(TraceError) -> Trace {
+        try readAll(TraceReader(bytes: bytes))
+    }
+
+    private static func readAll(_ reader: TraceReader) throws(TraceError) -> Trace {
+        var records: [TraceRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        return Trace(header: reader.header, records: records)
+    }
+
+    /// The next line's bytes as a range of the chunk buffer; a nil range for a blank line.
+    private static func nextLine(_ lines: inout LineChunks, _ lineNumber: inout Int) throws(TraceError)
+        -> ([UInt8], Range<Int>?)?
+    {
+        guard let range = try lines.next() else { return nil }
+        lineNumber += 1
+        let buffer = lines.buffer
+        var end = range.upperBound
+        if end > range.lowerBound, buffer[end - 1] == 0x0D { end -= 1 }
+        var start = range.lowerBound
+        while start < end, buffer[start] == 0x20 || buffer[start] == 0x09 { start += 1 }
+        return (buffer, start < end ? start..<end : nil)
+    }
+
+    private static func object(_ buffer: [UInt8], _ range: Range<Int>, line: Int) throws(TraceError) -> JSONObject {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: buffer, in: range)
+        } catch {
+            throw TraceError(line: line, "not JSON (\(error))")
+        }
+        guard let object = value.objectValue else { throw TraceError(line: line, "expected a JSON object") }
+        return object
     }
 
     static func parseHeader(_ object: JSONObject, line: Int) throws(TraceError) -> TraceHeader {
@@ -64,7 +118,7 @@ public enum TraceReader {
         guard let startText = object["start"]?.stringValue else {
             throw TraceError(line: line, "the header has no \"start\" time (ISO 8601, for example 2026-11-29T07:00:00Z)")
         }
-        guard let start = parseISO8601(startText) else {
+        guard let start = ISO8601.parse(startText) else {
             throw TraceError(line: line, "\"start\": '\(startText)' is not an ISO 8601 time such as 2026-11-29T07:00:00Z")
         }
         var devices: [String: TraceDevice] = [:]
@@ -76,7 +130,7 @@ public enum TraceReader {
                 devices[key] = TraceDevice(name: entry["name"]?.stringValue, address: entry["address"]?.stringValue)
             }
         }
-        return TraceHeader(version: version, start: start, devices: devices)
+        return TraceHeader(version: version, start: Date(timeIntervalSince1970: start), devices: devices)
     }
 
     static func parseRecord(_ object: JSONObject, line: Int) throws(TraceError) -> TraceRecord {
@@ -125,11 +179,55 @@ public enum TraceReader {
                 line: line, "unknown event '\(name)' (known: pause, resume, lap, activity, disconnected, connected, end)")
         }
     }
+}
 
-    static func parseISO8601(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+/// Lines of a file read in 256 KiB chunks, or of bytes in memory. A line's range stays valid in
+/// `buffer` until the next call.
+struct LineChunks {
+    private let handle: FileHandle?
+    private(set) var buffer: [UInt8]
+    private var start = 0
+    private var exhausted: Bool
+    static let chunkSize = 1 << 18
+    /// Lines longer than this are refused rather than read into memory without bound.
+    static let maximumLineLength = 16 << 20
+
+    init(handle: FileHandle) {
+        self.handle = handle
+        buffer = []
+        exhausted = false
+    }
+
+    init(bytes: [UInt8]) {
+        handle = nil
+        buffer = bytes
+        exhausted = true
+    }
+
+    /// The next line's range (without its `\n`), or nil at the end.
+    mutating func next() throws(TraceError) -> Range<Int>? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                defer { start = newline + 1 }
+                return start..<newline
+            }
+            if exhausted {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count }
+                return start..<buffer.count
+            }
+            if buffer.count - start > Self.maximumLineLength {
+                throw TraceError(line: 0, "a line longer than \(Self.maximumLineLength >> 20) MiB; this is not a trace")
+            }
+            buffer.removeSubrange(0..<start)
+            start = 0
+            let chunk: Data?
+            do {
+                chunk = try handle?.read(upToCount: Self.chunkSize)
+            } catch {
+                throw TraceError(line: 0, "cannot read the trace: \(error.localizedDescription)")
+            }
+            if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { exhausted = true }
+        }
     }
 }

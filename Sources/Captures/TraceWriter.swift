@@ -6,8 +6,6 @@ import SensorCore
 public enum TraceWriter {
     /// The header line (no newline).
     public static func headerLine(_ header: TraceHeader) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var devices = JSONObject()
         for key in header.devices.keys.sorted() {
             let device = header.devices[key]!
@@ -18,7 +16,7 @@ public enum TraceWriter {
         }
         let object: JSONObject = [
             "sensorbridge": "trace", "version": .number(Double(header.version)),
-            "start": .string(formatter.string(from: header.start)), "devices": .object(devices),
+            "start": .string(ISO8601.format(header.start.timeIntervalSince1970)), "devices": .object(devices),
         ]
         return JSONValue.object(object).serialized
     }

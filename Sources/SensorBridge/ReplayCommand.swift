@@ -69,17 +69,17 @@ enum ReplayCommand {
             }
         }
 
-        let trace: Trace
+        let reader: TraceReader
         do {
-            trace = try TraceReader.read(contentsOf: URL(fileURLWithPath: path))
+            reader = try TraceReader(contentsOf: URL(fileURLWithPath: path))
         } catch {
             context.errors.line("sensorbridge replay: \(path): \(error)")
             return .failure
         }
-        let replayer = TraceReplayer(trace: trace, pace: pace)
+        let replayer = TraceReplayer(reader: reader, pace: pace)
         machine.sensors = replayer.sensorNames
         let builder = LiveWorkoutBuilder(machine)
-        try builder.beginCollection(at: .zero, date: trace.header.start)
+        try builder.beginCollection(at: .zero, date: reader.header.start)
         let started = ContinuousClock.now
         let session: WorkoutSession
         if case .speed(let factor) = pace {
@@ -89,6 +89,10 @@ enum ReplayCommand {
         }
         let ring = session.makeRing()
         let workout = try session.run(producers: [{ replayer.produce(into: ring, started: started) }]).get()
+        if let failure = replayer.failure {
+            context.errors.line("sensorbridge replay: \(path): \(failure)")
+            return .failure
+        }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
 
         if arguments.has("json") {

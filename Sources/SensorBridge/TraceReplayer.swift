@@ -24,49 +24,69 @@ public enum ReplayPace: Sendable, Equatable {
     }
 }
 
-/// The producer side of a replay: decodes a trace's notifications into samples, as the BlueZ
-/// layer does for live sensors, and pushes them with the trace's events into a ring.
-public struct TraceReplayer: Sendable {
-    public let trace: Trace
-    /// Session sensor ids by the trace's device keys.
-    public let sensorIDs: [String: SensorID]
+/// The producer side of a replay: reads a trace as a stream, decodes its notifications into
+/// samples as the BlueZ layer does for live sensors, and pushes them with the trace's events into
+/// a ring.
+///
+/// `@unchecked Sendable`: it is created on one thread and then used by the producer thread only
+/// (`produce` runs once); `failure` is read after the session has finished, which the session's
+/// completion orders after the producer's last write.
+public final class TraceReplayer: @unchecked Sendable {
+    private let reader: TraceReader
     public let pace: ReplayPace
+    /// Session sensor ids by the trace's device keys; devices missing from the header get ids as they appear.
+    private var sensorIDs: [String: SensorID]
+    /// Why the replay stopped early (a malformed line), if it did.
+    public private(set) var failure: TraceError?
 
-    public init(trace: Trace, pace: ReplayPace = .fast) {
-        self.trace = trace
+    public init(reader: TraceReader, pace: ReplayPace = .fast) {
+        self.reader = reader
         self.pace = pace
-        var keys = Set(trace.header.devices.keys)
-        for record in trace.records {
-            if case .notification(_, let device, _, _) = record { keys.insert(device) }
-        }
-        sensorIDs = Dictionary(uniqueKeysWithValues: keys.sorted().enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+        sensorIDs = Dictionary(
+            uniqueKeysWithValues: reader.header.devices.keys.sorted().enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
     }
 
-    /// The session's names of the sensors (the trace's device keys), by id.
+    /// The session's names of the sensors the header lists (its device keys), by id.
     public var sensorNames: [SensorID: String] {
         Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
     }
 
+    private func sensorID(_ device: String) -> SensorID {
+        if let id = sensorIDs[device] { return id }
+        let id = SensorID(UInt16(truncatingIfNeeded: sensorIDs.count + 1))
+        sensorIDs[device] = id
+        return id
+    }
+
     /// Pushes every record, then `end`, into `ring`, waiting for room rather than dropping (a
     /// replay has no reason to lose samples). With a `speed` pace, each record waits for its
-    /// time; `started` is when t = 0 was on the monotonic clock.
+    /// time; `started` is when t = 0 was on the monotonic clock. The workout ends at the `end`
+    /// event, else at the last line; a malformed line ends it there and is kept in `failure`.
     public func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
         var extractors: [String: SampleExtractor] = [:]
         var samples: [Sample] = []
+        var last = Duration.zero
         func push(_ item: SessionItem) {
             while !ring.hasRoom { Thread.sleep(forTimeInterval: 0.000_05) }
             ring.push(item)
         }
-        let end = trace.end
-        for record in trace.records where record.time <= end {
+        while true {
+            let record: TraceRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch {
+                failure = error
+                break
+            }
+            last = record.time
             if case .speed(let factor) = pace {
-                let due = started + record.time / factor
-                let wait = due - ContinuousClock.now
+                let wait = started + record.time / factor - ContinuousClock.now
                 if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
             }
             switch record {
             case .notification(let time, let device, let uuid, let bytes):
-                let sensor = sensorIDs[device] ?? SensorID(0)
+                let sensor = sensorID(device)
                 do {
                     guard let value = try GATTValue.decode(uuid: uuid, bytes: bytes) else { continue }
                     samples.removeAll(keepingCapacity: true)
@@ -76,23 +96,22 @@ public struct TraceReplayer: Sendable {
                     push(.control(SessionControl(.malformed, at: time, sensor: sensor)))
                 }
             case .event(let time, let event):
-                guard let control = control(for: event, at: time) else { continue }
-                push(.control(control))
+                push(.control(control(for: event, at: time)))
             }
         }
-        push(.control(SessionControl(.end, at: end)))
+        push(.control(SessionControl(.end, at: last)))
     }
 
-    func control(for event: TraceEvent, at time: Duration) -> SessionControl? {
+    func control(for event: TraceEvent, at time: Duration) -> SessionControl {
         switch event {
         case .pause: SessionControl(.pause, at: time)
         case .resume: SessionControl(.resume, at: time)
         case .lap: SessionControl(.lap, at: time)
         case .activity(let type):
             SessionControl(.activity, at: time, activityType: WorkoutActivityType(name: type) ?? .other)
-        case .disconnected(let device): SessionControl(.disconnected, at: time, sensor: sensorIDs[device] ?? SensorID(0))
-        case .connected(let device): SessionControl(.connected, at: time, sensor: sensorIDs[device] ?? SensorID(0))
-        case .end: nil  // pushed after the loop, at `trace.end`
+        case .disconnected(let device): SessionControl(.disconnected, at: time, sensor: sensorID(device))
+        case .connected(let device): SessionControl(.connected, at: time, sensor: sensorID(device))
+        case .end: SessionControl(.end, at: time)
         }
     }
 }

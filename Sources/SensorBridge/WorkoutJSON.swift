@@ -52,9 +52,7 @@ enum WorkoutJSON {
     }
 
     static func iso(_ workout: Workout, _ time: Duration) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: workout.startDate.addingTimeInterval((time - workout.start).seconds))
+        ISO8601.format(workout.startDate.timeIntervalSince1970 + (time - workout.start).seconds)
     }
 
     static func zoneGroups(_ groups: [QuantityType: WorkoutZoneGroup]) -> JSONValue {

@@ -7,7 +7,7 @@ import Zones
 enum WorkoutSummary {
     static func text(_ workout: Workout, missingZonesHint: String? = nil) -> String {
         var lines: [String] = []
-        let date = ISO8601DateFormatter().string(from: workout.startDate)
+        let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
         lines.append(
             "\(activities.capitalized) workout, \(date), \(clock(workout.duration)) (active \(clock(workout.activeDuration)))")

@@ -216,14 +216,31 @@ extension JSONValue {
         var parser = JSONParser(bytes: bytes)
         self = try parser.parseDocument()
     }
+
+    /// Parses one JSON value from `bytes[range]`, without copying them; error offsets count from
+    /// `range.lowerBound`.
+    public init(parsing bytes: [UInt8], in range: Range<Int>) throws(JSONParseError) {
+        var parser = JSONParser(bytes: bytes, range: range)
+        do {
+            self = try parser.parseDocument()
+        } catch {
+            throw JSONParseError(message: error.message, offset: error.offset - range.lowerBound)
+        }
+    }
 }
 
 private struct JSONParser {
     let bytes: [UInt8]
-    var index = 0
+    var index: Int
+    /// One past the last byte to parse.
+    let end: Int
     var depth = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], range: Range<Int>? = nil) {
+        self.bytes = bytes
+        index = range?.lowerBound ?? 0
+        end = range?.upperBound ?? bytes.count
+    }
 
     func fail(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index) }
 
@@ -231,12 +248,12 @@ private struct JSONParser {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
-        guard index == bytes.count else { throw fail("unexpected text after the JSON value") }
+        guard index == end else { throw fail("unexpected text after the JSON value") }
         return value
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count {
+        while index < end {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             default: return
@@ -245,7 +262,7 @@ private struct JSONParser {
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        guard index < bytes.count else { throw fail("unexpected end of input") }
+        guard index < end else { throw fail("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -260,7 +277,7 @@ private struct JSONParser {
 
     mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
         for expected in literal.description.utf8 {
-            guard index < bytes.count else { throw fail("unexpected end of input") }
+            guard index < end else { throw fail("unexpected end of input") }
             guard bytes[index] == expected else { throw fail("invalid literal") }
             index += 1
         }
@@ -276,22 +293,22 @@ private struct JSONParser {
         index += 1
         var object = JSONObject()
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+        if index < end, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
             return .object(object)
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
             let key = try parseString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            guard index < end, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
             object[key] = try parseValue()
             skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
+            guard index < end else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
@@ -309,7 +326,7 @@ private struct JSONParser {
         index += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        if index < end, bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
             return .array(elements)
@@ -318,7 +335,7 @@ private struct JSONParser {
             skipWhitespace()
             elements.append(try parseValue())
             skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
+            guard index < end else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
@@ -336,7 +353,7 @@ private struct JSONParser {
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits(_ p: inout JSONParser) -> Int {
             let s = p.index
-            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
+            while p.index < p.end, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
                 p.index += 1
             }
             return p.index - s
@@ -344,13 +361,13 @@ private struct JSONParser {
         let intDigits = digits(&self)
         guard intDigits > 0 else { throw fail("invalid number") }
         if intDigits > 1, bytes[index - intDigits] == UInt8(ascii: "0") { throw fail("leading zero in number") }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+        if index < end, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digits(&self) > 0 else { throw fail("invalid number") }
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
                 index += 1
             }
             guard digits(&self) > 0 else { throw fail("invalid number") }
@@ -364,7 +381,7 @@ private struct JSONParser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
-        while index < bytes.count {
+        while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let s = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -377,7 +394,7 @@ private struct JSONParser {
         }
         var utf8: [UInt8] = Array(bytes[start..<index])
         while true {
-            guard index < bytes.count else { throw fail("unterminated string") }
+            guard index < end else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -390,7 +407,7 @@ private struct JSONParser {
                 continue
             }
             index += 1
-            guard index < bytes.count else { throw fail("unterminated escape") }
+            guard index < end else { throw fail("unterminated escape") }
             let escape = bytes[index]
             index += 1
             switch escape {
@@ -406,7 +423,7 @@ private struct JSONParser {
                 var code = try parseHex4()
                 if (0xD800..<0xDC00).contains(code) {
                     // A high surrogate must be followed by an escaped low surrogate.
-                    guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                    guard end - index >= 6, bytes[index] == UInt8(ascii: "\\"),
                         bytes[index + 1] == UInt8(ascii: "u")
                     else { throw fail("unpaired surrogate") }
                     index += 2
@@ -425,7 +442,7 @@ private struct JSONParser {
     }
 
     mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw fail("truncated \\u escape") }
+        guard end - index >= 4 else { throw fail("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[index]

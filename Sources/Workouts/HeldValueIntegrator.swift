@@ -1,7 +1,7 @@
 /// Integrates one quantity over active time by the zone rule's sample-and-hold (DESIGN 3,
 /// "Zones"): a sample at `t[i]` stands for `[t[i], min(t[i+1], t[i] + hold))`, intersected with
 /// active time and cut at the end. Gives the integral (power → energy), the time covered, and
-/// the held value at every whole second of covered time (for normalized power).
+/// feeds the held value at every whole second of covered time to a `NormalizedPower`.
 ///
 /// Times are nanoseconds from the workout start; callers give events in time order.
 struct HeldValueIntegrator: Sendable {
@@ -13,8 +13,8 @@ struct HeldValueIntegrator: Sendable {
     private(set) var integral = 0.0
     /// Covered time, nanoseconds.
     private(set) var coveredNanoseconds: Int64 = 0
-    /// The held value at each whole second (from the start) of covered time, in order.
-    private(set) var perSecond: [Double] = []
+    /// Normalized power of the held values at each whole second (from the start) of covered time.
+    private(set) var normalized = NormalizedPower()
 
     init(hold: Duration) {
         self.hold = hold.nanosecondCount
@@ -51,7 +51,7 @@ struct HeldValueIntegrator: Sendable {
         // Whole seconds s with from <= s < to.
         var second = (from + 999_999_999) / 1_000_000_000 * 1_000_000_000
         while second < to {
-            perSecond.append(last.value)
+            normalized.add(last.value)
             second += 1_000_000_000
         }
     }
@@ -62,5 +62,34 @@ extension Duration {
     var nanosecondCount: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// Normalized power, kept incrementally: the fourth root of the mean fourth power of the 30 s
+/// rolling average of power values one second apart. Constant time and memory per value.
+struct NormalizedPower: Sendable {
+    private var window = [Double](repeating: 0, count: 30)
+    private var count = 0
+    private var windowSum = 0.0
+    private var sumOfFourth = 0.0
+
+    mutating func add(_ value: Double) {
+        let slot = count % 30
+        windowSum += value - window[slot]
+        window[slot] = value
+        count += 1
+        if count % 30 == 0 {
+            // Re-add the window from scratch now and then so rounding cannot drift.
+            windowSum = window.reduce(0, +)
+        }
+        guard count >= 30 else { return }
+        let average = windowSum / 30
+        let square = average * average
+        sumOfFourth += square * square
+    }
+
+    /// Nil for fewer than 30 values.
+    var value: Double? {
+        count >= 30 ? (sumOfFourth / Double(count - 29)).squareRoot().squareRoot() : nil
     }
 }

@@ -11,12 +11,12 @@ public import Zones
 public final class LiveWorkoutBuilder: Sendable {
     private let machine: Mutex<WorkoutStateMachine>
     private let continuation: AsyncStream<WorkoutBuilderOutput>.Continuation
-    /// Everything the builder reports, in order. Keeps the newest 4096 outputs when nobody reads.
+    /// Everything the builder reports, in order. Keeps the newest 256 outputs when nobody reads.
     public let outputs: AsyncStream<WorkoutBuilderOutput>
 
     public init(_ machine: WorkoutStateMachine) {
         self.machine = Mutex(machine)
-        (outputs, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        (outputs, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
 
     /// Runs `body` on the state machine under the lock, then publishes what it produced.

@@ -101,7 +101,7 @@ public struct StatisticsAccumulator: Sendable {
         if power.count > 0 {
             s.cyclingPower = .init(
                 average: power.average, maximum: power.maximum,
-                normalized: StatisticsAccumulator.normalizedPower(powerIntegrator.perSecond),
+                normalized: powerIntegrator.normalized.value,
                 energy: powerIntegrator.integral / 1000, count: power.count)
         }
         if cadence.count > 0 {
@@ -113,21 +113,5 @@ public struct StatisticsAccumulator: Sendable {
             s.rrPairCount = rrPairs
         }
         return s
-    }
-
-    /// Normalized power of power values one second apart: 30 s rolling average, fourth power,
-    /// mean, fourth root. Nil for fewer than 30 values.
-    public static func normalizedPower(_ perSecond: [Double]) -> Double? {
-        guard perSecond.count >= 30 else { return nil }
-        var window = perSecond[0..<29].reduce(0, +)
-        var sumOfFourth = 0.0
-        for i in 29..<perSecond.count {
-            window += perSecond[i]
-            let average = window / 30
-            let square = average * average
-            sumOfFourth += square * square
-            window -= perSecond[i - 29]
-        }
-        return (sumOfFourth / Double(perSecond.count - 29)).squareRoot().squareRoot()
     }
 }

@@ -99,11 +99,11 @@ public struct WorkoutStateMachine: Sendable {
         sample.time = clamp(sample.time)
         samples.append(sample)
         statistics.add(sample)
-        if var classifier = classifiers[sample.type] {
+        if classifiers[sample.type] != nil {
             sampledTypes.insert(sample.type)
             activitySampledTypes.insert(sample.type)
-            try? classifier.add(sample.value, at: sample.time)  // order and phase are checked here
-            classifiers[sample.type] = classifier
+            // In place (no copy of the classifier); order and phase are checked here.
+            try? classifiers[sample.type]?.add(sample.value, at: sample.time)
             takeZoneUpdates(sample.type)
         }
     }
@@ -111,7 +111,7 @@ public struct WorkoutStateMachine: Sendable {
     public mutating func pause(at time: Duration) throws(WorkoutBuilderError) {
         guard state == .collecting else { throw .invalidTransition(action: "pause", state: state) }
         let time = clamp(time)
-        for type in classifiers.keys { try? classifiers[type]!.pause(at: time) }
+        for type in classifiers.keys { try? classifiers[type]?.pause(at: time) }
         statistics.pause(at: time)
         pausedAt = time
         record(WorkoutEvent(time: time, kind: .pause))
@@ -121,7 +121,7 @@ public struct WorkoutStateMachine: Sendable {
     public mutating func resume(at time: Duration) throws(WorkoutBuilderError) {
         guard state == .paused else { throw .invalidTransition(action: "resume", state: state) }
         let time = clamp(time)
-        for type in classifiers.keys { try? classifiers[type]!.resume(at: time) }
+        for type in classifiers.keys { try? classifiers[type]?.resume(at: time) }
         statistics.resume(at: time)
         if let pausedAt { pauses.append(pausedAt..<time) }
         pausedAt = nil
@@ -176,7 +176,7 @@ public struct WorkoutStateMachine: Sendable {
     public mutating func tick(at now: Duration) {
         guard state == .collecting || state == .paused else { return }
         for type in classifiers.keys {
-            classifiers[type]!.tick(at: now)
+            classifiers[type]?.tick(at: now)
             takeZoneUpdates(type)
         }
         if lastStatisticsOutput.map({ now - $0 >= .seconds(1) }) ?? true {
@@ -190,7 +190,7 @@ public struct WorkoutStateMachine: Sendable {
         guard state == .collecting || state == .paused else { throw .invalidTransition(action: "end", state: state) }
         let time = clamp(time)
         for type in classifiers.keys {
-            try? classifiers[type]!.end(at: time)
+            try? classifiers[type]?.end(at: time)
             takeZoneUpdates(type)
         }
         statistics.end(at: time)

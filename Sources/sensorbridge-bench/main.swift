@@ -4,12 +4,17 @@
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--replay-child", arguments.count == 2 {
+    ReplayBenchmark.child(path: arguments[1])
+    exit(0)
+}
 let json = arguments.contains("--json")
 let names = arguments.filter { !$0.hasPrefix("--") }
 
 let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
     ("decode", "GATT notifications decoded per second", DecodeBenchmark.run),
     ("ring", "SampleRing vs AsyncStream and a Mutex queue; wake-up latency; parked CPU", RingBenchmark.run),
+    ("replay", "a 3-hour ride through the whole pipeline: time and peak memory", ReplayBenchmark.run),
 ]
 
 guard let name = names.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {

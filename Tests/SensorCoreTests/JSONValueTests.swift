@@ -90,3 +90,34 @@ import Testing
         #expect(QuantityType(identifier: "nope") == nil)
     }
 }
+
+@Suite struct ISO8601Tests {
+    @Test func parsesTheFormsTracesUse() {
+        #expect(ISO8601.parse("1970-01-01T00:00:00Z") == 0)
+        #expect(ISO8601.parse("2026-11-29T07:00:00Z") == 1_795_935_600)
+        #expect(ISO8601.parse("2026-11-29T07:00:00.25Z") == 1_795_935_600.25)
+        #expect(ISO8601.parse("2026-11-29T08:00:00+01:00") == 1_795_935_600)
+        #expect(ISO8601.parse("2026-11-29T02:30:00-04:30") == 1_795_935_600)
+        #expect(ISO8601.parse("2024-02-29T00:00:00Z") == 1_709_164_800)
+        #expect(ISO8601.parse("1969-12-31T23:59:59Z") == -1)
+    }
+
+    @Test(arguments: [
+        "", "2026-11-29", "2026-11-29T07:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-11-29T24:00:00Z",
+        "2026-11-29T07:00:00.Z", "2026-11-29T07:00:00Zjunk", "2026-11-29T07:00:00+1:00", "yesterday at noon now",
+    ])
+    func rejects(_ text: String) {
+        #expect(ISO8601.parse(text) == nil)
+    }
+
+    @Test func formatsAndRoundTrips() {
+        #expect(ISO8601.format(1_795_935_600) == "2026-11-29T07:00:00Z")
+        #expect(ISO8601.format(1_795_935_600.25) == "2026-11-29T07:00:00.250Z")
+        #expect(ISO8601.format(-0.5) == "1969-12-31T23:59:59.500Z")
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<1000 {
+            let t = Double(Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &rng)) / 1000
+            #expect(ISO8601.parse(ISO8601.format(t)) == t)
+        }
+    }
+}

@@ -18,7 +18,7 @@ public enum SensorBridgeCLI {
     }
 
     static let subcommands: [Subcommand] = [
-
+        ZonesCommand.subcommand,
     ]
 
     static let overview = """

@@ -1,0 +1,223 @@
+import Foundation
+import SensorCore
+import Zones
+
+/// `sensorbridge zones defaults`: the system zone configurations a profile gives (DESIGN.md §3
+/// "Zones", default models; issue 4).
+enum ZonesCommand {
+    static let subcommand = SensorBridgeCLI.Subcommand(
+        name: "zones", summary: "default heart-rate and power zones from a profile", run: run)
+
+    static let overview = """
+        Usage: sensorbridge zones defaults [options]
+
+        Commands:
+          defaults  the default (system) zones from age, resting heart rate, maximum heart rate and FTP
+
+        Run 'sensorbridge zones defaults --help' for the options and examples.
+        """
+
+    static let defaultsHelp = """
+        Usage: sensorbridge zones defaults [--age YEARS | --birth-date YYYY-MM-DD] [--resting-hr BPM]
+                                           [--max-hr BPM] [--ftp WATTS] [--power-model 6|7] [--json]
+
+        Prints the zones SensorBridge uses when you have set none of your own:
+          heart rate     5 zones by heart-rate reserve (Karvonen): resting + 60, 70, 80 and 90 % of
+                         (maximum - resting). The maximum is --max-hr, else 208 - 0.7 x age (Tanaka).
+                         Needs --resting-hr and one of --age, --birth-date or --max-hr.
+          cycling power  6 zones at 55, 75, 90, 105 and 120 % of FTP, or Coggan's 7 adding 150 %
+                         (--power-model 7). Needs --ftp.
+        Boundaries are rounded to whole bpm or W, halves up. A value on a boundary belongs to the
+        zone above it. The table numbers zones from 1; JSON "index" counts from 0, as HealthKit does.
+
+        Options:
+          --age YEARS             age in whole years (1 to 120)
+          --birth-date DATE       birth date as YYYY-MM-DD; the age is taken on today's date
+          --resting-hr BPM        resting heart rate in beats per minute (20 to 250)
+          --max-hr BPM            measured maximum heart rate (20 to 250), instead of the estimate
+          --ftp WATTS             functional threshold power (20 to 2500)
+          --power-model 6|7       6 zones (the default) or Coggan's 7
+          --json                  print {"heartRate": {...}, "cyclingPower": {...}} instead of tables
+
+        Examples:
+          sensorbridge zones defaults --age 40 --resting-hr 50
+          sensorbridge zones defaults --birth-date 1985-04-23 --resting-hr 48 --max-hr 186 --ftp 250 --json
+          sensorbridge zones defaults --ftp 250 --power-model 7
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        switch words.first {
+        case "defaults":
+            return try runDefaults(Array(words.dropFirst()), context)
+        case "--help", "-h", "help":
+            context.output.line(overview)
+            return .success
+        case nil:
+            throw UsageError(
+                "say what to show, as in 'sensorbridge zones defaults --age 40 --resting-hr 50'; "
+                    + "run 'sensorbridge zones --help'")
+        case let word?:
+            throw UsageError("unknown zones command '\(word)'; the command is 'defaults' (run 'sensorbridge zones --help')")
+        }
+    }
+
+    static func runDefaults(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "zones defaults",
+            options: ["age", "birth-date", "resting-hr", "max-hr", "ftp", "power-model"], flags: ["json"])
+        if arguments.has("help") {
+            context.output.line(defaultsHelp)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+
+        var profile = AthleteProfile(
+            age: try wholeNumber(arguments, "age", in: AthleteProfile.ageRange, example: "40 (years)"),
+            restingHeartRate: try wholeNumber(arguments, "resting-hr", in: AthleteProfile.heartRateRange, example: "50 (bpm)"),
+            maximumHeartRate: try wholeNumber(arguments, "max-hr", in: AthleteProfile.heartRateRange, example: "185 (bpm)"),
+            functionalThresholdPower: try wholeNumber(
+                arguments, "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"))
+        if let text = arguments["birth-date"] {
+            guard profile.age == nil else { throw UsageError("give --age or --birth-date, not both") }
+            guard let birthDate = CalendarDate(iso8601: text) else {
+                throw UsageError("--birth-date needs a date as YYYY-MM-DD, like 1985-04-23, not '\(text)'")
+            }
+            profile.birthDate = birthDate
+        }
+        let powerModel = try powerZoneModel(arguments)
+
+        let wantsHeartRate = ["age", "birth-date", "resting-hr", "max-hr"].contains { arguments[$0] != nil }
+        guard wantsHeartRate || profile.functionalThresholdPower != nil else {
+            throw UsageError(
+                "give a profile: --age N (or --birth-date YYYY-MM-DD) and --resting-hr N for heart-rate zones, "
+                    + "--ftp W for power zones; run 'sensorbridge zones defaults --help' for examples")
+        }
+        if wantsHeartRate, profile.restingHeartRate == nil,
+            profile.age == nil, profile.birthDate == nil, profile.maximumHeartRate == nil
+        {
+            throw UsageError("heart-rate zones need --resting-hr N and one of --age N, --birth-date YYYY-MM-DD or --max-hr N")
+        }
+
+        let today = Self.today()
+        var sections: [Section] = []
+        do {
+            if wantsHeartRate {
+                let configuration = try profile.heartRateZoneConfiguration(on: today)
+                let origin =
+                    profile.maximumHeartRate != nil ? "measured" : "208 - 0.7 x age \(try profile.age(on: today))"
+                sections.append(
+                    Section(
+                        configuration: configuration,
+                        title: "Heart-rate zones (system, count/min): resting \(profile.restingHeartRate ?? 0), "
+                            + "maximum \(try profile.maximumHeartRate(on: today).formatted) (\(origin))",
+                        basis: "of reserve", percentages: AthleteProfile.heartRateReservePercentages))
+            }
+            if let ftp = profile.functionalThresholdPower {
+                let configuration = try profile.cyclingPowerZoneConfiguration(model: powerModel)
+                sections.append(
+                    Section(
+                        configuration: configuration,
+                        title: "Cycling-power zones (system, W): FTP \(ftp), \(configuration.zones.count) zones",
+                        basis: "of FTP", percentages: powerModel.percentages))
+            }
+        } catch {
+            throw UsageError(advice(for: error, profile: profile))
+        }
+
+        if arguments.has("json") {
+            var object = JSONObject()
+            for section in sections {
+                object.append(section.configuration.quantityType.identifier, section.configuration.jsonValue)
+            }
+            context.output.line(JSONValue.object(object).serialized)
+        } else {
+            context.output.line(sections.map(\.table).joined(separator: "\n\n"))
+        }
+        return .success
+    }
+
+    /// A whole-number option within `range`, or nil when absent.
+    static func wholeNumber(
+        _ arguments: CommandArguments, _ option: String, in range: ClosedRange<Int>, example: String
+    ) throws(UsageError) -> Int? {
+        guard let value = try arguments.number(option, in: Double(range.lowerBound)...Double(range.upperBound)) else {
+            return nil
+        }
+        guard value.rounded() == value else {
+            throw UsageError("--\(option) needs a whole number, like \(example), not '\(arguments[option] ?? "")'")
+        }
+        return Int(value)
+    }
+
+    static func powerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel {
+        guard let text = arguments["power-model"] else { return .sixZones }
+        guard let model = PowerZoneModel(rawValue: text) else {
+            throw UsageError("--power-model takes 6 (six zones) or 7 (Coggan's seven), not '\(text)'")
+        }
+        guard arguments["ftp"] != nil else { throw UsageError("--power-model needs --ftp WATTS to compute power zones") }
+        return model
+    }
+
+    /// Today's date in the local time zone, for a birth date.
+    static func today() -> CalendarDate? {
+        let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
+        return CalendarDate(year: year, month: month, day: day)
+    }
+
+    /// What to change on the command line when a model refuses the profile.
+    static func advice(for error: ZoneProfileError, profile: AthleteProfile) -> String {
+        switch error {
+        case .missingRestingHeartRate:
+            return "heart-rate zones need your resting heart rate: add --resting-hr N (beats per minute at rest)"
+        case .missingAge:
+            return "heart-rate zones need your maximum heart rate: add --age N or --birth-date YYYY-MM-DD to "
+                + "estimate it, or --max-hr N if you have measured it"
+        case .heartRateReserveTooSmall(let resting, let maximum):
+            let least = AthleteProfile.minimumHeartRateReserve
+            if profile.maximumHeartRate != nil {
+                return "--resting-hr \(resting) must be at least \(least) below --max-hr \(maximum.formatted); check both"
+            }
+            return "--resting-hr \(resting) must be at least \(least) below the maximum heart rate "
+                + "\(maximum.formatted) estimated from the age (208 - 0.7 x age); check --resting-hr, or give your "
+                + "measured --max-hr"
+        case .birthDateAfterDate(let birthDate, let date):
+            return "--birth-date \(birthDate) is after today (\(date)); give your birth date as YYYY-MM-DD"
+        case .outOfRange(.age, let value, let allowed) where profile.birthDate != nil:
+            return "--birth-date \(profile.birthDate.map(String.init(describing:)) ?? "") gives an age of \(value); "
+                + "the heart-rate model needs an age from \(allowed.lowerBound) to \(allowed.upperBound)"
+        default:
+            return error.description
+        }
+    }
+
+    /// One configuration with what the human table says about it.
+    struct Section {
+        let configuration: WorkoutZoneConfiguration
+        let title: String
+        /// What the percentages are of: `of reserve`, `of FTP`.
+        let basis: String
+        /// The model's boundaries in percent, one per boundary.
+        let percentages: [Int]
+
+        /// The title, then one line per zone (numbered from 1) with its bounds and share.
+        var table: String {
+            func column(_ text: String, _ width: Int) -> String {
+                String(repeating: " ", count: max(0, width - text.count)) + text
+            }
+            var lines = [title, "  zone  from (>=)  to (<)  \(basis)"]
+            for zone in configuration.zones {
+                let share =
+                    switch zone.index {
+                    case 0: "below \(percentages[0]) %"
+                    case percentages.count: "\(percentages[zone.index - 1]) % and above"
+                    default: "\(percentages[zone.index - 1]) to \(percentages[zone.index]) %"
+                    }
+                lines.append(
+                    column(String(zone.index + 1), 6) + column(zone.minimum.map { $0.value.formatted } ?? "-", 11)
+                        + column(zone.maximum.map { $0.value.formatted } ?? "-", 8) + "  " + share)
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

@@ -8,6 +8,7 @@ let json = arguments.contains("--json")
 let names = arguments.filter { !$0.hasPrefix("--") }
 
 let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
+    ("zones", "zone classification per second; re-bucketing 1000 one-hour workouts", ZonesBenchmark.run),
 ]
 
 guard let name = names.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {

@@ -60,8 +60,7 @@ enum ReplayCommand {
         }
 
         let profile = try ProfileArguments.profile(from: arguments)
-        let preferences = ZonePreferences(profile: profile)
-        try ProfileArguments.checkModels(preferences, arguments)
+        let preferences = ZonePreferences(profile: profile, powerZoneModel: try ProfileArguments.powerZoneModel(arguments))
         var machine = WorkoutStateMachine(activityType: activity, preferences: preferences)
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             if let text = arguments[flag] {
@@ -76,6 +75,9 @@ enum ReplayCommand {
             context.errors.line("sensorbridge replay: \(path): \(error)")
             return .failure
         }
+        // System zones are for the day of the ride (an age from a birth date depends on it).
+        machine.zonesDate = ProfileArguments.calendarDate(reader.header.start)
+        try ProfileArguments.checkModels(preferences, arguments, on: machine.zonesDate)
         let replayer = TraceReplayer(reader: reader, pace: pace)
         machine.sensors = replayer.sensorNames
         let builder = LiveWorkoutBuilder(machine)
@@ -133,46 +135,5 @@ enum ReplayCommand {
             missing.append("power zones need --power-zones or --ftp")
         }
         return missing.isEmpty ? nil : "No zones for some quantities: " + missing.joined(separator: "; ") + "."
-    }
-}
-
-/// The profile flags shared by commands that compute system zones.
-enum ProfileArguments {
-    static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "ftp"]
-
-    /// When profile flags were given for a model, the model must work: a resting heart rate above
-    /// the maximum is a usage error, not a workout without zones.
-    static func checkModels(_ preferences: ZonePreferences, _ arguments: CommandArguments) throws(UsageError) {
-        let wantsHeartRate = ["age", "birth-date", "resting-hr", "max-hr"].contains { arguments[$0] != nil }
-        let checks: [(Bool, QuantityType)] = [(wantsHeartRate, .heartRate), (arguments["ftp"] != nil, .cyclingPower)]
-        for (wanted, type) in checks where wanted {
-            do {
-                _ = try preferences.systemConfiguration(for: type)
-            } catch {
-                throw UsageError("\(error)")
-            }
-        }
-    }
-
-    static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
-        func whole(_ flag: String, _ range: ClosedRange<Int>, _ what: String) throws(UsageError) -> Int? {
-            guard let value = try arguments.number(flag, in: Double(range.lowerBound)...Double(range.upperBound)) else {
-                return nil
-            }
-            guard value.rounded() == value else { throw UsageError("--\(flag) needs a whole number of \(what)") }
-            return Int(value)
-        }
-        var birthDate: CalendarDate?
-        if let text = arguments["birth-date"] {
-            guard let date = CalendarDate(iso8601: text) else {
-                throw UsageError("--birth-date \(text) is not a date; write it as YYYY-MM-DD")
-            }
-            birthDate = date
-        }
-        return AthleteProfile(
-            birthDate: birthDate, age: try whole("age", AthleteProfile.ageRange, "years"),
-            restingHeartRate: try whole("resting-hr", AthleteProfile.heartRateRange, "beats per minute"),
-            maximumHeartRate: try whole("max-hr", AthleteProfile.heartRateRange, "beats per minute"),
-            functionalThresholdPower: try whole("ftp", AthleteProfile.functionalThresholdPowerRange, "watts"))
     }
 }

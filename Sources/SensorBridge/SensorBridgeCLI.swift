@@ -20,7 +20,7 @@ public enum SensorBridgeCLI {
     static let subcommands: [Subcommand] = [
         Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
         Subcommand(name: "replay", summary: "replay a recorded trace into a zoned workout", run: ReplayCommand.run),
-
+        ZonesCommand.subcommand,
     ]
 
     static let overview = """

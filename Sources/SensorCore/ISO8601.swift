@@ -77,6 +77,11 @@ public enum ISO8601 {
         return text + "Z"
     }
 
+    /// The UTC calendar day of a time.
+    public static func calendarDay(_ secondsSince1970: Double) -> (year: Int, month: Int, day: Int) {
+        civilFromDays(floorDivide(Int(secondsSince1970.rounded(.down)), 86400).0)
+    }
+
     static func floorDivide(_ a: Int, _ b: Int) -> (Int, Int) {
         let q = a >= 0 ? a / b : (a - b + 1) / b
         return (q, a - q * b)

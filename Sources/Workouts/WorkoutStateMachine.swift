@@ -18,6 +18,9 @@ public struct WorkoutStateMachine: Sendable {
     public let activityType: WorkoutActivityType
     /// Holds for zone attribution, by quantity type (defaults: 5 s heart rate, 3 s power).
     public let maximumHolds: [QuantityType: Duration]
+    /// The day system zones are computed for (an age from a birth date depends on it): the
+    /// workout's day. `beginCollection` sets it from its date when nobody has.
+    public var zonesDate: CalendarDate?
 
     private var startDate = Date(timeIntervalSince1970: 0)
     private var start = Duration.zero
@@ -68,7 +71,7 @@ public struct WorkoutStateMachine: Sendable {
 
     /// The zones a workout uses: custom, else preferred, else system (when the profile allows), else nil.
     public func zoneConfiguration(for quantityType: QuantityType) -> WorkoutZoneConfiguration? {
-        customConfigurations[quantityType] ?? preferences.zoneConfiguration(for: quantityType)
+        customConfigurations[quantityType] ?? preferences.zoneConfiguration(for: quantityType, on: zonesDate)
     }
 
     // MARK: Lifecycle
@@ -79,6 +82,10 @@ public struct WorkoutStateMachine: Sendable {
         start = time
         latest = time
         startDate = date
+        if zonesDate == nil {
+            let day = ISO8601.calendarDay(date.timeIntervalSince1970)
+            zonesDate = CalendarDate(year: day.year, month: day.month, day: day.day)
+        }
         lapStart = time
         statistics = StatisticsAccumulator(start: time, powerHold: maximumHolds[.cyclingPower] ?? .seconds(3))
         for type in Self.zonedTypes {

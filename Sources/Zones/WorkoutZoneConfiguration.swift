@@ -103,7 +103,7 @@ public struct WorkoutZoneConfiguration: Sendable, Hashable {
 
     /// Whether boundaries in `unit` can describe `quantityType`: count/min (not rpm) for heart rate,
     /// any power unit for cycling power.
-    public static func unit(_ unit: QuantityUnit, measures quantityType: QuantityType) -> Bool {
+    private static func unit(_ unit: QuantityUnit, measures quantityType: QuantityType) -> Bool {
         switch quantityType {
         case .heartRate: unit.dimension == .frequency && unit != .revolutionsPerMinute
         case .cyclingPower: unit.dimension == .power

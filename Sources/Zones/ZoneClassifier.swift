@@ -29,9 +29,11 @@ public struct ZoneClassifier: Sendable {
     // Times below are attoseconds from the session anchor (`Duration.attosecondCount`): exact, and
     // cheap to compare and add, which `Duration`'s own operators are not on Linux.
 
-    /// `configuration.boundaryValues` padded to 8 with NaN, which compares false and so never counts:
-    /// classifying is 8 independent comparisons, no loop, no branch.
+    /// `configuration.boundaryValues` padded to 8 with the greatest finite Double: classifying is 8
+    /// independent subtractions, no loop and no branch to mispredict on a noisy power signal.
     private let boundaries: (Double, Double, Double, Double, Double, Double, Double, Double)
+    /// The index of the last zone (the number of real boundaries).
+    private let lastZone: Int
     /// `maximumHold` in attoseconds.
     private let hold: Int128
     /// Re-bucketing needs only the totals and skips building updates.
@@ -55,8 +57,8 @@ public struct ZoneClassifier: Sendable {
     /// Time per zone, apart from `run`.
     private var committed: [Duration]
     /// Updates produced and not yet taken are `updates[updateHead..<updateTail]`; both go back to 0
-    /// when all are taken, and slots are reused, so taking each update as it comes allocates no
-    /// buffer per update.
+    /// when all are taken, and the emptied slots are reused, so taking each update as it comes
+    /// allocates no buffer per update.
     private var updates: [ZoneUpdate?] = []
     private var updateHead = 0
     private var updateTail = 0
@@ -83,13 +85,16 @@ public struct ZoneClassifier: Sendable {
         self.hold = hold.attosecondCount
         self.start = start
         self.reportsUpdates = reportsUpdates
-        let padded = configuration.boundaryValues + Array(repeating: .nan, count: 8 - configuration.boundaryValues.count)
+        let padded =
+            configuration.boundaryValues
+            + Array(repeating: .greatestFiniteMagnitude, count: 8 - configuration.boundaryValues.count)
         boundaries = (padded[0], padded[1], padded[2], padded[3], padded[4], padded[5], padded[6], padded[7])
+        lastZone = configuration.zones.count - 1
+        committed = Array(repeating: .zero, count: configuration.zones.count)
         latestTime = start.attosecondCount
         creditedUntil = latestTime
         holdEnd = latestTime
         latestSampleTime = latestTime
-        committed = Array(repeating: .zero, count: configuration.zones.count)
     }
 
     // MARK: - State
@@ -120,11 +125,14 @@ public struct ZoneClassifier: Sendable {
         return WorkoutZoneGroup(configuration: configuration, checkedDurations: durations)
     }
 
+    /// Whether `nextUpdate()` has an update to give: a cheap test to make after every event.
+    public var hasPendingUpdates: Bool { updateHead < updateTail }
+
     /// The oldest update not yet taken, or nil when there is none. Take them after each event:
     /// `while let update = classifier.nextUpdate() { ... }`.
     public mutating func nextUpdate() -> ZoneUpdate? {
         guard updateHead < updateTail else { return nil }
-        let update = updates[updateHead].take()
+        let update = updates[updateHead].take()  // moved out: no reference counting
         updateHead += 1
         if updateHead == updateTail {
             updateHead = 0
@@ -205,18 +213,24 @@ public struct ZoneClassifier: Sendable {
     // MARK: - Unchecked transitions (callers have checked phase and order)
 
     /// The zone of a value that is not NaN: the number of boundaries `<= value`.
+    ///
+    /// `value - boundary` is negative exactly when `value < boundary` (IEEE subtraction is
+    /// correctly rounded and gradual underflow keeps distinct values apart; equal values give +0),
+    /// so its sign bit counts the boundaries above the value without a comparison the compiler
+    /// could turn into a branch. Padding counts only for values of at least the greatest finite
+    /// Double, which the `min` puts back in the last zone.
     @inline(__always)
     private func zoneIndex(_ value: Double) -> Int {
         let b = boundaries
-        var index = value >= b.0 ? 1 : 0
-        index &+= value >= b.1 ? 1 : 0
-        index &+= value >= b.2 ? 1 : 0
-        index &+= value >= b.3 ? 1 : 0
-        index &+= value >= b.4 ? 1 : 0
-        index &+= value >= b.5 ? 1 : 0
-        index &+= value >= b.6 ? 1 : 0
-        index &+= value >= b.7 ? 1 : 0
-        return index
+        var above = (value - b.0).bitPattern >> 63
+        above &+= (value - b.1).bitPattern >> 63
+        above &+= (value - b.2).bitPattern >> 63
+        above &+= (value - b.3).bitPattern >> 63
+        above &+= (value - b.4).bitPattern >> 63
+        above &+= (value - b.5).bitPattern >> 63
+        above &+= (value - b.6).bitPattern >> 63
+        above &+= (value - b.7).bitPattern >> 63
+        return min(8 &- Int(truncatingIfNeeded: above), lastZone)
     }
 
     /// A sample at `time >= latestTime`, before the end.

@@ -40,6 +40,10 @@ public struct ZonePreferences: Sendable, Hashable {
     }
 
     /// The preferred configuration, else the system one when the profile has what it needs, else nil.
+    ///
+    /// - Parameter date: the day the zones are for. Pass it whenever the profile may hold a birth
+    ///   date: without it such a profile has no system heart-rate zones (`systemConfiguration` says
+    ///   `.missingDate`).
     public func zoneConfiguration(for quantityType: QuantityType, on date: CalendarDate? = nil)
         -> WorkoutZoneConfiguration?
     {

@@ -147,6 +147,19 @@ import Testing
         #expect(Self.durations(group) == [480, 900, 420])
     }
 
+    @Test func birthDateGivesTheAgeOnTheDayOfTheRide() throws {
+        // Born 1986-11-02: 39 on the run's day (2026-11-01), so the maximum is 208 - 0.7 × 39 = 180.7
+        // and the first boundary 50 + 0.6 × 130.7 = 128.42 → 128; at 40 it would be the same 128, so
+        // check the last boundary instead: 50 + 0.9 × 130.7 = 167.63 → 168 (at 40: 167).
+        let run = runCLI([
+            "replay", Self.captures.appendingPathComponent("run-30min-hr.jsonl").path, "--json", "--birth-date",
+            "1986-11-02", "--resting-hr", "50",
+        ])
+        #expect(run.status == .success, "\(run.errors)")
+        let zones = try JSONValue(parsing: run.output)["workout"]?["zoneGroups"]?["heartRate"]?["configuration"]?["zones"]
+        #expect(zones?.arrayValue?.last?["minimum"] == 168)
+    }
+
     @Test func humanSummaryShowsBars() {
         let run = runCLI(["replay", Self.captures.appendingPathComponent("run-30min-hr.jsonl").path] + Self.profile)
         #expect(run.status == .success)

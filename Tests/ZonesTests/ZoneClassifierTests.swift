@@ -79,6 +79,24 @@ func drain(_ classifier: inout ZoneClassifier) -> [ZoneUpdate] {
         }
     }
 
+    @Test(arguments: [2, 5, 8])
+    func classifiesExtremeValuesLikeTheConfiguration(boundaryCount: Int) throws {
+        let configuration = try WorkoutZoneConfiguration(
+            quantityType: .cyclingPower, boundaryValues: (1...boundaryCount).map { 100 * Double($0) })
+        var values: [Double] = [
+            -.infinity, -.greatestFiniteMagnitude, -1, -0.0, 0, .leastNonzeroMagnitude, 99.999_999_999_999_99,
+            .greatestFiniteMagnitude, .infinity,
+        ]
+        values += configuration.boundaryValues.flatMap { [$0.nextDown, $0, $0.nextUp] }
+        var classifier = ZoneClassifier(configuration: configuration)
+        for (index, value) in values.enumerated() {
+            try classifier.add(value, at: .seconds(index))
+            #expect(classifier.currentZoneIndex == configuration.zoneIndex(for: value), "\(value)")
+        }
+        #expect(configuration.zoneIndex(for: .greatestFiniteMagnitude) == boundaryCount)
+        #expect(configuration.zoneIndex(for: 100.0.nextDown) == 0)
+    }
+
     @Test func updatesDoNotDependOnTicks() throws {
         // The same workout without ticks: the next samples notice the stale sensor instead.
         func run(ticks: Bool) throws -> [ZoneUpdate] {

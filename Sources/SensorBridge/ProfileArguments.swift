@@ -1,0 +1,103 @@
+import Foundation
+import SensorCore
+import Zones
+
+/// The profile flags shared by the commands that compute system zones (`zones defaults`,
+/// `replay`): --age or --birth-date, --resting-hr, --max-hr, --ftp, --power-model.
+enum ProfileArguments {
+    static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "ftp", "power-model"]
+
+    /// The profile the flags give (empty when none is given).
+    static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
+        var profile = AthleteProfile(
+            age: try wholeNumber(arguments, "age", in: AthleteProfile.ageRange, example: "40 (years)"),
+            restingHeartRate: try wholeNumber(arguments, "resting-hr", in: AthleteProfile.heartRateRange, example: "50 (bpm)"),
+            maximumHeartRate: try wholeNumber(arguments, "max-hr", in: AthleteProfile.heartRateRange, example: "185 (bpm)"),
+            functionalThresholdPower: try wholeNumber(
+                arguments, "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"))
+        if let text = arguments["birth-date"] {
+            guard profile.age == nil else { throw UsageError("give --age or --birth-date, not both") }
+            guard let birthDate = CalendarDate(iso8601: text) else {
+                throw UsageError("--birth-date needs a date as YYYY-MM-DD, like 1985-04-23, not '\(text)'")
+            }
+            profile.birthDate = birthDate
+        }
+        return profile
+    }
+
+    /// Whether any heart-rate profile flag was given.
+    static func wantsHeartRate(_ arguments: CommandArguments) -> Bool {
+        ["age", "birth-date", "resting-hr", "max-hr"].contains { arguments[$0] != nil }
+    }
+
+    /// When profile flags were given for a model, the model must work on `date`: a resting heart
+    /// rate above the maximum is a usage error, not a workout without zones.
+    static func checkModels(
+        _ preferences: ZonePreferences, _ arguments: CommandArguments, on date: CalendarDate?
+    ) throws(UsageError) {
+        let checks: [(Bool, QuantityType)] = [
+            (wantsHeartRate(arguments), .heartRate), (arguments["ftp"] != nil, .cyclingPower),
+        ]
+        for (wanted, type) in checks where wanted {
+            do {
+                _ = try preferences.systemConfiguration(for: type, on: date)
+            } catch {
+                throw UsageError(advice(for: error, profile: preferences.profile))
+            }
+        }
+    }
+
+    /// A whole-number option within `range`, or nil when absent.
+    static func wholeNumber(
+        _ arguments: CommandArguments, _ option: String, in range: ClosedRange<Int>, example: String
+    ) throws(UsageError) -> Int? {
+        guard let value = try arguments.number(option, in: Double(range.lowerBound)...Double(range.upperBound)) else {
+            return nil
+        }
+        guard value.rounded() == value else {
+            throw UsageError("--\(option) needs a whole number, like \(example), not '\(arguments[option] ?? "")'")
+        }
+        return Int(value)
+    }
+
+    static func powerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel {
+        guard let text = arguments["power-model"] else { return .sixZones }
+        guard let model = PowerZoneModel(rawValue: text) else {
+            throw UsageError("--power-model takes 6 (six zones) or 7 (Coggan's seven), not '\(text)'")
+        }
+        guard arguments["ftp"] != nil else { throw UsageError("--power-model needs --ftp WATTS to compute power zones") }
+        return model
+    }
+
+    /// The calendar day (UTC) of a wall-clock time: the day zones are computed for.
+    static func calendarDate(_ date: Date) -> CalendarDate? {
+        let day = ISO8601.calendarDay(date.timeIntervalSince1970)
+        return CalendarDate(year: day.year, month: day.month, day: day.day)
+    }
+
+    /// What to change on the command line when a model refuses the profile.
+    static func advice(for error: ZoneProfileError, profile: AthleteProfile) -> String {
+        switch error {
+        case .missingRestingHeartRate:
+            return "heart-rate zones need your resting heart rate: add --resting-hr N (beats per minute at rest)"
+        case .missingAge:
+            return "heart-rate zones need your maximum heart rate: add --age N or --birth-date YYYY-MM-DD to "
+                + "estimate it, or --max-hr N if you have measured it"
+        case .heartRateReserveTooSmall(let resting, let maximum):
+            let least = AthleteProfile.minimumHeartRateReserve
+            if profile.maximumHeartRate != nil {
+                return "--resting-hr \(resting) must be at least \(least) below --max-hr \(maximum.formatted); check both"
+            }
+            return "--resting-hr \(resting) must be at least \(least) below the maximum heart rate "
+                + "\(maximum.formatted) estimated from the age (208 - 0.7 x age); check --resting-hr, or give your "
+                + "measured --max-hr"
+        case .birthDateAfterDate(let birthDate, let date):
+            return "--birth-date \(birthDate) is after today (\(date)); give your birth date as YYYY-MM-DD"
+        case .outOfRange(.age, let value, let allowed) where profile.birthDate != nil:
+            return "--birth-date \(profile.birthDate.map(String.init(describing:)) ?? "") gives an age of \(value); "
+                + "the heart-rate model needs an age from \(allowed.lowerBound) to \(allowed.upperBound)"
+        default:
+            return error.description
+        }
+    }
+}

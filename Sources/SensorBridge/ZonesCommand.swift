@@ -1,0 +1,163 @@
+import Foundation
+import SensorCore
+import Zones
+
+/// `sensorbridge zones defaults`: the system zone configurations a profile gives (DESIGN.md §3
+/// "Zones", default models; issue 4).
+enum ZonesCommand {
+    static let subcommand = SensorBridgeCLI.Subcommand(
+        name: "zones", summary: "default heart-rate and power zones from a profile", run: run)
+
+    static let overview = """
+        Usage: sensorbridge zones defaults [options]
+
+        Commands:
+          defaults  the default (system) zones from age, resting heart rate, maximum heart rate and FTP
+
+        Run 'sensorbridge zones defaults --help' for the options and examples.
+        """
+
+    static let defaultsHelp = """
+        Usage: sensorbridge zones defaults [--age YEARS | --birth-date YYYY-MM-DD] [--resting-hr BPM]
+                                           [--max-hr BPM] [--ftp WATTS] [--power-model 6|7] [--json]
+
+        Prints the zones SensorBridge uses when you have set none of your own:
+          heart rate     5 zones by heart-rate reserve (Karvonen): resting + 60, 70, 80 and 90 % of
+                         (maximum - resting). The maximum is --max-hr, else 208 - 0.7 x age (Tanaka).
+                         Needs --resting-hr and one of --age, --birth-date or --max-hr.
+          cycling power  6 zones at 55, 75, 90, 105 and 120 % of FTP, or Coggan's 7 adding 150 %
+                         (--power-model 7). Needs --ftp.
+        Boundaries are rounded to whole bpm or W, halves up. A value on a boundary belongs to the
+        zone above it. The table numbers zones from 1; JSON "index" counts from 0, as HealthKit does.
+
+        Options:
+          --age YEARS             age in whole years (1 to 120)
+          --birth-date DATE       birth date as YYYY-MM-DD; the age is taken on today's date
+          --resting-hr BPM        resting heart rate in beats per minute (20 to 250)
+          --max-hr BPM            measured maximum heart rate (20 to 250), instead of the estimate
+          --ftp WATTS             functional threshold power (20 to 2500)
+          --power-model 6|7       6 zones (the default) or Coggan's 7
+          --json                  print {"heartRate": {...}, "cyclingPower": {...}} instead of tables
+
+        Examples:
+          sensorbridge zones defaults --age 40 --resting-hr 50
+          sensorbridge zones defaults --birth-date 1985-04-23 --resting-hr 48 --max-hr 186 --ftp 250 --json
+          sensorbridge zones defaults --ftp 250 --power-model 7
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        switch words.first {
+        case "defaults":
+            return try runDefaults(Array(words.dropFirst()), context)
+        case "--help", "-h", "help":
+            context.output.line(overview)
+            return .success
+        case nil:
+            throw UsageError(
+                "say what to show, as in 'sensorbridge zones defaults --age 40 --resting-hr 50'; "
+                    + "run 'sensorbridge zones --help'")
+        case let word?:
+            throw UsageError("unknown zones command '\(word)'; the command is 'defaults' (run 'sensorbridge zones --help')")
+        }
+    }
+
+    static func runDefaults(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "zones defaults",
+            options: ProfileArguments.options, flags: ["json"])
+        if arguments.has("help") {
+            context.output.line(defaultsHelp)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+
+        let profile = try ProfileArguments.profile(from: arguments)
+        let powerModel = try ProfileArguments.powerZoneModel(arguments)
+
+        let wantsHeartRate = ["age", "birth-date", "resting-hr", "max-hr"].contains { arguments[$0] != nil }
+        guard wantsHeartRate || profile.functionalThresholdPower != nil else {
+            throw UsageError(
+                "give a profile: --age N (or --birth-date YYYY-MM-DD) and --resting-hr N for heart-rate zones, "
+                    + "--ftp W for power zones; run 'sensorbridge zones defaults --help' for examples")
+        }
+        if wantsHeartRate, profile.restingHeartRate == nil,
+            profile.age == nil, profile.birthDate == nil, profile.maximumHeartRate == nil
+        {
+            throw UsageError("heart-rate zones need --resting-hr N and one of --age N, --birth-date YYYY-MM-DD or --max-hr N")
+        }
+
+        let today = Self.today()
+        var sections: [Section] = []
+        do {
+            if wantsHeartRate {
+                let configuration = try profile.heartRateZoneConfiguration(on: today)
+                let origin =
+                    profile.maximumHeartRate != nil ? "measured" : "208 - 0.7 x age \(try profile.age(on: today))"
+                sections.append(
+                    Section(
+                        configuration: configuration,
+                        title: "Heart-rate zones (system, count/min): resting \(profile.restingHeartRate ?? 0), "
+                            + "maximum \(try profile.maximumHeartRate(on: today).formatted) (\(origin))",
+                        basis: "of reserve", percentages: AthleteProfile.heartRateReservePercentages))
+            }
+            if let ftp = profile.functionalThresholdPower {
+                let configuration = try profile.cyclingPowerZoneConfiguration(model: powerModel)
+                sections.append(
+                    Section(
+                        configuration: configuration,
+                        title: "Cycling-power zones (system, W): FTP \(ftp), \(configuration.zones.count) zones",
+                        basis: "of FTP", percentages: powerModel.percentages))
+            }
+        } catch {
+            throw UsageError(ProfileArguments.advice(for: error, profile: profile))
+        }
+
+        if arguments.has("json") {
+            var object = JSONObject()
+            for section in sections {
+                object.append(section.configuration.quantityType.identifier, section.configuration.jsonValue)
+            }
+            context.output.line(JSONValue.object(object).serialized)
+        } else {
+            context.output.line(sections.map(\.table).joined(separator: "\n\n"))
+        }
+        return .success
+    }
+
+    /// Today's date in the local time zone, for a birth date.
+    static func today() -> CalendarDate? {
+        let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
+        return CalendarDate(year: year, month: month, day: day)
+    }
+
+    /// One configuration with what the human table says about it.
+    struct Section {
+        let configuration: WorkoutZoneConfiguration
+        let title: String
+        /// What the percentages are of: `of reserve`, `of FTP`.
+        let basis: String
+        /// The model's boundaries in percent, one per boundary.
+        let percentages: [Int]
+
+        /// The title, then one line per zone (numbered from 1) with its bounds and share.
+        var table: String {
+            func column(_ text: String, _ width: Int) -> String {
+                String(repeating: " ", count: max(0, width - text.count)) + text
+            }
+            var lines = [title, "  zone  from (>=)  to (<)  \(basis)"]
+            for zone in configuration.zones {
+                let share =
+                    switch zone.index {
+                    case 0: "below \(percentages[0]) %"
+                    case percentages.count: "\(percentages[zone.index - 1]) % and above"
+                    default: "\(percentages[zone.index - 1]) to \(percentages[zone.index]) %"
+                    }
+                lines.append(
+                    column(String(zone.index + 1), 6) + column(zone.minimum.map { $0.value.formatted } ?? "-", 11)
+                        + column(zone.maximum.map { $0.value.formatted } ?? "-", 8) + "  " + share)
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

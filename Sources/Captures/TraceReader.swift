@@ -50,7 +50,12 @@ public final class TraceReader {
         guard !finished else { return nil }
         while let (buffer, range) = try Self.nextLine(&lines, &lineNumber) {
             guard let range else { continue }
-            let record = try Self.parseRecord(try Self.object(buffer, range, line: lineNumber), line: lineNumber)
+            let record: TraceRecord
+            if let compact = Self.compactNotification(buffer, range) {
+                record = compact
+            } else {
+                record = try Self.parseRecord(try Self.object(buffer, range, line: lineNumber), line: lineNumber)
+            }
             guard record.time >= previousTime else {
                 throw TraceError(
                     line: lineNumber,
@@ -152,6 +157,66 @@ public final class TraceReader {
             return .notification(time: time, device: device, uuid: uuid, bytes: try Hex.decode(hex))
         } catch {
             throw TraceError(line: line, "\"hex\": \(error)")
+        }
+    }
+
+    /// The fast path for the line `record --trace` writes most: exactly
+    /// `{"t":12.345,"device":"hr","uuid":"2a37","hex":"16480003"}`, keys in that order, no spaces,
+    /// no escapes. Anything else (or anything wrong) returns nil and takes the general path, which
+    /// gives the same record or the error.
+    static func compactNotification(_ b: [UInt8], _ range: Range<Int>) -> TraceRecord? {
+        var i = range.lowerBound
+        let end = range.upperBound
+        func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard end - i >= count else { return false }
+            for k in 0..<count where b[i + k] != text.utf8Start[k] { return false }
+            i += count
+            return true
+        }
+        /// A string's contents up to the closing quote: no escapes, no control characters.
+        func plainString() -> Range<Int>? {
+            let start = i
+            while i < end {
+                let c = b[i]
+                if c == UInt8(ascii: "\"") {
+                    defer { i += 1 }
+                    return start..<i
+                }
+                if c == UInt8(ascii: "\\") || c < 0x20 { return nil }
+                i += 1
+            }
+            return nil
+        }
+        guard literal("{\"t\":") else { return nil }
+        let numberStart = i
+        while i < end, b[i] != UInt8(ascii: ",") { i += 1 }
+        // JSON's number grammar, checked by the general parser's rules.
+        guard let t = try? JSONValue(parsing: b, in: numberStart..<i).doubleValue, t.isFinite, t >= 0, t < 1e9,
+            literal(",\"device\":\""), let device = plainString(), literal(",\"uuid\":\""), let uuid = plainString(),
+            literal(",\"hex\":\""), let hex = plainString(), literal("}"), i == end, hex.count % 2 == 0,
+            let uuidValue = BluetoothUUID(String(decoding: b[uuid], as: UTF8.self))
+        else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(hex.count / 2)
+        var k = hex.lowerBound
+        while k < hex.upperBound {
+            guard let high = hexDigit(b[k]), let low = hexDigit(b[k + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            k += 2
+        }
+        return .notification(
+            time: .nanoseconds(Int64((t * 1e9).rounded())), device: String(decoding: b[device], as: UTF8.self),
+            uuid: uuidValue, bytes: bytes)
+    }
+
+    @inline(__always)
+    static func hexDigit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 

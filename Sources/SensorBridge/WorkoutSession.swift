@@ -59,14 +59,29 @@ public final class WorkoutSession: Sendable {
         var batch: [SessionItem] = []
         batch.reserveCapacity(4096)
         var latest = Duration.zero
+        var previousBatch = 0
         while true {
             if rings.drain(into: &batch) == 0 {
-                if rings.wait(timeout: tickInterval) == .timedOut {
-                    let time = now?() ?? latest
-                    try? builder.update { $0.tick(at: time) }
+                // While items stream in (a replay, a flood of notifications), look again for a few
+                // microseconds before parking: the producer refills the ring sooner than a wake-up
+                // through the kernel would arrive. A live sensor's single items never spin.
+                if previousBatch >= 16 {
+                    let deadline = ContinuousClock.now + .microseconds(50)
+                    while batch.isEmpty, ContinuousClock.now < deadline {
+                        sched_yield()
+                        rings.drain(into: &batch)
+                    }
                 }
-                continue
+                if batch.isEmpty {
+                    previousBatch = 0
+                    if rings.wait(timeout: tickInterval) == .timedOut {
+                        let time = now?() ?? latest
+                        try? builder.update { $0.tick(at: time) }
+                    }
+                    continue
+                }
             }
+            previousBatch = batch.count
             // Items of several rings are merged by time; one ring's items are in order already.
             if rings.rings.count > 1 { batch.sort { $0.time < $1.time } }
             var ended = false

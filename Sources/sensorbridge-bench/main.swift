@@ -4,8 +4,12 @@
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--replay-child", arguments.count == 2 {
+if arguments.count == 2, arguments[0] == "--replay-child" {
     ReplayBenchmark.child(path: arguments[1])
+    exit(0)
+}
+if arguments.count == 2, arguments[0] == "--write-trace" {
+    ReplayBenchmark.writeTrace(path: arguments[1])
     exit(0)
 }
 let json = arguments.contains("--json")

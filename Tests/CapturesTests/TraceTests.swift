@@ -1,4 +1,4 @@
-import Captures
+@testable import Captures
 import Foundation
 import GATT
 import Testing
@@ -77,5 +77,48 @@ import Testing
         let text = TraceWriter.text(trace)
         #expect(text.contains(#"{"t":12.345000001,"device":"power","uuid":"2a63","hex":"2000fa0001000004"}"#))
         #expect(try TraceReader.parse(Array(text.utf8)) == trace)
+    }
+}
+
+@Suite struct CompactNotificationTests {
+    /// The fast path must give exactly what the general parser gives, or step aside.
+    @Test(arguments: [
+        #"{"t":12.345,"device":"hr","uuid":"2a37","hex":"16480003"}"#,
+        #"{"t":0,"device":"power","uuid":"2A63","hex":"2000FA00"}"#,
+        #"{"t":1e2,"device":"hr","uuid":"00002a37-0000-1000-8000-00805f9b34fb","hex":""}"#,
+        #"{"t":3.5,"device":"h\u0072","uuid":"2a37","hex":"0048"}"#,
+        #"{"t":3.5,"device":"hr","uuid":"2a37","hex":"0048","rssi":-60}"#,
+        #"{ "t":3.5,"device":"hr","uuid":"2a37","hex":"0048"}"#,
+        #"{"t":01,"device":"hr","uuid":"2a37","hex":"0048"}"#,
+        #"{"t":-1,"device":"hr","uuid":"2a37","hex":"0048"}"#,
+        #"{"t":3.5,"device":"hr","uuid":"2a37","hex":"004"}"#,
+        #"{"t":3.5,"device":"hr","uuid":"2a37","hex":"00zz"}"#,
+        #"{"t":3.5,"device":"hr","uuid":"zz","hex":"00"}"#,
+        #"{"t":3.5,"device":"hr","uuid":"2a37","hex":"00"}x"#,
+    ])
+    func fastPathAgreesWithTheGeneralParser(_ line: String) {
+        let general: Result<TraceRecord, TraceError> = Result {
+            () throws(TraceError) -> TraceRecord in
+            try TraceReader.parse(Array("\(TraceTests.header)\n\(line)\n".utf8)).records[0]
+        }
+        let fast = TraceReader.compactNotification(Array(line.utf8), 0..<line.utf8.count)
+        if let fast {
+            #expect(general == .success(fast))
+        } else if case .success(let record) = general {
+            // The fast path stepped aside; the general parser read it.
+            #expect(record.time >= .zero)
+        }
+    }
+
+    @Test func bundledCapturesTakeTheFastPath() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Captures/ride-60min-hr-power.jsonl")
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").dropFirst()
+        let notifications = lines.filter { $0.contains("\"hex\"") }
+        #expect(notifications.count > 18000)
+        for line in notifications.prefix(500) {
+            let bytes = Array(line.utf8)
+            #expect(TraceReader.compactNotification(bytes, 0..<bytes.count) != nil, "\(line)")
+        }
     }
 }

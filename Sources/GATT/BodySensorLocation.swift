@@ -4,27 +4,17 @@ public struct BodySensorLocation: GATTCharacteristicValue {
     public static let uuid = BluetoothUUID.bodySensorLocation
 
     /// The location. Values 7–255 are reserved for future use and decode as `.reserved(value)`.
-    public enum Location: Sendable, Hashable {
+    public enum Location: AssignedValue {
         case other, chest, wrist, finger, hand, earLobe, foot
         case reserved(UInt8)
 
-        static let assigned: [Location] = [.other, .chest, .wrist, .finger, .hand, .earLobe, .foot]
-        static let names = ["other", "chest", "wrist", "finger", "hand", "earLobe", "foot"]
-
-        public init(rawValue: UInt8) {
-            self = Int(rawValue) < Location.assigned.count ? Location.assigned[Int(rawValue)] : .reserved(rawValue)
-        }
-
-        public var rawValue: UInt8 {
+        public var reservedValue: UInt8? {
             if case .reserved(let value) = self { return value }
-            return UInt8(Location.assigned.firstIndex(of: self) ?? 0)
+            return nil
         }
 
-        /// The lowerCamelCase name (`earLobe`), or `reserved(9)`.
-        public var name: String {
-            if case .reserved(let value) = self { return "reserved(\(value))" }
-            return Location.names[Int(rawValue)]
-        }
+        public static let assigned: [Location] = [.other, .chest, .wrist, .finger, .hand, .earLobe, .foot]
+        public static let names = ["other", "chest", "wrist", "finger", "hand", "earLobe", "foot"]
     }
 
     public var location: Location

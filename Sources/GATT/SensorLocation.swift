@@ -5,34 +5,24 @@ public struct SensorLocation: GATTCharacteristicValue {
 
     /// The location. Values 17–255 are reserved for future use and decode as `.reserved(value)`,
     /// not as an error, so a newer sensor still works.
-    public enum Location: Sendable, Hashable {
+    public enum Location: AssignedValue {
         case other, topOfShoe, inShoe, hip, frontWheel, leftCrank, rightCrank, leftPedal, rightPedal
         case frontHub, rearDropout, chainstay, rearWheel, rearHub, chest, spider, chainRing
         case reserved(UInt8)
 
-        static let assigned: [Location] = [
+        public var reservedValue: UInt8? {
+            if case .reserved(let value) = self { return value }
+            return nil
+        }
+
+        public static let assigned: [Location] = [
             .other, .topOfShoe, .inShoe, .hip, .frontWheel, .leftCrank, .rightCrank, .leftPedal, .rightPedal,
             .frontHub, .rearDropout, .chainstay, .rearWheel, .rearHub, .chest, .spider, .chainRing,
         ]
-        static let names = [
+        public static let names = [
             "other", "topOfShoe", "inShoe", "hip", "frontWheel", "leftCrank", "rightCrank", "leftPedal", "rightPedal",
             "frontHub", "rearDropout", "chainstay", "rearWheel", "rearHub", "chest", "spider", "chainRing",
         ]
-
-        public init(rawValue: UInt8) {
-            self = Int(rawValue) < Location.assigned.count ? Location.assigned[Int(rawValue)] : .reserved(rawValue)
-        }
-
-        public var rawValue: UInt8 {
-            if case .reserved(let value) = self { return value }
-            return UInt8(Location.assigned.firstIndex(of: self) ?? 0)
-        }
-
-        /// The lowerCamelCase name (`leftCrank`), or `reserved(17)`.
-        public var name: String {
-            if case .reserved(let value) = self { return "reserved(\(value))" }
-            return Location.names[Int(rawValue)]
-        }
     }
 
     public var location: Location

@@ -214,22 +214,3 @@ private struct NaiveClassifier {
         previous = (time, zone.index)
     }
 }
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a fixed seed gives the same rides on every machine.
-private struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A double in `[low, high)`.
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) * 0x1p-53
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import GATT
+import SensorCore
 import SensorTestSupport
 import Testing
 

@@ -1,0 +1,21 @@
+/// A small, seeded, reproducible random number generator (SplitMix64, Steele, Lea and Flood
+/// 2014) for property tests and benchmark data: a fixed seed draws the same values on every
+/// machine, so a failing random test fails the same way again. Not for anything secret.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A double in `[low, high)`.
+    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(next() >> 11) * 0x1p-53
+    }
+}

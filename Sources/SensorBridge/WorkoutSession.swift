@@ -82,8 +82,12 @@ public final class WorkoutSession: Sendable {
                 }
             }
             previousBatch = batch.count
-            // Items of several rings are merged by time; one ring's items are in order already.
-            if rings.rings.count > 1 { batch.sort { $0.time < $1.time } }
+            // Items of several rings are merged by time; one ring's items are in order already
+            // and keep it (a stable merge: an event and a sample at the same time stay as pushed).
+            if rings.rings.count > 1 {
+                batch = batch.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+                    .map(\.element)
+            }
             var ended = false
             var warnings: [String] = []
             try? builder.update { m in

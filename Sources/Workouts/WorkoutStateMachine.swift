@@ -5,9 +5,12 @@ public import Zones
 /// The live workout builder's logic as a pure state machine: inputs in, outputs queued for
 /// `nextOutput()`. No I/O, no clock, no locks; `LiveWorkoutBuilder` wraps it for threads.
 ///
-/// Inputs must come in time order per source; an input stamped earlier than one already
-/// processed (two sensors' rings drained one after the other) is treated as arriving at the
-/// latest time processed, so the zone attribution never runs backwards.
+/// Inputs must come in time order per source. Samples are kept in order per quantity type: one
+/// stamped earlier than the latest sample of its type, or than the latest pause, resume, lap,
+/// activity change or end, is treated as arriving at that time, so the zone attribution never
+/// runs backwards. Samples of different types need no order between them (two sensors' rings are
+/// drained one after the other). A control event is treated as arriving no earlier than
+/// anything already processed.
 public struct WorkoutStateMachine: Sendable {
     public private(set) var state = WorkoutBuilderState.notStarted
     /// Zones set for this workout only, before collection begins (source `.custom`).
@@ -24,7 +27,12 @@ public struct WorkoutStateMachine: Sendable {
 
     private var startDate = Date(timeIntervalSince1970: 0)
     private var start = Duration.zero
+    /// The latest time of anything processed.
     private var latest = Duration.zero
+    /// The latest control event's time: no sample may be placed before it.
+    private var controlTime = Duration.zero
+    /// The latest sample's time of each quantity type.
+    private var latestSample: [QuantityType: Duration] = [:]
     private var classifiers: [QuantityType: ZoneClassifier] = [:]
     private var statistics = StatisticsAccumulator(start: .zero)
     private var activities: [WorkoutActivity] = []
@@ -81,6 +89,7 @@ public struct WorkoutStateMachine: Sendable {
         guard state == .notStarted else { throw .invalidTransition(action: "begin collecting", state: state) }
         start = time
         latest = time
+        controlTime = time
         startDate = date
         if zonesDate == nil {
             let day = ISO8601.calendarDay(date.timeIntervalSince1970)
@@ -103,7 +112,9 @@ public struct WorkoutStateMachine: Sendable {
     public mutating func add(_ sample: Sample) {
         guard state == .collecting || state == .paused, sample.time >= start else { return }
         var sample = sample
-        sample.time = clamp(sample.time)
+        sample.time = max(sample.time, controlTime, latestSample[sample.type] ?? start)
+        latestSample[sample.type] = sample.time
+        latest = max(latest, sample.time)
         samples.append(sample)
         statistics.add(sample)
         if classifiers[sample.type] != nil {
@@ -165,12 +176,12 @@ public struct WorkoutStateMachine: Sendable {
 
     public mutating func sensorLost(_ sensor: SensorID, at time: Duration) {
         guard state == .collecting || state == .paused else { return }
-        record(WorkoutEvent(time: clamp(time), kind: .sensorLost(sensors[sensor] ?? sensor.description)))
+        record(WorkoutEvent(time: max(time, controlTime), kind: .sensorLost(sensors[sensor] ?? sensor.description)))
     }
 
     public mutating func sensorRegained(_ sensor: SensorID, at time: Duration) {
         guard state == .collecting || state == .paused else { return }
-        record(WorkoutEvent(time: clamp(time), kind: .sensorRegained(sensors[sensor] ?? sensor.description)))
+        record(WorkoutEvent(time: max(time, controlTime), kind: .sensorRegained(sensors[sensor] ?? sensor.description)))
     }
 
     /// Counts notifications that did not decode and samples a full ring refused.
@@ -254,8 +265,10 @@ public struct WorkoutStateMachine: Sendable {
 
     // MARK: Private
 
+    /// The time a control event takes effect: no earlier than anything processed.
     private mutating func clamp(_ time: Duration) -> Duration {
         latest = max(latest, time)
+        controlTime = latest
         return latest
     }
 

@@ -1,0 +1,93 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import Testing
+import Workouts
+import Zones
+
+@Suite struct WorkoutSessionTests {
+    static func builder() throws -> LiveWorkoutBuilder {
+        var machine = WorkoutStateMachine()
+        try machine.setCustomZoneConfiguration(WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 140]))
+        try machine.setCustomZoneConfiguration(WorkoutZoneConfiguration(quantityType: .cyclingPower, boundaryValues: [150, 250]))
+        let builder = LiveWorkoutBuilder(machine)
+        try builder.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 0))
+        return builder
+    }
+
+    static func sample(_ type: QuantityType, _ value: Double, _ t: Double) -> SessionItem {
+        .sample(Sample(sensor: SensorID(type == .heartRate ? 1 : 2), type: type, value: value, time: .milliseconds(Int64(t * 1000))))
+    }
+
+    /// Two producers on two threads, each with its own ring, one consumer: the workout is the
+    /// same as when everything comes through one ring in time order.
+    @Test func twoProducersGiveTheSameWorkoutAsOne() throws {
+        let heart = (0..<600).map { Self.sample(.heartRate, 110 + Double($0 % 40), Double($0)) }
+        let power = (0..<2400).map { Self.sample(.cyclingPower, 100 + Double($0 % 200), Double($0) / 4 + 0.1) }
+        let end = SessionItem.control(SessionControl(.end, at: .seconds(600)))
+
+        let merged = (heart + power).sorted { $0.time < $1.time } + [end]
+        let single = WorkoutSession(builder: try Self.builder())
+        let ring = single.makeRing()
+        let one = try single.run(producers: [{ for item in merged { while !ring.hasRoom {}; ring.push(item) } }]).get()
+
+        let double = WorkoutSession(builder: try Self.builder())
+        let heartRing = double.makeRing(capacity: 64)
+        let powerRing = double.makeRing(capacity: 64)
+        let heartDone = DispatchSemaphore(value: 0)
+        let two = try double.run(producers: [
+            {
+                for item in heart { while !heartRing.hasRoom {}; heartRing.push(item) }
+                heartDone.signal()
+            },
+            {
+                for item in power { while !powerRing.hasRoom {}; powerRing.push(item) }
+                heartDone.wait()  // `end` only after both producers are done
+                while !powerRing.hasRoom {}
+                powerRing.push(end)
+            },
+        ]).get()
+
+        #expect(two.zoneGroupsByType == one.zoneGroupsByType)
+        #expect(two.statistics == one.statistics)
+        #expect(two.samples.count == 3000)
+        #expect(two.statistics.droppedSamples == 0)
+    }
+
+    @Test func droppedSamplesReachTheStatistics() throws {
+        let session = WorkoutSession(builder: try Self.builder())
+        let ring = session.makeRing(capacity: 4)
+        let workout = try session.run(producers: [
+            {
+                // A producer that never waits: pushes into a ring nobody may have drained yet.
+                for i in 0..<10_000 { ring.push(Self.sample(.heartRate, 130, Double(i) / 1000)) }
+                while !ring.hasRoom {}
+                ring.push(.control(SessionControl(.end, at: .seconds(11))))
+            }
+        ]).get()
+        #expect(workout.statistics.droppedSamples == ring.droppedCount)
+        #expect(workout.samples.count + workout.statistics.droppedSamples == 10_000)
+    }
+
+    @Test func builderOutputsArriveAsAnAsyncSequence() async throws {
+        let builder = try Self.builder()
+        builder.add([
+            Sample(sensor: SensorID(1), type: .heartRate, value: 100, time: .seconds(1)),
+            Sample(sensor: SensorID(1), type: .heartRate, value: 130, time: .seconds(2)),
+        ])
+        try builder.pause(at: .seconds(3))
+        try builder.endCollection(at: .seconds(4))
+        _ = try builder.finishWorkout()
+        var kinds: [String] = []
+        for await output in builder.outputs {
+            switch output {
+            case .state(let state): kinds.append(state.rawValue)
+            case .zoneUpdate(let update): kinds.append("zone \(update.currentZoneIndex ?? -1)")
+            case .event(let event): kinds.append(event.name)
+            case .statistics: kinds.append("statistics")
+            }
+        }
+        // The stream ends after `finished`.
+        #expect(kinds == ["collecting", "zone 0", "zone 1", "pause", "paused", "ended", "finished"])
+    }
+}

@@ -36,9 +36,12 @@ public final class WorkoutStore {
     init(path: String, migrations: [Migration], busyTimeoutMilliseconds: Int32 = 5000) throws(WorkoutStoreError) {
         let isFile = path != Self.inMemoryPath
         let existed = isFile && FileManager.default.fileExists(atPath: path)
-        if isFile && !existed { try Self.createFolder(of: path) }
+        if isFile && !existed {
+            try Self.createFolder(of: path)
+            try Self.createFile(path)
+        }
         do {
-            connection = try Self.open(path, migrations: migrations, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            connection = try Self.openConnection(path, migrations: migrations, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         } catch {
             // A store this call created and could not set up is removed again: nothing changed.
             if isFile && !existed {
@@ -48,7 +51,7 @@ public final class WorkoutStore {
         }
     }
 
-    private static func open(_ path: String, migrations: [Migration], busyTimeoutMilliseconds: Int32) throws
+    private static func openConnection(_ path: String, migrations: [Migration], busyTimeoutMilliseconds: Int32) throws
         -> SQLiteConnection
     {
         let connection = try SQLiteConnection(path: path)
@@ -81,6 +84,23 @@ public final class WorkoutStore {
             throw [EACCES, EPERM, EROFS].contains(code)
                 ? .readOnly(path: path, reason: reason) : .cannotOpen(path: path, reason: reason)
         }
+    }
+
+    /// Creates the empty file SQLite will fill, so that a refusal is reported with the system's
+    /// own reason (SQLite retries a failed create read-only and reports that error instead).
+    private static func createFile(_ path: String) throws(WorkoutStoreError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = "cannot create the file: \(String(cString: strerror(code)))"
+            switch code {
+            case EEXIST: return
+            case EACCES, EPERM, EROFS: throw .readOnly(path: path, reason: reason)
+            case ENOSPC: throw .diskFull(path: path)
+            default: throw .cannotOpen(path: path, reason: reason)
+            }
+        }
+        close(descriptor)
     }
 
     /// The default location: `$XDG_DATA_HOME/sensorbridge/workouts.sqlite` when `XDG_DATA_HOME` is

@@ -203,10 +203,11 @@ enum Schema {
             PRIMARY KEY (workout_id, position)
         ) STRICT;
 
-        -- The person's profile, for the system zones: at most one row.
+        -- The person's profile, for the system zones: at most one row. (date(d, '+0 days') turns
+        -- February 30 into March 2, so only a day that exists equals itself.)
         CREATE TABLE profile (
             id INTEGER PRIMARY KEY CHECK (id = 1),
-            birth_date TEXT CHECK (birth_date IS NULL OR (date(birth_date) = birth_date)),
+            birth_date TEXT CHECK (birth_date IS NULL OR date(birth_date, '+0 days') IS birth_date),
             age INTEGER CHECK (age BETWEEN 1 AND 120),
             resting_heart_rate INTEGER CHECK (resting_heart_rate BETWEEN 20 AND 250),
             maximum_heart_rate INTEGER CHECK (maximum_heart_rate BETWEEN 20 AND 250),

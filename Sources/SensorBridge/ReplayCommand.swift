@@ -2,6 +2,7 @@ import Captures
 import Foundation
 import SensorCore
 import Workouts
+import WorkoutStore
 import Zones
 
 /// `sensorbridge replay FILE`: a recorded trace through the whole live pipeline into a zoned workout.
@@ -11,6 +12,8 @@ enum ReplayCommand {
 
         Replays a JSONL trace (Captures/*.jsonl, or one written by 'record --trace') through the
         decoders, the sample ring and the live workout builder, and prints the zoned workout.
+        Zones and profile come from the workout store ('sensorbridge zones set', 'sensorbridge
+        profile set') when it exists; the flags below override them.
 
         Options:
           --pace fast|realtime|N     fast (default), the recording's pace, or N times it
@@ -23,17 +26,23 @@ enum ReplayCommand {
           --ftp N                    functional threshold power in W for the system power zones
           --json                     one JSON object instead of the summary
           --events                   with --json, also every zone update
+          --save                     store the workout and print its id; samples are journaled
+                                     every half second as it replays, so an interrupted replay
+                                     can be finished with 'sensorbridge workouts recover'
+        \(StoreLocation.help)
 
         Examples:
           sensorbridge replay Captures/ride-60min-hr-power.jsonl --age 40 --resting-hr 50 --ftp 250
           sensorbridge replay Captures/run-30min-hr.jsonl --hr-zones 120,140,155,170 --json
+          sensorbridge replay Captures/ride-60min-hr-power.jsonl --save --store /tmp/rides.sqlite
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "replay",
-            options: Set(["pace", "activity", "hr-zones", "power-zones"]).union(ProfileArguments.options),
-            flags: ["json", "events"])
+            options: Set(["pace", "activity", "hr-zones", "power-zones", StoreLocation.option])
+                .union(ProfileArguments.options),
+            flags: ["json", "events", "save"])
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -59,13 +68,15 @@ enum ReplayCommand {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
         }
 
-        let profile = try ProfileArguments.profile(from: arguments)
-        let preferences = ZonePreferences(profile: profile)
+        let save = arguments.has("save")
+        let store = try openStore(arguments, context, create: save)
+        var preferences = try store?.preferences() ?? ZonePreferences()
+        preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
         try ProfileArguments.checkModels(preferences, arguments)
         var machine = WorkoutStateMachine(activityType: activity, preferences: preferences)
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             if let text = arguments[flag] {
-                try machine.setCustomZoneConfiguration(try zoneConfiguration(text, type, flag: flag))
+                try machine.setCustomZoneConfiguration(try zoneConfiguration(text, type, label: "--\(flag)"))
             }
         }
 
@@ -78,29 +89,66 @@ enum ReplayCommand {
         }
         let replayer = TraceReplayer(trace: trace, pace: pace)
         machine.sensors = replayer.sensorNames
+        var recorder: WorkoutRecorder?
+        if save, let store {
+            recorder = try WorkoutRecorder(
+                path: store.path,
+                start: RecordingStart(
+                    startDate: trace.header.start, start: .zero, activityType: activity,
+                    zoneConfigurations: Dictionary(
+                        uniqueKeysWithValues: WorkoutStateMachine.zonedTypes.compactMap { type in
+                            machine.zoneConfiguration(for: type).map { (type, $0) }
+                        }),
+                    sensors: replayer.sensorNames))
+            context.errors.line("sensorbridge replay: saving workout \(recorder!.workoutID) to \(store.path) as it replays")
+            context.errors.flush()
+        }
         let builder = LiveWorkoutBuilder(machine)
         try builder.beginCollection(at: .zero, date: trace.header.start)
         let started = ContinuousClock.now
+        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: replayer.sensorNames) }
         let session: WorkoutSession
         if case .speed(let factor) = pace {
-            session = WorkoutSession(builder: builder, now: { (ContinuousClock.now - started) * factor })
+            session = WorkoutSession(builder: builder, now: { (ContinuousClock.now - started) * factor }, journal: journal)
         } else {
-            session = WorkoutSession(builder: builder)
+            session = WorkoutSession(builder: builder, journal: journal)
         }
         let ring = session.makeRing()
-        let workout = try session.run(producers: [{ replayer.produce(into: ring, started: started) }]).get()
+        let result = session.run(producers: [{ replayer.produce(into: ring, started: started) }])
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
+        let workout: Workout
+        do {
+            workout = try result.get()
+        } catch {
+            try? recorder?.discard()
+            throw error
+        }
+        let id = try recorder?.finish(workout)
 
         if arguments.has("json") {
-            context.output.line(WorkoutJSON.object(workout, zoneUpdates: arguments.has("events")).serialized)
+            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
         } else {
             context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint(machine)))
+            if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
         }
         return .success
     }
 
-    /// Parses `120,140,155,170` into custom zones of `type`.
-    static func zoneConfiguration(_ text: String, _ type: QuantityType, flag: String) throws(UsageError)
+    /// The store with the person's preferences: opened (and created) when the workout is saved;
+    /// otherwise only when it exists, and nil when it does not (a replay alone creates nothing).
+    static func openStore(_ arguments: CommandArguments, _ context: CommandContext, create: Bool) throws
+        -> WorkoutStore?
+    {
+        if create { return try StoreLocation.open(arguments, context) }
+        guard let path = try StoreLocation.path(arguments, context), FileManager.default.fileExists(atPath: path) else {
+            return nil
+        }
+        return try StoreLocation.open(arguments, context, noteUnfinished: false)
+    }
+
+    /// Parses `120,140,155,170` into custom zones of `type`; `label` names the argument in messages
+    /// (`--hr-zones`).
+    static func zoneConfiguration(_ text: String, _ type: QuantityType, label: String) throws(UsageError)
         -> WorkoutZoneConfiguration
     {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -109,24 +157,24 @@ enum ReplayCommand {
         var values: [Double] = []
         for part in parts {
             guard let value = Double(part) else {
-                throw UsageError("--\(flag): '\(part)' is not a number; give boundaries such as 120,140,155,170")
+                throw UsageError("\(label): '\(part)' is not a number; give boundaries such as 120,140,155,170")
             }
             values.append(value)
         }
         do {
             return try WorkoutZoneConfiguration(quantityType: type, boundaryValues: values)
         } catch {
-            throw UsageError("--\(flag) \(text): \(error)")
+            throw UsageError("\(label) \(text): \(error)")
         }
     }
 
     static func missingZonesHint(_ machine: WorkoutStateMachine) -> String? {
         var missing: [String] = []
         if machine.zoneConfiguration(for: .heartRate) == nil {
-            missing.append("heart-rate zones need --hr-zones, or --age and --resting-hr")
+            missing.append("heart-rate zones need --hr-zones, or --age and --resting-hr (or 'sensorbridge profile set')")
         }
         if machine.zoneConfiguration(for: .cyclingPower) == nil {
-            missing.append("power zones need --power-zones or --ftp")
+            missing.append("power zones need --power-zones or --ftp (or 'sensorbridge profile set --ftp')")
         }
         return missing.isEmpty ? nil : "No zones for some quantities: " + missing.joined(separator: "; ") + "."
     }
@@ -150,7 +198,11 @@ enum ProfileArguments {
         }
     }
 
-    static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
+    /// `profile` with the values the flags give replacing its own (an age replaces a birth date and
+    /// the other way round).
+    static func profile(from arguments: CommandArguments, updating profile: AthleteProfile = AthleteProfile())
+        throws(UsageError) -> AthleteProfile
+    {
         func whole(_ flag: String, _ range: ClosedRange<Int>, _ what: String) throws(UsageError) -> Int? {
             guard let value = try arguments.number(flag, in: Double(range.lowerBound)...Double(range.upperBound)) else {
                 return nil
@@ -158,17 +210,24 @@ enum ProfileArguments {
             guard value.rounded() == value else { throw UsageError("--\(flag) needs a whole number of \(what)") }
             return Int(value)
         }
-        var birthDate: CalendarDate?
+        var profile = profile
         if let text = arguments["birth-date"] {
             guard let date = CalendarDate(iso8601: text) else {
                 throw UsageError("--birth-date \(text) is not a date; write it as YYYY-MM-DD")
             }
-            birthDate = date
+            profile.birthDate = date
+            profile.age = nil
         }
-        return AthleteProfile(
-            birthDate: birthDate, age: try whole("age", AthleteProfile.ageRange, "years"),
-            restingHeartRate: try whole("resting-hr", AthleteProfile.heartRateRange, "beats per minute"),
-            maximumHeartRate: try whole("max-hr", AthleteProfile.heartRateRange, "beats per minute"),
-            functionalThresholdPower: try whole("ftp", AthleteProfile.functionalThresholdPowerRange, "watts"))
+        if let age = try whole("age", AthleteProfile.ageRange, "years") {
+            guard arguments["birth-date"] == nil else { throw UsageError("give --age or --birth-date, not both") }
+            profile.age = age
+            profile.birthDate = nil
+        }
+        if let rate = try whole("resting-hr", AthleteProfile.heartRateRange, "beats per minute") { profile.restingHeartRate = rate }
+        if let rate = try whole("max-hr", AthleteProfile.heartRateRange, "beats per minute") { profile.maximumHeartRate = rate }
+        if let power = try whole("ftp", AthleteProfile.functionalThresholdPowerRange, "watts") {
+            profile.functionalThresholdPower = power
+        }
+        return profile
     }
 }

@@ -20,7 +20,9 @@ public enum SensorBridgeCLI {
     static let subcommands: [Subcommand] = [
         Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
         Subcommand(name: "replay", summary: "replay a recorded trace into a zoned workout", run: ReplayCommand.run),
-
+        Subcommand(name: "workouts", summary: "stored workouts: list, show, delete, zones, recover", run: WorkoutsCommand.run),
+        Subcommand(name: "profile", summary: "your profile for the system zones: set, show, reset", run: ProfileCommand.run),
+        Subcommand(name: "zones", summary: "your preferred zones: set, show, reset", run: ZonePreferencesCommand.run),
     ]
 
     static let overview = """

@@ -40,6 +40,8 @@ import Zones
         let path = folder.file("nested/folders/workouts.sqlite")
         let original = try ride()
         let id = try WorkoutStore(path: path).save(original)
+        // The store is gone, so its connection is closed: the last one checkpoints the WAL and deletes it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("nested/folders")) == ["workouts.sqlite"])
         let reopened = try WorkoutStore(path: path)
         #expect(try reopened.workout(id) == original)
         #expect(try reopened.connection.scalarText("PRAGMA journal_mode") == "wal")

@@ -3,8 +3,9 @@ import CSQLite
 /// One SQLite connection: the only owner of its `sqlite3*`, closed in `deinit`.
 ///
 /// Opened in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`): a connection, and its statements,
-/// must be used by one thread at a time. Statements keep their connection alive, so the handle is
-/// closed only after every statement is finalized.
+/// must be used by one thread at a time. It is closed with `sqlite3_close_v2`, which SQLite defers
+/// until every statement is finalized; closing the last connection to a file checkpoints its WAL
+/// and deletes it.
 final class SQLiteConnection {
     let handle: OpaquePointer
     /// The file name as given (`:memory:` for an in-memory database).
@@ -28,7 +29,7 @@ final class SQLiteConnection {
     }
 
     deinit {
-        statementCache.removeAll()
+        statementCache.removeAll()  // finalizes the cached statements first
         sqlite3_close_v2(handle)
     }
 
@@ -47,7 +48,7 @@ final class SQLiteConnection {
             sqlite3_finalize(statement)
             throw SQLiteError(result, connection: handle, sql: sql)
         }
-        return SQLiteStatement(handle: statement, connection: self, sql: sql)
+        return SQLiteStatement(handle: statement, sql: sql)
     }
 
     /// A prepared statement for `sql`, compiled once per connection and reused: the way to run the

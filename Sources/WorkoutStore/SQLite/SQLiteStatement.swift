@@ -1,26 +1,28 @@
 import CSQLite
 
-/// One prepared statement: the only owner of its `sqlite3_stmt*`, finalized in `deinit`. Keeps its
-/// connection alive.
+/// One prepared statement: the only owner of its `sqlite3_stmt*`, finalized in `deinit`. It holds
+/// no reference to its connection (the connection's statement cache holds it): a connection closed
+/// with `sqlite3_close_v2` stays open inside SQLite until its last statement is finalized.
 ///
 /// Bind with `bind(_:)` (or `run(_:)`, which also steps to the end), then `step()` through the rows
 /// and read columns by 0-based index. Arguments are bound 1-based in order, as `?` placeholders
 /// appear in the SQL.
 final class SQLiteStatement {
     private let handle: OpaquePointer
-    private let connection: SQLiteConnection
     let sql: String
 
-    init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+    init(handle: OpaquePointer, sql: String) {
         self.handle = handle
-        self.connection = connection
         self.sql = sql
     }
+
+    /// The statement's connection. The corresponding C function is `sqlite3_db_handle`.
+    private var connectionHandle: OpaquePointer? { sqlite3_db_handle(handle) }
 
     deinit { sqlite3_finalize(handle) }
 
     private func check(_ result: Int32) throws(SQLiteError) {
-        guard result == SQLITE_OK else { throw SQLiteError(result, connection: connection.handle, sql: sql) }
+        guard result == SQLITE_OK else { throw SQLiteError(result, connection: connectionHandle, sql: sql) }
     }
 
     // MARK: Binding
@@ -78,7 +80,7 @@ final class SQLiteStatement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = SQLiteError(result, connection: connection.handle, sql: sql)
+            let error = SQLiteError(result, connection: connectionHandle, sql: sql)
             reset()
             throw error
         }

@@ -5,8 +5,10 @@ public import Zones
 
 /// A ride made up for tests and benchmarks, built by the real `WorkoutStateMachine`: heart rate
 /// at 1 Hz with an RR interval per beat, power and cadence at 4 Hz, five-minute blocks climbing
-/// through the zones, two pauses, a power dropout (sensor lost and regained) and a lap every ten
-/// minutes. With `runAfter`, a multisport workout: the bike, then a run with heart rate only.
+/// through the zones (each block in the middle of a default zone for age 40, resting heart rate
+/// 50 and FTP 250 W, with noise of ±3 bpm and ±15 W), two pauses, a power dropout (sensor lost
+/// and regained) and a lap every ten minutes. With `runAfter`, a multisport workout: the bike,
+/// then a run with heart rate only.
 public enum SyntheticRide {
     /// The sensors: 1 is the heart-rate strap, 2 the power meter.
     public static let sensors: [SensorID: String] = [SensorID(1): "hr", SensorID(2): "power"]
@@ -45,14 +47,14 @@ public enum SyntheticRide {
                 if second == dropout.upperBound { machine.sensorRegained(power, at: time) }
             }
             // Blocks of five minutes: 0, 1, 2, 3, 4, 0, ... steps up the zones.
-            let block = Double(second / 300 % 5)
+            let block = second / 300 % 5
             if quarter % 4 == 0 {
-                let bpm = (115 + 13 * block + heartRateShift + Double(Int.random(in: -3...3, using: &random))).rounded()
+                let bpm = (121 + 13 * Double(block) + heartRateShift + Double(Int.random(in: -3...3, using: &random))).rounded()
                 machine.add(Sample(sensor: hr, type: .heartRate, value: bpm, time: time))
                 machine.add(Sample(sensor: hr, type: .rrInterval, value: (60 / bpm * 1024).rounded() / 1024, time: time))
             }
             if !running, !dropout.contains(second) {
-                let watts = 120 + 45 * block + Double(Int.random(in: -15...15, using: &random))
+                let watts = [110.0, 163, 206, 244, 281][block] + Double(Int.random(in: -15...15, using: &random))
                 machine.add(Sample(sensor: power, type: .cyclingPower, value: watts, time: time))
                 machine.add(Sample(sensor: power, type: .cyclingCadence, value: Double(Int.random(in: 82...96, using: &random)), time: time))
             }

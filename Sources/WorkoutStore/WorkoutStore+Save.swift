@@ -41,11 +41,13 @@ extension WorkoutStore {
 
         try insertStatistics(workout.statistics, workout: workoutID)
 
-        var configurationIDs: [WorkoutZoneConfiguration: Int64] = [:]
+        // A workout has a configuration or two, shared by its groups and zone updates: a short list
+        // compared with `==` (which sees the shared zones array at once) beats hashing them.
+        var configurationIDs: [(configuration: WorkoutZoneConfiguration, id: Int64)] = []
         func configurationID(_ configuration: WorkoutZoneConfiguration) throws -> Int64 {
-            if let known = configurationIDs[configuration] { return known }
+            if let known = configurationIDs.first(where: { $0.configuration == configuration }) { return known.id }
             let id = try self.configurationID(configuration)
-            configurationIDs[configuration] = id
+            configurationIDs.append((configuration, id))
             return id
         }
         func insertZoneGroups(_ groups: [QuantityType: WorkoutZoneGroup], activity: Int64?) throws {

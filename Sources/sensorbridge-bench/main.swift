@@ -10,6 +10,7 @@ let names = arguments.filter { !$0.hasPrefix("--") }
 let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
     ("decode", "GATT notifications decoded per second", DecodeBenchmark.run),
     ("ring", "SampleRing vs AsyncStream and a Mutex queue; wake-up latency; parked CPU", RingBenchmark.run),
+    ("store", "SQLite store: sample inserts, saving a 3-hour ride, weekly zones over 1,000 workouts", StoreBenchmark.run),
 ]
 
 guard let name = names.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {

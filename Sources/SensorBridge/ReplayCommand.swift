@@ -69,7 +69,8 @@ enum ReplayCommand {
         }
 
         let save = arguments.has("save")
-        let store = try openStore(arguments, context, create: save)
+        // The person's profile and zones: from the store when it exists (a replay alone creates none).
+        let store = save ? try StoreLocation.open(arguments, context) : try StoreLocation.openIfPresent(arguments, context)
         var preferences = try store?.preferences() ?? ZonePreferences()
         preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
         try ProfileArguments.checkModels(preferences, arguments)
@@ -134,18 +135,6 @@ enum ReplayCommand {
         return .success
     }
 
-    /// The store with the person's preferences: opened (and created) when the workout is saved;
-    /// otherwise only when it exists, and nil when it does not (a replay alone creates nothing).
-    static func openStore(_ arguments: CommandArguments, _ context: CommandContext, create: Bool) throws
-        -> WorkoutStore?
-    {
-        if create { return try StoreLocation.open(arguments, context) }
-        guard let path = try StoreLocation.path(arguments, context), FileManager.default.fileExists(atPath: path) else {
-            return nil
-        }
-        return try StoreLocation.open(arguments, context, noteUnfinished: false)
-    }
-
     /// Parses `120,140,155,170` into custom zones of `type`; `label` names the argument in messages
     /// (`--hr-zones`).
     static func zoneConfiguration(_ text: String, _ type: QuantityType, label: String) throws(UsageError)
@@ -198,11 +187,7 @@ enum ProfileArguments {
         }
     }
 
-    /// `profile` with the values the flags give replacing its own (an age replaces a birth date and
-    /// the other way round).
-    static func profile(from arguments: CommandArguments, updating profile: AthleteProfile = AthleteProfile())
-        throws(UsageError) -> AthleteProfile
-    {
+    static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
         func whole(_ flag: String, _ range: ClosedRange<Int>, _ what: String) throws(UsageError) -> Int? {
             guard let value = try arguments.number(flag, in: Double(range.lowerBound)...Double(range.upperBound)) else {
                 return nil
@@ -210,24 +195,17 @@ enum ProfileArguments {
             guard value.rounded() == value else { throw UsageError("--\(flag) needs a whole number of \(what)") }
             return Int(value)
         }
-        var profile = profile
+        var birthDate: CalendarDate?
         if let text = arguments["birth-date"] {
             guard let date = CalendarDate(iso8601: text) else {
                 throw UsageError("--birth-date \(text) is not a date; write it as YYYY-MM-DD")
             }
-            profile.birthDate = date
-            profile.age = nil
+            birthDate = date
         }
-        if let age = try whole("age", AthleteProfile.ageRange, "years") {
-            guard arguments["birth-date"] == nil else { throw UsageError("give --age or --birth-date, not both") }
-            profile.age = age
-            profile.birthDate = nil
-        }
-        if let rate = try whole("resting-hr", AthleteProfile.heartRateRange, "beats per minute") { profile.restingHeartRate = rate }
-        if let rate = try whole("max-hr", AthleteProfile.heartRateRange, "beats per minute") { profile.maximumHeartRate = rate }
-        if let power = try whole("ftp", AthleteProfile.functionalThresholdPowerRange, "watts") {
-            profile.functionalThresholdPower = power
-        }
-        return profile
+        return AthleteProfile(
+            birthDate: birthDate, age: try whole("age", AthleteProfile.ageRange, "years"),
+            restingHeartRate: try whole("resting-hr", AthleteProfile.heartRateRange, "beats per minute"),
+            maximumHeartRate: try whole("max-hr", AthleteProfile.heartRateRange, "beats per minute"),
+            functionalThresholdPower: try whole("ftp", AthleteProfile.functionalThresholdPowerRange, "watts"))
     }
 }

@@ -40,6 +40,12 @@ enum StoreLocation {
         return store
     }
 
+    /// The store when its file exists, for commands that only read it; nil otherwise.
+    static func openIfPresent(_ arguments: CommandArguments, _ context: CommandContext) throws -> WorkoutStore? {
+        guard let path = try path(arguments, context), FileManager.default.fileExists(atPath: path) else { return nil }
+        return try open(arguments, context, noteUnfinished: false)
+    }
+
     /// One line on standard error per interrupted recording, saying what to do about it.
     static func noteUnfinished(_ store: WorkoutStore, _ context: CommandContext) throws {
         for workout in try store.unfinishedWorkouts() where !workout.isRecording {

@@ -57,14 +57,9 @@ enum WorkoutJSON {
     }
 
     static func iso(_ workout: Workout, _ time: Duration) -> String {
-        iso(workout.startDate.addingTimeInterval((time - workout.start).seconds))
-    }
-
-    /// `2026-11-02T17:30:00.000Z`.
-    static func iso(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        return formatter.string(from: workout.startDate.addingTimeInterval((time - workout.start).seconds))
     }
 
     static func zoneGroups(_ groups: [QuantityType: WorkoutZoneGroup]) -> JSONValue {
@@ -117,5 +112,12 @@ enum WorkoutJSON {
         object.append("droppedSamples", .number(Double(s.droppedSamples)))
         object.append("malformedNotifications", .number(Double(s.malformedNotifications)))
         return .object(object)
+    }
+
+    /// `2026-11-02T17:30:00.000Z`, as the workout's dates.
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 }

@@ -82,7 +82,8 @@ enum WorkoutZonesReport {
                 throw UsageError(
                     "there are no \(name(type)) zones to sort into: give --zones, set yours with 'sensorbridge zones "
                         + "set \(type == .heartRate ? "heart-rate 120,140,155,170" : "power 150,200,250,300")', or set "
-                        + "a profile with 'sensorbridge profile set \(type == .heartRate ? "--age 40 --resting-hr 50" : "--ftp 250")'")
+                        + "a profile with 'sensorbridge profile set "
+                        + "\(type == .heartRate ? "--age 40 --resting-hr 50" : "--ftp 250")'")
             }
             configuration = current
         }

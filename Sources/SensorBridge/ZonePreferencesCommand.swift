@@ -65,7 +65,8 @@ enum ZonePreferencesCommand {
         case "set":
             try arguments.expectPositionals(atMost: 2)
             guard arguments.positionals.count == 2 else {
-                throw UsageError("give the quantity and the boundaries, for example: sensorbridge zones set heart-rate 120,140,155,170")
+                throw UsageError(
+                    "give the quantity and the boundaries, for example: sensorbridge zones set heart-rate 120,140,155,170")
             }
             let type = try quantity(arguments.positionals[0])
             let configuration = try ReplayCommand.zoneConfiguration(

@@ -56,7 +56,8 @@ public enum SyntheticRide {
             if !running, !dropout.contains(second) {
                 let watts = [110.0, 163, 206, 244, 281][block] + Double(Int.random(in: -15...15, using: &random))
                 machine.add(Sample(sensor: power, type: .cyclingPower, value: watts, time: time))
-                machine.add(Sample(sensor: power, type: .cyclingCadence, value: Double(Int.random(in: 82...96, using: &random)), time: time))
+                let rpm = Double(Int.random(in: 82...96, using: &random))
+                machine.add(Sample(sensor: power, type: .cyclingCadence, value: rpm, time: time))
             }
         }
         try machine.endCollection(at: start + .seconds(seconds))

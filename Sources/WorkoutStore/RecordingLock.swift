@@ -19,7 +19,8 @@ final class RecordingLock {
         guard descriptor >= 0 else {
             let code = errno
             let reason = "cannot create the recording lock \(path): \(String(cString: strerror(code)))"
-            throw [EACCES, EPERM, EROFS].contains(code) ? .readOnly(path: path, reason: reason) : .cannotOpen(path: path, reason: reason)
+            throw [EACCES, EPERM, EROFS].contains(code)
+                ? .readOnly(path: path, reason: reason) : .cannotOpen(path: path, reason: reason)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)

@@ -90,7 +90,8 @@ extension WorkoutStore {
         return try rows.map { row in
             var values: [Duration] = []
             try durations.forEachRow(row.id) { values.append(.nanoseconds($0.int64(0))) }
-            return (row.activity, try WorkoutZoneGroup(configuration: try configuration(id: row.configuration), durations: values))
+            let configuration = try configuration(id: row.configuration)
+            return (row.activity, try WorkoutZoneGroup(configuration: configuration, durations: values))
         }
     }
 
@@ -108,7 +109,9 @@ extension WorkoutStore {
                     .init(average: r.double(0), minimum: r.double(1), maximum: r.double(2), count: $0)
                 },
                 cyclingPower: r.optionalInt(8).map {
-                    .init(average: r.double(4), maximum: r.double(5), normalized: r.optionalDouble(6), energy: r.double(7), count: $0)
+                    .init(
+                        average: r.double(4), maximum: r.double(5), normalized: r.optionalDouble(6), energy: r.double(7),
+                        count: $0)
                 },
                 cadence: r.optionalInt(11).map { .init(average: r.double(9), maximum: r.double(10), count: $0) },
                 energyExpended: r.optionalDouble(12), rmssd: r.optionalDouble(13), rrPairCount: r.int(14),
@@ -149,7 +152,8 @@ extension WorkoutStore {
     }
 
     private func zoneUpdates(of workout: Int64, start: Duration) throws -> [ZoneUpdate] {
-        var rows: [(configuration: Int64, time: Int64, previous: Int?, current: Int?, lastSample: Int64, durations: [Int64]?)] = []
+        typealias Row = (configuration: Int64, time: Int64, previous: Int?, current: Int?, lastSample: Int64, durations: [Int64]?)
+        var rows: [Row] = []
         try connection.statement(
             """
             SELECT configuration_id, offset_ns, previous_zone, current_zone, last_sample_offset_ns, durations
@@ -165,7 +169,8 @@ extension WorkoutStore {
             guard row.previous.map(configuration.zones.indices.contains) ?? true,
                 row.current.map(configuration.zones.indices.contains) ?? true
             else {
-                throw WorkoutStoreError.invalidData(path: path, reason: "a zone update of workout \(workout) names a zone that does not exist")
+                throw WorkoutStoreError.invalidData(
+                    path: path, reason: "a zone update of workout \(workout) names a zone that does not exist")
             }
             return ZoneUpdate(
                 time: start + .nanoseconds(row.time), previousZoneIndex: row.previous, currentZoneIndex: row.current,

@@ -14,7 +14,9 @@ extension WorkoutStore {
                 SELECT w.id, w.start_date, w.activity_type, r.recorded_until_ns
                 FROM workouts w JOIN recordings r ON r.workout_id = w.id ORDER BY w.start_date, w.id
                 """
-            ).forEachRow { rows.append((WorkoutID($0.int64(0)), Date(timeIntervalSinceReferenceDate: $0.double(1)), $0.text(2), $0.int64(3))) }
+            ).forEachRow {
+                rows.append((WorkoutID($0.int64(0)), Date(timeIntervalSinceReferenceDate: $0.double(1)), $0.text(2), $0.int64(3)))
+            }
             return rows
         }
         return try rows.map { (row) throws(WorkoutStoreError) in

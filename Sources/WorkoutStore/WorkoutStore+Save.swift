@@ -18,7 +18,8 @@ extension WorkoutStore {
 
     /// The holds for every zoned type: those given, else the classifier's defaults.
     static func holds(_ given: [QuantityType: Duration]) -> [QuantityType: Duration] {
-        Dictionary(uniqueKeysWithValues: ValueDurations.zonedTypes.map { ($0, given[$0] ?? ZoneClassifier.defaultMaximumHold(for: $0)) })
+        Dictionary(
+            uniqueKeysWithValues: ValueDurations.zonedTypes.map { ($0, given[$0] ?? ZoneClassifier.defaultMaximumHold(for: $0)) })
     }
 
     /// Inserts every row of `workout` (as `id`, or a new id); the caller holds a transaction.

@@ -33,7 +33,7 @@ public final class WorkoutStore {
         try self.init(path: path, migrations: Schema.migrations)
     }
 
-    init(path: String, migrations: [Migration], busyTimeoutMilliseconds: Int32 = 5000) throws(WorkoutStoreError) {
+    init(path: String, migrations: [Migration]) throws(WorkoutStoreError) {
         let isFile = path != Self.inMemoryPath
         let existed = isFile && FileManager.default.fileExists(atPath: path)
         if isFile && !existed {
@@ -41,21 +41,21 @@ public final class WorkoutStore {
             try Self.createFile(path)
         }
         do {
-            connection = try Self.openConnection(path, migrations: migrations, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            connection = try Self.openConnection(path, migrations: migrations)
         } catch {
             // A store this call created and could not set up is removed again: nothing changed.
             if isFile && !existed {
-                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    try? FileManager.default.removeItem(atPath: path + suffix)
+                }
             }
             throw Self.storeError(error, path: path)
         }
     }
 
-    private static func openConnection(_ path: String, migrations: [Migration], busyTimeoutMilliseconds: Int32) throws
-        -> SQLiteConnection
-    {
+    private static func openConnection(_ path: String, migrations: [Migration]) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
-        connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        connection.setBusyTimeout(milliseconds: 5000)
         // Read before writing anything: a file that is not a database, or one from a newer build,
         // must be left exactly as it is.
         let version = try connection.userVersion
@@ -66,7 +66,8 @@ public final class WorkoutStore {
         }
         let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
         guard mode == "wal" || path == inMemoryPath else {
-            throw WorkoutStoreError.cannotOpen(path: path, reason: "SQLite could not switch it to WAL mode (it stayed in \(mode ?? "?") mode)")
+            throw WorkoutStoreError.cannotOpen(
+                path: path, reason: "SQLite could not switch it to WAL mode (it stayed in \(mode ?? "?") mode)")
         }
         try connection.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL")
         try Migration.migrate(connection, with: migrations)
@@ -167,8 +168,8 @@ public final class WorkoutStore {
         guard let (typeValue, sourceName, boundariesText) = row else {
             throw WorkoutStoreError.invalidData(path: path, reason: "zone configuration \(id) is missing")
         }
-        guard let type = QuantityType(rawValue: UInt8(clamping: typeValue)), let source = WorkoutZoneSource(rawValue: sourceName),
-            let boundaries = Self.boundaries(boundariesText)
+        guard let type = QuantityType(rawValue: UInt8(clamping: typeValue)),
+            let source = WorkoutZoneSource(rawValue: sourceName), let boundaries = Self.boundaries(boundariesText)
         else {
             throw WorkoutStoreError.invalidData(path: path, reason: "zone configuration \(id) is not one this build knows")
         }

@@ -54,7 +54,9 @@ public struct WorkoutStateMachine: Sendable {
         self.activityType = activityType
         self.preferences = preferences
         self.maximumHolds = maximumHolds
-        self.customConfigurations = zoneConfigurations.filter { Self.zonedTypes.contains($0.key) && $0.value.quantityType == $0.key }
+        self.customConfigurations = zoneConfigurations.filter {
+            Self.zonedTypes.contains($0.key) && $0.value.quantityType == $0.key
+        }
     }
 
     /// The quantity types whose time in zone is kept.

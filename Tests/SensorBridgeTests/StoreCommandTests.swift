@@ -29,7 +29,8 @@ import Zones
     }
 
     @Test func replaySaveStoresWhatWorkoutsShowPrints() throws {
-        let replayed = try JSONValue(parsing: run(["replay", capture("run-30min-hr.jsonl"), "--json", "--save"] + ReplayCommandTests.profile).output)
+        let replay = run(["replay", capture("run-30min-hr.jsonl"), "--json", "--save"] + ReplayCommandTests.profile)
+        let replayed = try JSONValue(parsing: replay.output)
         #expect(replayed["id"] == 1)
         #expect(replayed["workout"]?["zoneGroups"]?["heartRate"] != nil)
         #expect(try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output) == replayed)
@@ -186,7 +187,16 @@ import Zones
     @Test func zonesSetShowAndReset() throws {
         _ = run(["profile", "set", "--ftp", "250"])
         let set = run(["zones", "set", "heart-rate", "120,140,155,170"]).output
-        #expect(set == "Heart rate zones (user)\n  Zone 1  < 120 bpm\n  Zone 2  120-140 bpm\n  Zone 3  140-155 bpm\n  Zone 4  155-170 bpm\n  Zone 5  >= 170 bpm\n")
+        #expect(
+            set == """
+                Heart rate zones (user)
+                  Zone 1  < 120 bpm
+                  Zone 2  120-140 bpm
+                  Zone 3  140-155 bpm
+                  Zone 4  155-170 bpm
+                  Zone 5  >= 170 bpm
+
+                """)
         let shown = try JSONValue(parsing: run(["zones", "show", "--json"]).output)
         #expect(shown["heartRate"]?["source"] == "user")
         #expect(shown["cyclingPower"]?["source"] == "system")
@@ -213,8 +223,8 @@ import Zones
         #expect(FileManager.default.fileExists(atPath: base + "/data/sensorbridge/workouts.sqlite"))
         #expect(saved([], ["XDG_DATA_HOME": base + "/data", "SENSORBRIDGE_STORE": base + "/env.sqlite"]))
         #expect(saved(["--store", base + "/flag.sqlite"], ["SENSORBRIDGE_STORE": base + "/env.sqlite"]))
-        for (path, count) in [("/home/.local/share/sensorbridge/workouts.sqlite", 1), ("/data/sensorbridge/workouts.sqlite", 1), ("/env.sqlite", 1), ("/flag.sqlite", 1)] {
-            #expect(try WorkoutStore(path: base + path).workouts().count == count, "\(path)")
+        for path in ["/home/.local/share/sensorbridge/workouts.sqlite", "/data/sensorbridge/workouts.sqlite", "/env.sqlite", "/flag.sqlite"] {
+            #expect(try WorkoutStore(path: base + path).workouts().count == 1, "\(path)")
         }
         let nowhere = runCLI(["workouts", "list"])
         #expect(nowhere.status == .usage && nowhere.errors.contains("give --store PATH or set SENSORBRIDGE_STORE"))

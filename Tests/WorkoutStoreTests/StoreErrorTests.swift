@@ -78,7 +78,10 @@ import Zones
             "INSERT INTO zone_configurations (quantity_type, source, unit, boundaries) VALUES (3, 'user', 'rpm', '[80,90]')",
             "INSERT INTO laps VALUES (\(id), 99, 500, 400)",
             "INSERT INTO workouts (start_date, anchor_offset_ns, activity_type, heart_rate_hold_ns, power_hold_ns) VALUES (0, 0, 'juggling', 1, 1)",
-            "INSERT INTO workouts (start_date, anchor_offset_ns, duration_ns, active_duration_ns, activity_type, heart_rate_hold_ns, power_hold_ns) VALUES (0, 0, 10, 11, 'cycling', 1, 1)",
+            """
+            INSERT INTO workouts (start_date, anchor_offset_ns, duration_ns, active_duration_ns, activity_type,
+                heart_rate_hold_ns, power_hold_ns) VALUES (0, 0, 10, 11, 'cycling', 1, 1)
+            """,
             "INSERT INTO events (workout_id, position, offset_ns, kind) VALUES (\(id), 99, 0, 'activity')",
             "INSERT INTO sample_chunks VALUES (\(id), 99, 2, x'00', x'00', x'0000', x'00000000')",
             "INSERT INTO sensors VALUES (12345, 1, 'orphan')",

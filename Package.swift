@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "GATT", targets: ["GATT"]),
         .library(name: "SampleRing", targets: ["SampleRing"]),
         .library(name: "Zones", targets: ["Zones"]),
+        .library(name: "WorkoutStore", targets: ["WorkoutStore"]),
     ],
     targets: [
         // Pure logic: no I/O, no C modules.
@@ -27,22 +28,32 @@ let package = Package(
         .target(name: "Workouts", dependencies: ["SensorCore", "Zones"], swiftSettings: swiftSettings),
         // The lock-free hand-off between threads; imports only Synchronization.
         .target(name: "SampleRing", swiftSettings: swiftSettings),
+        // The system SQLite (Debian libsqlite3-dev); a module map and a shim header, nothing else.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Workouts, samples, zones and preferences in SQLite; unsafe pointers only in its SQLite layer.
+        .target(
+            name: "WorkoutStore", dependencies: ["CSQLite", "SensorCore", "Zones", "Workouts"],
+            swiftSettings: swiftSettings),
         // Capture files: JSONL traces (and, later, btsnoop).
         .target(name: "Captures", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
-            dependencies: ["SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures"],
+            dependencies: ["SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "sensorbridge", dependencies: ["SensorBridge"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "sensorbridge-bench",
-            dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "SensorBridge", "Captures"],
+            dependencies: [
+                "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "WorkoutStore", "SensorTestSupport", "Captures",
+            ],
             swiftSettings: swiftSettings
         ),
-        // Test-only helpers: payload encoders and fixtures.
-        .target(name: "SensorTestSupport", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // Test-only helpers: payload encoders, fixtures and synthetic workouts (also for the benchmarks).
+        .target(
+            name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GATTTests",
@@ -54,8 +65,13 @@ let package = Package(
         .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "WorkoutStoreTests",
+            dependencies: ["WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SensorBridgeTests",
-            dependencies: ["SensorBridge", "SensorCore", "GATT", "SensorTestSupport"],
+            dependencies: ["SensorBridge", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones"],
             swiftSettings: swiftSettings
         ),
     ],

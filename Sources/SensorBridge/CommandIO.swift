@@ -128,6 +128,28 @@ public struct CommandContext {
         self.outputIsTerminal = outputIsTerminal
     }
 
+    /// The time zone of dates on the command line and in human output: `TZ` from the environment
+    /// when it names a zone (`Europe/Paris`, `UTC`), else the system's.
+    var timeZone: TimeZone {
+        environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? .current
+    }
+
+    /// The Gregorian calendar in `timeZone`.
+    var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    /// `2026-11-02 18:30` in `timeZone`.
+    func localTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
     public static func standard() -> CommandContext {
         CommandContext(
             input: LineReader(fileHandle: .standardInput),

@@ -60,13 +60,44 @@ enum ProfileArguments {
         return Int(value)
     }
 
-    static func powerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel {
-        guard let text = arguments["power-model"] else { return .sixZones }
+    /// The power model `--power-model` names, or nil when it is not given.
+    static func givenPowerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel? {
+        guard let text = arguments["power-model"] else { return nil }
         guard let model = PowerZoneModel(rawValue: text) else {
             throw UsageError("--power-model takes 6 (six zones) or 7 (Coggan's seven), not '\(text)'")
         }
+        return model
+    }
+
+    /// The power model for zones computed from these flags alone: `--power-model` needs `--ftp`.
+    static func powerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel {
+        guard let model = try givenPowerZoneModel(arguments) else { return .sixZones }
         guard arguments["ftp"] != nil else { throw UsageError("--power-model needs --ftp WATTS to compute power zones") }
         return model
+    }
+
+    /// A stored profile with the values the flags give replacing its own: `--age` or
+    /// `--birth-date` replaces both the age and the birth date, each other flag its one value.
+    static func profile(from arguments: CommandArguments, updating stored: AthleteProfile) throws(UsageError)
+        -> AthleteProfile
+    {
+        let given = try profile(from: arguments)
+        var profile = stored
+        if given.age != nil || given.birthDate != nil {
+            profile.age = given.age
+            profile.birthDate = given.birthDate
+        }
+        profile.restingHeartRate = given.restingHeartRate ?? profile.restingHeartRate
+        profile.maximumHeartRate = given.maximumHeartRate ?? profile.maximumHeartRate
+        profile.functionalThresholdPower = given.functionalThresholdPower ?? profile.functionalThresholdPower
+        return profile
+    }
+
+    /// Today's date in the local time zone, for a birth date.
+    static func today() -> CalendarDate? {
+        let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
+        return CalendarDate(year: year, month: month, day: day)
     }
 
     /// The calendar day (UTC) of a wall-clock time: the day zones are computed for.

@@ -21,6 +21,8 @@ public enum SensorBridgeCLI {
         Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
         Subcommand(name: "replay", summary: "replay a recorded trace into a zoned workout", run: ReplayCommand.run),
         ZonesCommand.subcommand,
+        Subcommand(name: "workouts", summary: "stored workouts: list, show, delete, zones, recover", run: WorkoutsCommand.run),
+        Subcommand(name: "profile", summary: "your profile for the system zones: set, show, reset", run: ProfileCommand.run),
     ]
 
     static let overview = """

@@ -1,12 +1,15 @@
 import Foundation
 import SensorCore
 import Workouts
+import WorkoutStore
 import Zones
 
-/// The JSON shape of a workout that `replay --json` (and later `workouts show`) print (issue 5).
+/// The JSON shape of a workout that `replay --json` and `workouts show --json` print.
 /// Dates are ISO 8601; durations and event times are seconds (event times from the workout start).
 enum WorkoutJSON {
-    static func object(_ workout: Workout, zoneUpdates: Bool) -> JSONValue {
+    /// `{"id": 12, "workout": {...}, "zoneUpdates": [...]}`: the id of a stored workout, the workout,
+    /// and with `zoneUpdates` every change of the current zone.
+    static func object(_ workout: Workout, id: WorkoutID? = nil, zoneUpdates: Bool) -> JSONValue {
         var w = JSONObject()
         w.append("start", .string(iso(workout, workout.start)))
         w.append("end", .string(iso(workout, workout.end)))
@@ -34,7 +37,9 @@ enum WorkoutJSON {
                     ])
                 }))
         w.append("events", .array(workout.events.map { event($0, workout) }))
-        var root: JSONObject = ["workout": .object(w)]
+        var root = JSONObject()
+        if let id { root.append("id", .number(Double(id.rawValue))) }
+        root.append("workout", .object(w))
         if zoneUpdates {
             root.append(
                 "zoneUpdates",
@@ -105,5 +110,12 @@ enum WorkoutJSON {
         object.append("droppedSamples", .number(Double(s.droppedSamples)))
         object.append("malformedNotifications", .number(Double(s.malformedNotifications)))
         return .object(object)
+    }
+
+    /// `2026-11-02T17:30:00.000Z`, as the workout's dates.
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 }

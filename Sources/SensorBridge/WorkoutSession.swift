@@ -5,8 +5,9 @@ import Synchronization
 public import Workouts
 
 /// One recording: producers push `SessionItem`s into their own rings; one consumer thread drains
-/// them all into the `LiveWorkoutBuilder` until an `end` item arrives. The same session serves a
-/// replayed trace and live sensors; only the producers differ.
+/// them all into the `LiveWorkoutBuilder` until an `end` item arrives, and hands what it applied to
+/// the journal, when there is one. The same session serves a replayed trace and live sensors; only
+/// the producers differ.
 public final class WorkoutSession: Sendable {
     public let builder: LiveWorkoutBuilder
     public let rings = SampleRingGroup<SessionItem>()
@@ -15,6 +16,7 @@ public final class WorkoutSession: Sendable {
     /// The session clock for ticks while nothing arrives: nil for replay at full speed, where
     /// time is the latest item's time.
     private let now: (@Sendable () -> Duration)?
+    private let journal: (any WorkoutSessionJournal)?
     private let state = Mutex(ConsumerState())
 
     struct ConsumerState {
@@ -22,10 +24,14 @@ public final class WorkoutSession: Sendable {
         var result: Result<Workout, WorkoutBuilderError>?
     }
 
-    public init(builder: LiveWorkoutBuilder, tickInterval: Duration = .milliseconds(250), now: (@Sendable () -> Duration)? = nil) {
+    public init(
+        builder: LiveWorkoutBuilder, tickInterval: Duration = .milliseconds(250), now: (@Sendable () -> Duration)? = nil,
+        journal: (any WorkoutSessionJournal)? = nil
+    ) {
         self.builder = builder
         self.tickInterval = tickInterval
         self.now = now
+        self.journal = journal
     }
 
     /// A ring for one producer thread.
@@ -77,6 +83,7 @@ public final class WorkoutSession: Sendable {
                     if rings.wait(timeout: tickInterval) == .timedOut {
                         let time = now?() ?? latest
                         try? builder.update { $0.tick(at: time) }
+                        journal?.consumerApplied([], droppedSamples: rings.droppedCount)
                     }
                     continue
                 }
@@ -89,11 +96,13 @@ public final class WorkoutSession: Sendable {
                     .map(\.element)
             }
             var ended = false
+            var applied = 0
             var warnings: [String] = []
             try? builder.update { m in
                 for item in batch {
                     latest = max(latest, item.time)
                     if ended { break }
+                    applied += 1
                     do {
                         ended = try apply(item, to: &m)
                     } catch {
@@ -102,6 +111,7 @@ public final class WorkoutSession: Sendable {
                 }
                 m.tick(at: now?() ?? latest)
             }
+            journal?.consumerApplied(batch[..<applied], droppedSamples: rings.droppedCount)
             batch.removeAll(keepingCapacity: true)
             if !warnings.isEmpty { state.withLock { $0.warnings += warnings } }
             if ended { break }

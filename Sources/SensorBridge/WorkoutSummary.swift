@@ -41,7 +41,8 @@ enum WorkoutSummary {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func bars(_ group: WorkoutZoneGroup) -> [String] {
+    /// The zones of `group` with, when `durations`, the time in each as a clock and a bar.
+    static func bars(_ group: WorkoutZoneGroup, durations: Bool = true) -> [String] {
         let configuration = group.configuration
         let unit = configuration.quantityType == .heartRate ? "bpm" : "W"
         let title = configuration.quantityType == .heartRate ? "Heart rate" : "Power"
@@ -55,6 +56,10 @@ enum WorkoutSummary {
             case (let min?, nil): range = ">= \(min.value.formatted) \(unit)"
             case (let min?, let max?): range = "\(min.value.formatted)-\(max.value.formatted) \(unit)"
             case (nil, nil): range = "all"
+            }
+            guard durations else {
+                lines.append("  Zone \(zone.index + 1)  \(range)")
+                continue
             }
             let duration = group.durations[zone.index]
             let filled = longest > .zero ? Int((duration / longest * Double(width)).rounded()) : 0

@@ -2,19 +2,28 @@ import Foundation
 import SensorCore
 import Zones
 
-/// `sensorbridge zones defaults`: the system zone configurations a profile gives (DESIGN.md §3
-/// "Zones", default models; issue 4).
+/// `sensorbridge zones`: `defaults`, the system zone configurations a profile gives (DESIGN.md §3
+/// "Zones", default models; issue 4), and `set`, `show`, `reset` of the stored preferred zones
+/// (`ZonePreferencesCommand`).
 enum ZonesCommand {
     static let subcommand = SensorBridgeCLI.Subcommand(
-        name: "zones", summary: "default heart-rate and power zones from a profile", run: run)
+        name: "zones", summary: "zones: defaults for a profile; set, show, reset your own", run: run)
 
     static let overview = """
-        Usage: sensorbridge zones defaults [options]
+        Usage: sensorbridge zones defaults|set|show|reset [options]
 
         Commands:
           defaults  the default (system) zones from age, resting heart rate, maximum heart rate and FTP
+          set       make boundaries your preferred zones: zones set heart-rate 120,140,155,170
+          show      the zones in effect (preferred, else system from your stored profile)
+          reset     back to the system zones
 
-        Run 'sensorbridge zones defaults --help' for the options and examples.
+        Examples:
+          sensorbridge zones defaults --age 40 --resting-hr 50 --ftp 250
+          sensorbridge zones set heart-rate 120,140,155,170
+          sensorbridge zones show
+
+        Run 'sensorbridge zones <command> --help' for the options.
         """
 
     static let defaultsHelp = """
@@ -56,8 +65,11 @@ enum ZonesCommand {
             throw UsageError(
                 "say what to show, as in 'sensorbridge zones defaults --age 40 --resting-hr 50'; "
                     + "run 'sensorbridge zones --help'")
+        case let word? where ZonePreferencesCommand.subcommands.contains(word):
+            return try ZonePreferencesCommand.run(word, Array(words.dropFirst()), context)
         case let word?:
-            throw UsageError("unknown zones command '\(word)'; the command is 'defaults' (run 'sensorbridge zones --help')")
+            throw UsageError(
+                "unknown zones command '\(word)'; the commands are defaults, set, show and reset (run 'sensorbridge zones --help')")
         }
     }
 
@@ -86,7 +98,7 @@ enum ZonesCommand {
             throw UsageError("heart-rate zones need --resting-hr N and one of --age N, --birth-date YYYY-MM-DD or --max-hr N")
         }
 
-        let today = Self.today()
+        let today = ProfileArguments.today()
         var sections: [Section] = []
         do {
             if wantsHeartRate {
@@ -124,12 +136,6 @@ enum ZonesCommand {
         return .success
     }
 
-    /// Today's date in the local time zone, for a birth date.
-    static func today() -> CalendarDate? {
-        let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
-        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
-        return CalendarDate(year: year, month: month, day: day)
-    }
 
     /// One configuration with what the human table says about it.
     struct Section {

@@ -4,7 +4,7 @@ public import Zones
 
 /// A finished workout: what `LiveWorkoutBuilder.finishWorkout()` returns, what the store keeps
 /// and what `replay --json` prints. Times are offsets from the session anchor.
-public struct Workout: Sendable {
+public struct Workout: Sendable, Equatable {
     /// Wall-clock time of `start`.
     public var startDate: Date
     public var start: Duration

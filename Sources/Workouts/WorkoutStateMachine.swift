@@ -13,8 +13,9 @@ public import Zones
 /// anything already processed.
 public struct WorkoutStateMachine: Sendable {
     public private(set) var state = WorkoutBuilderState.notStarted
-    /// Zones set for this workout only, before collection begins (source `.custom`).
-    public private(set) var customConfigurations: [QuantityType: WorkoutZoneConfiguration] = [:]
+    /// Zones set for this workout only, before collection begins: source `.custom` when set with
+    /// `setCustomZoneConfiguration`, the source they had when given to `init` (to rebuild a recorded workout).
+    public private(set) var customConfigurations: [QuantityType: WorkoutZoneConfiguration]
     /// The person's preferred and system zones.
     public let preferences: ZonePreferences
     /// The first activity's type.
@@ -54,13 +55,19 @@ public struct WorkoutStateMachine: Sendable {
     private var outputHead = 0
     public var sensors: [SensorID: String] = [:]
 
+    /// - Parameter zoneConfigurations: zones to use as given, whatever their source, before the
+    ///   preferred and system ones: those a recorded workout used, to rebuild it from its samples
+    ///   (WorkoutStore's recovery). Only heart rate and cycling power are kept.
     public init(
         activityType: WorkoutActivityType = .cycling, preferences: ZonePreferences = ZonePreferences(),
-        maximumHolds: [QuantityType: Duration] = [:]
+        maximumHolds: [QuantityType: Duration] = [:], zoneConfigurations: [QuantityType: WorkoutZoneConfiguration] = [:]
     ) {
         self.activityType = activityType
         self.preferences = preferences
         self.maximumHolds = maximumHolds
+        self.customConfigurations = zoneConfigurations.filter {
+            Self.zonedTypes.contains($0.key) && $0.value.quantityType == $0.key
+        }
     }
 
     /// The quantity types whose time in zone is kept.

@@ -7,6 +7,13 @@ public struct WorkoutStatistics: Sendable, Hashable {
         public var minimum: Double
         public var maximum: Double
         public var count: Int
+
+        public init(average: Double, minimum: Double, maximum: Double, count: Int) {
+            self.average = average
+            self.minimum = minimum
+            self.maximum = maximum
+            self.count = count
+        }
     }
 
     /// Cycling power in W.
@@ -22,6 +29,14 @@ public struct WorkoutStatistics: Sendable, Hashable {
         /// bounded hold, 3 s).
         public var energy: Double
         public var count: Int
+
+        public init(average: Double, maximum: Double, normalized: Double?, energy: Double, count: Int) {
+            self.average = average
+            self.maximum = maximum
+            self.normalized = normalized
+            self.energy = energy
+            self.count = count
+        }
     }
 
     /// Crank cadence in rpm while pedalling: mean and maximum of the non-zero cadence samples
@@ -30,6 +45,12 @@ public struct WorkoutStatistics: Sendable, Hashable {
         public var average: Double
         public var maximum: Double
         public var count: Int
+
+        public init(average: Double, maximum: Double, count: Int) {
+            self.average = average
+            self.maximum = maximum
+            self.count = count
+        }
     }
 
     public var heartRate: HeartRate?

@@ -18,6 +18,18 @@ public struct ZoneUpdate: Sendable, Hashable {
     /// whose hold expired).
     public let lastSampleTime: Duration
 
+    /// An update as the classifier made it; for stores that read updates back.
+    public init(
+        time: Duration, previousZoneIndex: Int?, currentZoneIndex: Int?, zoneGroup: WorkoutZoneGroup,
+        lastSampleTime: Duration
+    ) {
+        self.time = time
+        self.previousZoneIndex = previousZoneIndex
+        self.currentZoneIndex = currentZoneIndex
+        self.zoneGroup = zoneGroup
+        self.lastSampleTime = lastSampleTime
+    }
+
     /// What the zones measure.
     public var quantityType: QuantityType { zoneGroup.configuration.quantityType }
     /// The zone left, with its total time up to `time`; nil when there was no zone.

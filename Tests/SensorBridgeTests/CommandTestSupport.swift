@@ -1,9 +1,13 @@
 import SensorBridge
 import SensorCore
 
-/// Runs `sensorbridge` in-process with the given standard input; returns status, output and errors.
-func runCLI(_ arguments: [String], input: String = "") -> (status: ExitStatus, output: String, errors: String) {
-    let context = CommandContext(input: LineReader(text: input), output: TextOutput(), errors: TextOutput())
+/// Runs `sensorbridge` in-process with the given standard input and environment; returns status,
+/// output and errors.
+func runCLI(_ arguments: [String], input: String = "", environment: [String: String] = [:])
+    -> (status: ExitStatus, output: String, errors: String)
+{
+    let context = CommandContext(
+        input: LineReader(text: input), output: TextOutput(), errors: TextOutput(), environment: environment)
     let status = SensorBridgeCLI.run(arguments, context: context)
     return (status, context.output.text, context.errors.text)
 }

@@ -1,0 +1,113 @@
+import SensorCore
+import WorkoutStore
+import Zones
+
+/// `sensorbridge profile`: the person's profile in the workout store, for the system zones.
+enum ProfileCommand {
+    static let help = """
+        Usage: sensorbridge profile set [--age N | --birth-date YYYY-MM-DD] [--resting-hr N] [--max-hr N]
+                                        [--ftp N] [--power-model 6|7] [--store PATH]
+               sensorbridge profile show [--json] [--store PATH]
+               sensorbridge profile reset [--store PATH]
+
+        Your profile, from which the system zones come: heart-rate zones by heart-rate reserve
+        (needs an age or birth date, or a measured maximum, and a resting heart rate), power zones
+        by percent of FTP. Recordings and 'workouts zones' use it unless your preferred zones
+        ('sensorbridge zones set') or a command's flags say otherwise. An age from a birth date is
+        taken on the day the command runs.
+
+        'set' changes the values given and keeps the others; 'reset' forgets the whole profile.
+
+        Options:
+          --age N | --birth-date YYYY-MM-DD
+          --resting-hr N             resting heart rate, bpm
+          --max-hr N                 measured maximum heart rate, bpm (else 208 - 0.7 x age)
+          --ftp N                    functional threshold power, W
+          --power-model 6|7          six power zones (default) or Coggan's seven
+          --json                     with show: {"birthDate":null,"age":40,...}
+        \(StoreLocation.help)
+
+        Examples:
+          sensorbridge profile set --age 40 --resting-hr 50 --max-hr 185 --ftp 250
+          sensorbridge profile show --json
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let subcommand = words.first ?? ""
+        let arguments = try CommandArguments(
+            words.dropFirst(), command: "profile \(subcommand)",
+            options: ProfileArguments.options.union([StoreLocation.option]), flags: ["json"])
+        if arguments.has("help") || subcommand == "--help" || subcommand == "-h" {
+            context.output.line(help)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+        switch subcommand {
+        case "set":
+            guard arguments.values.keys.contains(where: { $0 != StoreLocation.option }) else {
+                throw UsageError("give what to set, for example: sensorbridge profile set --age 40 --resting-hr 50 --ftp 250")
+            }
+            let store = try StoreLocation.open(arguments, context)
+            var preferences = try store.preferences()
+            preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
+            if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
+            try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
+            try store.savePreferences(preferences)
+            context.output.write(text(preferences, context))
+        case "show":
+            let store = try StoreLocation.open(arguments, context)
+            let preferences = try store.preferences()
+            context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
+        case "reset":
+            let store = try StoreLocation.open(arguments, context)
+            var preferences = try store.preferences()
+            preferences.profile = AthleteProfile()
+            preferences.powerZoneModel = .sixZones
+            try store.savePreferences(preferences)
+            context.output.line("Profile reset; system zones need a new profile ('sensorbridge profile set').")
+        default:
+            throw UsageError("give a subcommand: set, show or reset; run 'sensorbridge profile --help'")
+        }
+        return .success
+    }
+
+    static func json(_ preferences: ZonePreferences) -> JSONValue {
+        let p = preferences.profile
+        func number(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        var object = JSONObject()
+        object.append("birthDate", p.birthDate.map { .string($0.description) } ?? .null)
+        object.append("age", number(p.age))
+        object.append("restingHeartRate", number(p.restingHeartRate))
+        object.append("maximumHeartRate", number(p.maximumHeartRate))
+        object.append("functionalThresholdPower", number(p.functionalThresholdPower))
+        object.append("powerZoneModel", .string(preferences.powerZoneModel.rawValue))
+        return .object(object)
+    }
+
+    static func text(_ preferences: ZonePreferences, _ context: CommandContext) -> String {
+        let p = preferences.profile
+        func value(_ number: Int?, _ unit: String) -> String { number.map { "\($0)\(unit)" } ?? "not set" }
+        let maximum: String
+        if let measured = p.maximumHeartRate {
+            maximum = "\(measured) bpm (measured)"
+        } else if let estimated = try? p.maximumHeartRate(on: WorkoutZonesReport.today(context)) {
+            maximum = "\(estimated.formatted) bpm (208 - 0.7 x age)"
+        } else {
+            maximum = "not set"
+        }
+        var lines = [
+            "Profile",
+            "  Age             " + (p.birthDate.map { "born \($0)" } ?? value(p.age, "")),
+            "  Resting HR      " + value(p.restingHeartRate, " bpm"),
+            "  Maximum HR      " + maximum,
+            "  FTP             " + value(p.functionalThresholdPower, " W"),
+            "  Power zones     " + (preferences.powerZoneModel == .sixZones ? "6 zones" : "7 zones (Coggan)"),
+        ]
+        for type in [QuantityType.heartRate, .cyclingPower] {
+            if preferences.preferredConfigurations[type] != nil {
+                lines.append("Your preferred \(WorkoutZonesReport.name(type)) zones apply; 'sensorbridge zones show' lists them.")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,42 @@
+public import SensorCore
+import Workouts
+public import WorkoutStore
+
+/// The session journal of a saved recording: what the consumer applied goes to the workout store
+/// through a `WorkoutRecorder`, controls turned into the workout's own events (with the session's
+/// sensor names, as the builder names them). The recorder writes at least every half second.
+public struct WorkoutStoreJournal: WorkoutSessionJournal {
+    public let recorder: WorkoutRecorder
+    /// The session's names of its sensors, by id.
+    public let sensorNames: [SensorID: String]
+
+    public init(recorder: WorkoutRecorder, sensorNames: [SensorID: String]) {
+        self.recorder = recorder
+        self.sensorNames = sensorNames
+    }
+
+    public func consumerApplied(_ items: ArraySlice<SessionItem>, droppedSamples: Int) {
+        var samples: [Sample] = []
+        var events: [WorkoutEvent] = []
+        var malformed = 0
+        for item in items {
+            switch item {
+            case .sample(let sample):
+                samples.append(sample)
+            case .control(let control):
+                let name = sensorNames[control.sensor] ?? control.sensor.description
+                switch control.kind {
+                case .pause: events.append(WorkoutEvent(time: control.time, kind: .pause))
+                case .resume: events.append(WorkoutEvent(time: control.time, kind: .resume))
+                case .lap: events.append(WorkoutEvent(time: control.time, kind: .lap))
+                case .activity: events.append(WorkoutEvent(time: control.time, kind: .activity(control.activityType)))
+                case .disconnected: events.append(WorkoutEvent(time: control.time, kind: .sensorLost(name)))
+                case .connected: events.append(WorkoutEvent(time: control.time, kind: .sensorRegained(name)))
+                case .malformed: malformed += 1
+                case .end: break  // the finished workout replaces the journal
+                }
+            }
+        }
+        recorder.record(samples: samples, events: events, malformedNotifications: malformed, droppedSamples: droppedSamples)
+    }
+}

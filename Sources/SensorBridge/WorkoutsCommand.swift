@@ -1,0 +1,295 @@
+import Foundation
+import SensorCore
+import Workouts
+import WorkoutStore
+import Zones
+
+/// `sensorbridge workouts`: the stored workouts (list, show, delete, zones, recover).
+enum WorkoutsCommand {
+    static let help = """
+        Usage: sensorbridge workouts <subcommand> [options]
+
+        The workouts in the workout store ('sensorbridge replay FILE --save' adds one).
+
+        Subcommands:
+          list      the workouts, oldest first, with filters
+          show      one workout: its figures and time in zone
+          delete    delete a workout and everything stored for it
+          zones     time in zone by week or month over many workouts, in one set of zones
+          recover   finish (or discard) workouts whose recording was interrupted
+
+        Every subcommand takes --store PATH (default: $SENSORBRIDGE_STORE, else
+        $XDG_DATA_HOME/sensorbridge/workouts.sqlite, else ~/.local/share/sensorbridge/workouts.sqlite).
+        Run 'sensorbridge workouts <subcommand> --help' for its options.
+
+        Examples:
+          sensorbridge workouts list --from 2026-11-01
+          sensorbridge workouts show latest
+          sensorbridge workouts zones --quantity heart-rate --by week --normalize 7
+          sensorbridge workouts recover
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        guard let name = words.first, !name.hasPrefix("-") else {
+            if words.first == "--help" || words.first == "-h" {
+                context.output.line(help)
+                return .success
+            }
+            throw UsageError("give a subcommand: list, show, delete, zones or recover; run 'sensorbridge workouts --help'")
+        }
+        let rest = Array(words.dropFirst())
+        switch name {
+        case "list": return try list(rest, context)
+        case "show": return try show(rest, context)
+        case "delete": return try delete(rest, context)
+        case "zones": return try WorkoutZonesReport.run(rest, context)
+        case "recover": return try recover(rest, context)
+        default:
+            throw UsageError(
+                "unknown subcommand '\(name)' for 'workouts'; give list, show, delete, zones or recover")
+        }
+    }
+
+    // MARK: list
+
+    static let listHelp = """
+        Usage: sensorbridge workouts list [--from DAY] [--to DAY] [--activity TYPE] [--json] [--store PATH]
+
+        Lists the stored workouts, oldest first. Unfinished ones (an interrupted recording) are
+        marked; 'sensorbridge workouts recover' finishes them.
+
+        Options:
+          --from YYYY-MM-DD          workouts that start on this day or later (local time, or $TZ)
+          --to YYYY-MM-DD            workouts that start on this day or earlier
+          --activity TYPE            workouts of this type, or with an activity of it (a
+                                     bike-and-run workout is listed for cycling and for running)
+          --json                     {"workouts":[{"id":1,"state":"finished","start":...}, ...]}
+        \(StoreLocation.help)
+
+        Examples:
+          sensorbridge workouts list
+          sensorbridge workouts list --from 2026-11-01 --to 2026-11-30 --activity cycling --json
+        """
+
+    static func list(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "workouts list", options: ["from", "to", "activity", StoreLocation.option], flags: ["json"])
+        if arguments.has("help") {
+            context.output.line(listHelp)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+        let filter = try self.filter(arguments, calendar: context.calendar)
+        let store = try StoreLocation.open(arguments, context)
+        let workouts = try store.workouts(matching: filter)
+        if arguments.has("json") {
+            context.output.line(JSONValue.object(["workouts": .array(workouts.map(json))]).serialized)
+            return .success
+        }
+        guard !workouts.isEmpty else {
+            context.output.line("No workouts in \(store.path)" + (filter == WorkoutFilter() ? "." : " match."))
+            return .success
+        }
+        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP")
+        for w in workouts {
+            let head = "\(String(w.id.rawValue).leftPadded(4))  \(context.localTime(w.startDate))  "
+                + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+            guard let duration = w.duration, let active = w.activeDuration else {
+                let until = w.recordedUntil.map(WorkoutSummary.clock) ?? "?"
+                context.output.line(head + "  unfinished: recorded \(until); run 'sensorbridge workouts recover'")
+                continue
+            }
+            func figure(_ value: Double?, _ width: Int) -> String { (value.map(WorkoutSummary.whole) ?? "-").leftPadded(width) }
+            context.output.line(
+                head + WorkoutSummary.clock(duration).leftPadded(10) + WorkoutSummary.clock(active).leftPadded(10)
+                    + figure(w.averageHeartRate, 8) + figure(w.averagePower, 7) + figure(w.normalizedPower, 6))
+        }
+        return .success
+    }
+
+    static func json(_ w: WorkoutListing) -> JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        var object = JSONObject()
+        object.append("id", .number(Double(w.id.rawValue)))
+        object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
+        object.append("start", .string(WorkoutJSON.iso(w.startDate)))
+        object.append("activityType", .string(w.activityType.rawValue))
+        object.append("duration", number(w.duration?.seconds))
+        object.append("activeDuration", number(w.activeDuration?.seconds))
+        object.append("averageHeartRate", number(w.averageHeartRate))
+        object.append("averagePower", number(w.averagePower))
+        object.append("normalizedPower", number(w.normalizedPower))
+        if let until = w.recordedUntil { object.append("recordedUntil", .number(until.seconds)) }
+        return .object(object)
+    }
+
+    /// `--from`, `--to` (days in `calendar`, both included) and `--activity`.
+    static func filter(_ arguments: CommandArguments, calendar: Calendar) throws(UsageError) -> WorkoutFilter {
+        func day(_ option: String) throws(UsageError) -> CalendarDate? {
+            guard let text = arguments[option] else { return nil }
+            guard let date = CalendarDate(iso8601: text) else {
+                throw UsageError("--\(option) \(text) is not a day; write it as YYYY-MM-DD, for example 2026-11-02")
+            }
+            return date
+        }
+        func startOfDay(_ date: CalendarDate, plus days: Int = 0) -> Date? {
+            calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day + days))
+        }
+        var filter = WorkoutFilter()
+        if let from = try day("from") { filter.from = startOfDay(from) }
+        if let to = try day("to") { filter.until = startOfDay(to, plus: 1) }
+        if let from = filter.from, let until = filter.until, until <= from {
+            throw UsageError("--to is before --from; give a --to on or after the --from day")
+        }
+        if let text = arguments["activity"] {
+            guard let type = WorkoutActivityType(name: text) else {
+                let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("--activity \(text) is not an activity type; give one of \(names)")
+            }
+            filter.activityType = type
+        }
+        return filter
+    }
+
+    // MARK: show
+
+    static let showHelp = """
+        Usage: sensorbridge workouts show ID|latest [--json] [--events] [--store PATH]
+
+        Shows a stored workout as 'sensorbridge replay' does: its figures and time in zone, or the
+        same JSON as 'replay --json' with the workout's "id" first.
+
+        Options:
+          --json                     one JSON object instead of the summary
+          --events                   with --json, also every zone update
+        \(StoreLocation.help)
+
+        Examples:
+          sensorbridge workouts show latest
+          sensorbridge workouts show 12 --json
+        """
+
+    static func show(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "workouts show", options: [StoreLocation.option], flags: ["json", "events"])
+        if arguments.has("help") {
+            context.output.line(showHelp)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 1)
+        guard let which = arguments.positionals.first else {
+            throw UsageError("give the workout: an id from 'sensorbridge workouts list', or latest")
+        }
+        if arguments.has("events") && !arguments.has("json") {
+            throw UsageError("--events adds zone updates to the JSON output; give it with --json")
+        }
+        let requested = which == "latest" ? nil : try workoutID(which)
+        let store = try StoreLocation.open(arguments, context)
+        guard let id = try requested ?? store.latestWorkoutID() else {
+            context.errors.line("sensorbridge workouts show: there are no finished workouts in \(store.path) yet")
+            return .failure
+        }
+        let workout = try store.workout(id)
+        if arguments.has("json") {
+            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
+        } else {
+            context.output.line("Workout \(id)")
+            context.output.write(WorkoutSummary.text(workout))
+        }
+        return .success
+    }
+
+    static func workoutID(_ text: String) throws(UsageError) -> WorkoutID {
+        guard let id = WorkoutID(text) else {
+            throw UsageError("'\(text)' is not a workout id; give a number from 'sensorbridge workouts list'")
+        }
+        return id
+    }
+
+    // MARK: delete
+
+    static let deleteHelp = """
+        Usage: sensorbridge workouts delete ID [--store PATH]
+
+        Deletes a stored workout with its samples, events and zone groups. There is no undo.
+
+        Options:
+        \(StoreLocation.help)
+
+        Example:
+          sensorbridge workouts delete 12
+        """
+
+    static func delete(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(words, command: "workouts delete", options: [StoreLocation.option])
+        if arguments.has("help") {
+            context.output.line(deleteHelp)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 1)
+        guard let text = arguments.positionals.first else {
+            throw UsageError("give the id of the workout to delete, from 'sensorbridge workouts list'")
+        }
+        let id = try workoutID(text)
+        let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        try store.deleteWorkout(id)
+        context.output.line("Deleted workout \(id).")
+        return .success
+    }
+
+    // MARK: recover
+
+    static let recoverHelp = """
+        Usage: sensorbridge workouts recover [ID] [--discard] [--store PATH]
+
+        Finds workouts whose recording stopped before it finished (a crash, a power cut, kill -9)
+        and finishes each from what was saved: its samples and events up to the last journal
+        write (at most about a second before it stopped), with statistics and zone groups
+        computed again from the raw samples in the zones, pauses and holds of the recording.
+        A recording still running in another sensorbridge is left alone.
+
+        Options:
+          ID                         only this workout
+          --discard                  delete the interrupted workouts instead
+        \(StoreLocation.help)
+
+        Examples:
+          sensorbridge workouts recover
+          sensorbridge workouts recover 7 --discard
+        """
+
+    static func recover(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "workouts recover", options: [StoreLocation.option], flags: ["discard"])
+        if arguments.has("help") {
+            context.output.line(recoverHelp)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 1)
+        let only = try arguments.positionals.first.map { text throws(UsageError) in try workoutID(text) }
+        let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        let unfinished = try store.unfinishedWorkouts().filter { only == nil || $0.id == only }
+        if let only, unfinished.isEmpty {
+            _ = try store.timeline(of: only)  // .notFound for an id that does not exist
+            throw WorkoutStoreError.alreadyFinished(only)
+        }
+        guard !unfinished.isEmpty else {
+            context.output.line("No interrupted recordings in \(store.path).")
+            return .success
+        }
+        for workout in unfinished {
+            let what = "workout \(workout.id) (\(workout.activityType.rawValue), \(context.localTime(workout.startDate)))"
+            if workout.isRecording {
+                context.output.line("Left \(what) alone: a running sensorbridge is recording it.")
+            } else if arguments.has("discard") {
+                try store.deleteWorkout(workout.id)
+                context.output.line("Discarded \(what).")
+            } else {
+                let recovered = try store.recoverWorkout(workout.id)
+                context.output.line(
+                    "Recovered \(what): \(WorkoutSummary.clock(recovered.duration)), \(recovered.samples.count) samples.")
+            }
+        }
+        return .success
+    }
+}

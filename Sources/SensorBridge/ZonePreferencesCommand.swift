@@ -1,0 +1,124 @@
+import SensorCore
+import Workouts
+import WorkoutStore
+import Zones
+
+/// `sensorbridge zones set|show|reset`: the person's preferred zones in the workout store (source
+/// user), which later recordings use. `run(_:_:)` dispatches these three; the `zones` command
+/// sends them here.
+enum ZonePreferencesCommand {
+    /// The `zones` subcommands handled here.
+    static let subcommands: Set<String> = ["set", "show", "reset"]
+
+    static let help = """
+        Usage: sensorbridge zones set heart-rate|power A,B,C,... [--store PATH]
+               sensorbridge zones show [--json] [--store PATH]
+               sensorbridge zones reset [heart-rate|power] [--store PATH]
+
+        Your zones. 'set' makes boundaries your preferred zones (source user) for every later
+        recording and 'workouts zones' report; 'show' prints the zones in effect for heart rate and
+        power (preferred, else the system zones your profile gives, see 'sensorbridge profile');
+        'reset' goes back to the system zones (both quantities when none is named).
+
+        Boundaries are bpm for heart rate and W for power: 2 to 8 increasing numbers make 3 to 9
+        zones; zone 1 is below the first boundary and the last zone from the last one up.
+
+        Options:
+          --json                     with show: {"heartRate":{"source":"user","unit":"count/min",
+                                     "zones":[...]},"cyclingPower":null}
+        \(StoreLocation.help)
+
+        Examples:
+          sensorbridge zones set heart-rate 120,140,155,170
+          sensorbridge zones set power 150,200,240,280,330
+          sensorbridge zones show
+          sensorbridge zones reset heart-rate
+        """
+
+    /// `zones WORDS`: set, show or reset.
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        guard let subcommand = words.first, subcommands.contains(subcommand) else {
+            if words.first == "--help" || words.first == "-h" {
+                context.output.line(help)
+                return .success
+            }
+            throw UsageError("give a subcommand: set, show or reset; run 'sensorbridge zones --help'")
+        }
+        return try run(subcommand, Array(words.dropFirst()), context)
+    }
+
+    /// One of `subcommands` with the words after it.
+    static func run(_ subcommand: String, _ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "zones \(subcommand)", options: [StoreLocation.option], flags: ["json"])
+        if arguments.has("help") {
+            context.output.line(help)
+            return .success
+        }
+        func quantity(_ text: String) throws(UsageError) -> QuantityType {
+            guard let type = QuantityType(identifier: text), WorkoutStateMachine.zonedTypes.contains(type) else {
+                throw UsageError("'\(text)' has no zones; give heart-rate or power")
+            }
+            return type
+        }
+        switch subcommand {
+        case "set":
+            try arguments.expectPositionals(atMost: 2)
+            guard arguments.positionals.count == 2 else {
+                throw UsageError(
+                    "give the quantity and the boundaries, for example: sensorbridge zones set heart-rate 120,140,155,170")
+            }
+            let type = try quantity(arguments.positionals[0])
+            let configuration = try ReplayCommand.zoneConfiguration(
+                arguments.positionals[1], type, label: "zones set \(arguments.positionals[0])")
+            let store = try StoreLocation.open(arguments, context)
+            var preferences = try store.preferences()
+            preferences.setPreferredConfiguration(configuration)
+            try store.savePreferences(preferences)
+            context.output.write(text(preferences, context, only: type))
+        case "show":
+            try arguments.expectPositionals(atMost: 0)
+            let preferences = try StoreLocation.open(arguments, context).preferences()
+            if arguments.has("json") {
+                var object = JSONObject()
+                for type in WorkoutStateMachine.zonedTypes {
+                    object.append(
+                        type.identifier,
+                        preferences.zoneConfiguration(for: type, on: WorkoutZonesReport.today(context))?.jsonValue ?? .null)
+                }
+                context.output.line(JSONValue.object(object).serialized)
+            } else {
+                context.output.write(text(preferences, context))
+            }
+        default:  // reset
+            try arguments.expectPositionals(atMost: 1)
+            let types = try arguments.positionals.first.map { text throws(UsageError) in [try quantity(text)] }
+                ?? WorkoutStateMachine.zonedTypes
+            let store = try StoreLocation.open(arguments, context)
+            var preferences = try store.preferences()
+            for type in types { preferences.removePreferredConfiguration(for: type) }
+            try store.savePreferences(preferences)
+            context.output.write(text(preferences, context))
+        }
+        return .success
+    }
+
+    /// The zones in effect, one block per quantity.
+    static func text(_ preferences: ZonePreferences, _ context: CommandContext, only: QuantityType? = nil) -> String {
+        var lines: [String] = []
+        for type in WorkoutStateMachine.zonedTypes where only == nil || only == type {
+            if !lines.isEmpty { lines.append("") }
+            if let configuration = preferences.zoneConfiguration(for: type, on: WorkoutZonesReport.today(context)) {
+                lines.append(contentsOf: WorkoutSummary.bars(WorkoutZoneGroup(configuration: configuration), durations: false))
+            } else {
+                lines.append(
+                    type == .heartRate
+                        ? "Heart rate zones: none; 'sensorbridge zones set heart-rate 120,140,155,170', or a profile "
+                            + "with 'sensorbridge profile set --age 40 --resting-hr 50'"
+                        : "Power zones: none; 'sensorbridge zones set power 150,200,250,300', or a profile with "
+                            + "'sensorbridge profile set --ftp 250'")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

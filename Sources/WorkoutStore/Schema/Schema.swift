@@ -1,0 +1,244 @@
+/// The store's schema: its migrations, in order (DESIGN.md §3 "Storage").
+///
+/// Conventions: times are whole nanoseconds (`_ns`) from the workout's start, except
+/// `workouts.anchor_offset_ns`, the start's own offset from the session anchor (the monotonic clock
+/// the samples were stamped with). Quantity types are `QuantityType.rawValue` (1 heart rate in
+/// count/min, 2 cycling power in W, ...). Tables are STRICT, so a value of the wrong type is refused.
+enum Schema {
+    static let migrations: [Migration] = [
+        Migration(1, "workouts, samples, zone groups and preferences", sql: version1),
+        Migration(2, "time at each heart-rate and power value, for zone totals over many workouts") { connection in
+            try connection.execute(version2)
+            try ValueDurations.backfill(connection)
+        },
+    ]
+
+    /// The newest schema version this build knows.
+    static var version: Int64 { migrations.last!.version }
+
+    static let version1 = """
+        CREATE TABLE activity_types (
+            name TEXT PRIMARY KEY
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO activity_types (name) VALUES
+            ('cycling'), ('running'), ('walking'), ('hiking'), ('rowing'), ('swimming'), ('other'), ('multisport');
+
+        -- One row per workout, finished or still recording (then `duration_ns` is NULL and it has a
+        -- row in `recordings`).
+        CREATE TABLE workouts (
+            id INTEGER PRIMARY KEY,
+            -- The wall-clock start in seconds since 2001-01-01T00:00:00Z (Foundation's reference
+            -- date, so that a Date comes back exactly); add 978307200 for Unix time.
+            start_date REAL NOT NULL,
+            anchor_offset_ns INTEGER NOT NULL,
+            duration_ns INTEGER CHECK (duration_ns >= 0),
+            active_duration_ns INTEGER CHECK (active_duration_ns >= 0 AND active_duration_ns <= duration_ns),
+            activity_type TEXT NOT NULL REFERENCES activity_types (name),
+            -- How long a sample stands for its zone when no newer one comes (the zone rule's hold).
+            heart_rate_hold_ns INTEGER NOT NULL CHECK (heart_rate_hold_ns > 0),
+            power_hold_ns INTEGER NOT NULL CHECK (power_hold_ns > 0),
+            CHECK ((duration_ns IS NULL) = (active_duration_ns IS NULL))
+        ) STRICT;
+        CREATE INDEX workouts_by_start_date ON workouts (start_date);
+
+        -- The journal state of a workout being recorded; deleted when it is finished or discarded.
+        CREATE TABLE recordings (
+            workout_id INTEGER PRIMARY KEY REFERENCES workouts (id) ON DELETE CASCADE,
+            -- The latest sample or event journaled.
+            recorded_until_ns INTEGER NOT NULL CHECK (recorded_until_ns >= 0),
+            malformed_notifications INTEGER NOT NULL CHECK (malformed_notifications >= 0),
+            dropped_samples INTEGER NOT NULL CHECK (dropped_samples >= 0)
+        ) STRICT;
+
+        -- Zone boundaries in the quantity type's canonical unit, as a JSON array of 2 to 8 numbers.
+        CREATE TABLE zone_configurations (
+            id INTEGER PRIMARY KEY,
+            quantity_type INTEGER NOT NULL CHECK (quantity_type IN (1, 2)),
+            source TEXT NOT NULL CHECK (source IN ('system', 'user', 'custom')),
+            unit TEXT NOT NULL CHECK (unit = CASE quantity_type WHEN 1 THEN 'count/min' ELSE 'W' END),
+            boundaries TEXT NOT NULL CHECK (
+                json_valid(boundaries) AND json_type(boundaries) = 'array'
+                AND json_array_length(boundaries) BETWEEN 2 AND 8),
+            UNIQUE (quantity_type, source, boundaries),
+            UNIQUE (id, quantity_type)
+        ) STRICT;
+
+        -- The zones a recording classifies with, to finish it with the same ones after a crash.
+        CREATE TABLE recording_zone_configurations (
+            workout_id INTEGER NOT NULL REFERENCES recordings (workout_id) ON DELETE CASCADE,
+            quantity_type INTEGER NOT NULL,
+            configuration_id INTEGER NOT NULL,
+            PRIMARY KEY (workout_id, quantity_type),
+            FOREIGN KEY (configuration_id, quantity_type) REFERENCES zone_configurations (id, quantity_type)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE workout_statistics (
+            workout_id INTEGER PRIMARY KEY REFERENCES workouts (id) ON DELETE CASCADE,
+            heart_rate_average REAL,
+            heart_rate_minimum REAL,
+            heart_rate_maximum REAL,
+            heart_rate_count INTEGER CHECK (heart_rate_count > 0),
+            power_average REAL,
+            power_maximum REAL,
+            power_normalized REAL,
+            power_energy_kj REAL,
+            power_count INTEGER CHECK (power_count > 0),
+            cadence_average REAL,
+            cadence_maximum REAL,
+            cadence_count INTEGER CHECK (cadence_count > 0),
+            energy_expended_kj REAL CHECK (energy_expended_kj >= 0),
+            rmssd_ms REAL CHECK (rmssd_ms >= 0),
+            rr_pair_count INTEGER NOT NULL CHECK (rr_pair_count >= 0),
+            dropped_samples INTEGER NOT NULL CHECK (dropped_samples >= 0),
+            malformed_notifications INTEGER NOT NULL CHECK (malformed_notifications >= 0),
+            CHECK ((heart_rate_count IS NULL) = (heart_rate_average IS NULL)
+                AND (heart_rate_count IS NULL) = (heart_rate_minimum IS NULL)
+                AND (heart_rate_count IS NULL) = (heart_rate_maximum IS NULL)),
+            CHECK ((power_count IS NULL) = (power_average IS NULL)
+                AND (power_count IS NULL) = (power_maximum IS NULL)
+                AND (power_count IS NULL) = (power_energy_kj IS NULL)
+                AND (power_normalized IS NULL OR power_count IS NOT NULL)),
+            CHECK ((cadence_count IS NULL) = (cadence_average IS NULL)
+                AND (cadence_count IS NULL) = (cadence_maximum IS NULL)),
+            CHECK ((rmssd_ms IS NULL) = (rr_pair_count = 0))
+        ) STRICT;
+
+        CREATE TABLE activities (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            activity_type TEXT NOT NULL REFERENCES activity_types (name) CHECK (activity_type <> 'multisport'),
+            start_ns INTEGER NOT NULL CHECK (start_ns >= 0),
+            end_ns INTEGER NOT NULL CHECK (end_ns >= start_ns),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Time in zone of the whole workout (activity_position NULL) or of one activity.
+        CREATE TABLE zone_groups (
+            id INTEGER PRIMARY KEY,
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            activity_position INTEGER,
+            quantity_type INTEGER NOT NULL,
+            configuration_id INTEGER NOT NULL,
+            FOREIGN KEY (workout_id, activity_position) REFERENCES activities (workout_id, position) ON DELETE CASCADE,
+            FOREIGN KEY (configuration_id, quantity_type) REFERENCES zone_configurations (id, quantity_type)
+        ) STRICT;
+        CREATE INDEX zone_groups_by_workout ON zone_groups (workout_id);
+        CREATE UNIQUE INDEX one_zone_group_per_workout_and_type
+            ON zone_groups (workout_id, quantity_type) WHERE activity_position IS NULL;
+        CREATE UNIQUE INDEX one_zone_group_per_activity_and_type
+            ON zone_groups (workout_id, activity_position, quantity_type) WHERE activity_position IS NOT NULL;
+
+        CREATE TABLE zone_durations (
+            zone_group_id INTEGER NOT NULL REFERENCES zone_groups (id) ON DELETE CASCADE,
+            zone_index INTEGER NOT NULL CHECK (zone_index BETWEEN 0 AND 8),
+            duration_ns INTEGER NOT NULL CHECK (duration_ns >= 0),
+            PRIMARY KEY (zone_group_id, zone_index)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE laps (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            start_ns INTEGER NOT NULL CHECK (start_ns >= 0),
+            end_ns INTEGER NOT NULL CHECK (end_ns >= start_ns),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE pauses (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            start_ns INTEGER NOT NULL CHECK (start_ns >= 0),
+            end_ns INTEGER NOT NULL CHECK (end_ns >= start_ns),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Pauses, resumes, laps, activity changes and sensor dropouts, in order. While recording
+        -- these are the journal; a finished workout's are rewritten from the workout.
+        CREATE TABLE events (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            offset_ns INTEGER NOT NULL CHECK (offset_ns >= 0),
+            kind TEXT NOT NULL CHECK (kind IN ('pause', 'resume', 'lap', 'activity', 'sensorLost', 'sensorRegained')),
+            activity_type TEXT REFERENCES activity_types (name),
+            device TEXT,
+            CHECK ((kind = 'activity') = (activity_type IS NOT NULL)),
+            CHECK ((kind IN ('sensorLost', 'sensorRegained')) = (device IS NOT NULL)),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Every change of the current zone, with the running totals (one little-endian int64 of
+        -- nanoseconds per zone) at that moment.
+        CREATE TABLE zone_updates (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            quantity_type INTEGER NOT NULL,
+            configuration_id INTEGER NOT NULL,
+            offset_ns INTEGER NOT NULL CHECK (offset_ns >= 0),
+            previous_zone INTEGER CHECK (previous_zone BETWEEN 0 AND 8),
+            current_zone INTEGER CHECK (current_zone BETWEEN 0 AND 8),
+            last_sample_offset_ns INTEGER NOT NULL CHECK (last_sample_offset_ns >= 0),
+            durations BLOB NOT NULL CHECK (length(durations) BETWEEN 24 AND 72 AND length(durations) % 8 = 0),
+            PRIMARY KEY (workout_id, position),
+            FOREIGN KEY (configuration_id, quantity_type) REFERENCES zone_configurations (id, quantity_type)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE sensors (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            sensor INTEGER NOT NULL CHECK (sensor BETWEEN 0 AND 65535),
+            name TEXT NOT NULL,
+            PRIMARY KEY (workout_id, sensor)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Raw samples, every quantity, in the order the workout received them, in chunks of up to
+        -- 4096: per sample a little-endian int64 offset (ns), float64 value (canonical unit, NaN
+        -- kept), uint8 quantity type and uint16 sensor. A chunk is one row, so a three-hour ride
+        -- is a few dozen rows, written and read as whole columns.
+        CREATE TABLE sample_chunks (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            sample_count INTEGER NOT NULL CHECK (sample_count BETWEEN 1 AND 4096),
+            offsets BLOB NOT NULL CHECK (length(offsets) = 8 * sample_count),
+            sample_values BLOB NOT NULL CHECK (length(sample_values) = 8 * sample_count),
+            quantity_types BLOB NOT NULL CHECK (length(quantity_types) = sample_count),
+            sensors BLOB NOT NULL CHECK (length(sensors) = 2 * sample_count),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT;
+
+        -- The person's profile, for the system zones: at most one row. (date(d, '+0 days') turns
+        -- February 30 into March 2, so only a day that exists equals itself.)
+        CREATE TABLE profile (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            birth_date TEXT CHECK (birth_date IS NULL OR date(birth_date, '+0 days') IS birth_date),
+            age INTEGER CHECK (age BETWEEN 1 AND 120),
+            resting_heart_rate INTEGER CHECK (resting_heart_rate BETWEEN 20 AND 250),
+            maximum_heart_rate INTEGER CHECK (maximum_heart_rate BETWEEN 20 AND 250),
+            functional_threshold_power INTEGER CHECK (functional_threshold_power BETWEEN 20 AND 2500),
+            power_zone_model TEXT NOT NULL CHECK (power_zone_model IN ('6', '7'))
+        ) STRICT;
+
+        -- The person's preferred zones, one per quantity type (source 'user').
+        CREATE TABLE preferred_zone_configurations (
+            quantity_type INTEGER PRIMARY KEY,
+            configuration_id INTEGER NOT NULL,
+            FOREIGN KEY (configuration_id, quantity_type) REFERENCES zone_configurations (id, quantity_type)
+        ) STRICT;
+        CREATE TRIGGER preferred_zone_configurations_are_user
+            BEFORE INSERT ON preferred_zone_configurations
+            WHEN (SELECT source FROM zone_configurations WHERE id = NEW.configuration_id) IS NOT 'user'
+        BEGIN
+            SELECT RAISE(ABORT, 'a preferred zone configuration has source user');
+        END;
+        """
+
+    static let version2 = """
+        -- For each finished workout and zoned quantity, the active time credited to each distinct
+        -- sample value by the zone rule (sample and hold, bounded hold, pauses, end). Re-bucketing
+        -- into any configuration sums these by zone, exactly as re-bucketing the raw samples does.
+        CREATE TABLE zone_value_durations (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            quantity_type INTEGER NOT NULL CHECK (quantity_type IN (1, 2)),
+            value REAL NOT NULL,
+            duration_ns INTEGER NOT NULL CHECK (duration_ns > 0),
+            PRIMARY KEY (workout_id, quantity_type, value)
+        ) STRICT, WITHOUT ROWID;
+        """
+}

@@ -1,0 +1,195 @@
+public import Foundation
+public import SensorCore
+public import Workouts
+public import Zones
+
+/// Which workouts a listing or a zone report covers.
+public struct WorkoutFilter: Sendable, Hashable {
+    /// Workouts that start at or after this instant.
+    public var from: Date?
+    /// Workouts that start before this instant.
+    public var until: Date?
+    /// Workouts of this type, or with an activity of this type (the run of a bike-and-run workout).
+    public var activityType: WorkoutActivityType?
+
+    public init(from: Date? = nil, until: Date? = nil, activityType: WorkoutActivityType? = nil) {
+        self.from = from
+        self.until = until
+        self.activityType = activityType
+    }
+
+    /// `w` is the `workouts` table; the filter's values bind as `?2`, `?3` and `?4` (`?1` is the query's own).
+    static let sql = """
+        (?2 IS NULL OR w.start_date >= ?2) AND (?3 IS NULL OR w.start_date < ?3)
+        AND (?4 IS NULL OR w.activity_type = ?4
+            OR EXISTS (SELECT 1 FROM activities a WHERE a.workout_id = w.id AND a.activity_type = ?4))
+        """
+
+    var arguments: [(any SQLiteBindable)?] {
+        [from?.timeIntervalSinceReferenceDate, until?.timeIntervalSinceReferenceDate, activityType?.rawValue]
+    }
+}
+
+/// One line of `workouts list`: a stored workout without its samples.
+public struct WorkoutListing: Sendable, Hashable {
+    public let id: WorkoutID
+    public let startDate: Date
+    /// The workout's type (`multisport` for several activities).
+    public let activityType: WorkoutActivityType
+    /// Nil while the workout is unfinished.
+    public let duration: Duration?
+    public let activeDuration: Duration?
+    /// Average heart rate in count/min, average and normalized power in W, when measured.
+    public let averageHeartRate: Double?
+    public let averagePower: Double?
+    public let normalizedPower: Double?
+    /// For an unfinished workout: how far its journal goes.
+    public let recordedUntil: Duration?
+
+    public var isFinished: Bool { duration != nil }
+}
+
+/// A workout whose recording stopped before it was finished (a crash, a power cut, `kill -9`), or
+/// one that is recording now.
+public struct UnfinishedWorkout: Sendable, Hashable {
+    public let id: WorkoutID
+    public let startDate: Date
+    public let activityType: WorkoutActivityType
+    /// The latest sample or event saved, from the start.
+    public let recordedUntil: Duration
+    /// Whether a running process is still recording it (its recording lock is held).
+    public let isRecording: Bool
+}
+
+/// The calendar periods of a zone report.
+public enum ZoneReportPeriod: String, Sendable, Hashable, CaseIterable {
+    case week, month
+
+    var component: Calendar.Component { self == .week ? .weekOfYear : .month }
+}
+
+/// Time in zone over the workouts of one period, all in one configuration.
+public struct ZoneTotals: Sendable, Hashable {
+    /// The first instant of the period (a Monday for ISO weeks, the 1st for months) in the report's calendar.
+    public let periodStart: Date
+    /// Workouts in the period with samples of the quantity.
+    public let workoutCount: Int
+    public let zoneGroup: WorkoutZoneGroup
+}
+
+extension WorkoutStore {
+    /// Workouts in order of their start, unfinished ones included.
+    public func workouts(matching filter: WorkoutFilter = WorkoutFilter()) throws(WorkoutStoreError) -> [WorkoutListing] {
+        try perform {
+            var listings: [WorkoutListing] = []
+            try connection.statement(
+                """
+                SELECT w.id, w.start_date, w.activity_type, w.duration_ns, w.active_duration_ns,
+                    s.heart_rate_average, s.power_average, s.power_normalized, r.recorded_until_ns
+                FROM workouts w
+                LEFT JOIN workout_statistics s ON s.workout_id = w.id
+                LEFT JOIN recordings r ON r.workout_id = w.id
+                WHERE \(WorkoutFilter.sql)
+                ORDER BY w.start_date, w.id
+                """
+            ).forEachRow(arguments: [nil] + filter.arguments) { row in
+                listings.append(
+                    WorkoutListing(
+                        id: WorkoutID(row.int64(0)), startDate: Date(timeIntervalSinceReferenceDate: row.double(1)),
+                        activityType: try activityType(row.text(2)), duration: row.optionalInt64(3).map { .nanoseconds($0) },
+                        activeDuration: row.optionalInt64(4).map { .nanoseconds($0) }, averageHeartRate: row.optionalDouble(5),
+                        averagePower: row.optionalDouble(6), normalizedPower: row.optionalDouble(7),
+                        recordedUntil: row.optionalInt64(8).map { .nanoseconds($0) }))
+            }
+            return listings
+        }
+    }
+
+    /// The finished workout that started last, or nil when there is none.
+    public func latestWorkoutID() throws(WorkoutStoreError) -> WorkoutID? {
+        try perform {
+            try connection.statement(
+                "SELECT id FROM workouts WHERE duration_ns IS NOT NULL ORDER BY start_date DESC, id DESC LIMIT 1"
+            ).firstRow { WorkoutID($0.int64(0)) }
+        }
+    }
+
+    /// Deletes a workout, finished or not, with everything stored for it.
+    ///
+    /// - Throws: `.notFound`; `.recordingInProgress` while a running process records it.
+    public func deleteWorkout(_ id: WorkoutID) throws(WorkoutStoreError) {
+        if let lockPath = recordingLockPath(id), RecordingLock.isHeld(at: lockPath) {
+            throw .recordingInProgress(id)
+        }
+        try performTransaction {
+            try connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)
+            guard connection.changes > 0 else { throw WorkoutStoreError.notFound(id) }
+        }
+        if let lockPath = recordingLockPath(id) { RecordingLock.remove(at: lockPath) }
+    }
+
+    /// The raw samples of a finished or unfinished workout, in the order it received them.
+    public func samples(of id: WorkoutID) throws(WorkoutStoreError) -> [Sample] {
+        try perform {
+            guard let start = try anchorOffset(of: id) else { throw WorkoutStoreError.notFound(id) }
+            return try SampleChunk.samples(of: id.rawValue, start: start, in: connection, path: path)
+        }
+    }
+
+    /// The start, end and pauses of a finished workout: what re-bucketing its samples needs.
+    public func timeline(of id: WorkoutID) throws(WorkoutStoreError) -> WorkoutTimeline {
+        try perform {
+            guard let start = try anchorOffset(of: id) else { throw WorkoutStoreError.notFound(id) }
+            return try Self.timeline(of: id.rawValue, start: start, in: connection)
+        }
+    }
+
+    func anchorOffset(of id: WorkoutID) throws -> Duration? {
+        try connection.statement("SELECT anchor_offset_ns FROM workouts WHERE id = ?")
+            .firstRow(id.rawValue) { .nanoseconds($0.int64(0)) }
+    }
+
+    /// Time in `configuration`'s zones over the finished workouts `filter` selects, summed by
+    /// `period` of their start in `calendar`, in order. Each workout is re-bucketed from its raw
+    /// samples with its own pauses, end and hold, so workouts recorded with other zones compare;
+    /// the work is done on the stored time at each value (`zone_value_durations`), which gives the
+    /// same durations as re-bucketing every sample.
+    public func zoneTotals(
+        in configuration: WorkoutZoneConfiguration, by period: ZoneReportPeriod, calendar: Calendar,
+        matching filter: WorkoutFilter = WorkoutFilter()
+    ) throws(WorkoutStoreError) -> [ZoneTotals] {
+        try perform {
+            var periods: [(start: Date, workouts: Int, durations: [Int64])] = []
+            var currentWorkout: Int64 = -1
+            var zoneOfValue: (value: Double, zone: Int?) = (.nan, nil)
+            try connection.statement(
+                """
+                SELECT w.id, w.start_date, v.value, v.duration_ns
+                FROM workouts w JOIN zone_value_durations v ON v.workout_id = w.id AND v.quantity_type = ?1
+                WHERE \(WorkoutFilter.sql)
+                ORDER BY w.start_date, w.id, v.value
+                """
+            ).forEachRow(arguments: [Int64(configuration.quantityType.rawValue)] + filter.arguments) { row in
+                let workout = row.int64(0)
+                if workout != currentWorkout {
+                    currentWorkout = workout
+                    let date = Date(timeIntervalSinceReferenceDate: row.double(1))
+                    let start = calendar.dateInterval(of: period.component, for: date)?.start ?? date
+                    if periods.last?.start != start {
+                        periods.append((start, 0, Array(repeating: 0, count: configuration.zones.count)))
+                    }
+                    periods[periods.count - 1].workouts += 1
+                }
+                let value = row.double(2)
+                if value != zoneOfValue.value { zoneOfValue = (value, configuration.zoneIndex(for: value)) }
+                if let zone = zoneOfValue.zone { periods[periods.count - 1].durations[zone] += row.int64(3) }
+            }
+            return try periods.map { period in
+                ZoneTotals(
+                    periodStart: period.start, workoutCount: period.workouts,
+                    zoneGroup: try WorkoutZoneGroup(
+                        configuration: configuration, durations: period.durations.map { .nanoseconds($0) }))
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+public import SensorCore
+public import Workouts
+import Zones
+
+extension WorkoutStore {
+    /// Stores a finished workout, with its samples, events, statistics and zone groups, in one
+    /// transaction; returns its id. Times are kept to the nanosecond.
+    ///
+    /// - Parameter maximumHolds: the zone rule's holds the workout was classified with (defaults:
+    ///   5 s heart rate, 3 s power); `workouts zones` re-buckets the samples with them.
+    @discardableResult
+    public func save(_ workout: Workout, maximumHolds: [QuantityType: Duration] = [:]) throws(WorkoutStoreError)
+        -> WorkoutID
+    {
+        try performTransaction { try insert(workout, maximumHolds: maximumHolds, id: nil) }
+    }
+
+    /// The holds for every zoned type: those given, else the classifier's defaults.
+    static func holds(_ given: [QuantityType: Duration]) -> [QuantityType: Duration] {
+        Dictionary(
+            uniqueKeysWithValues: ValueDurations.zonedTypes.map { ($0, given[$0] ?? ZoneClassifier.defaultMaximumHold(for: $0)) })
+    }
+
+    /// Inserts every row of `workout` (as `id`, or a new id); the caller holds a transaction.
+    func insert(_ workout: Workout, maximumHolds: [QuantityType: Duration], id: WorkoutID?) throws -> WorkoutID {
+        let holds = Self.holds(maximumHolds)
+        let startNanoseconds = workout.start.nanoseconds
+        func offset(_ time: Duration) -> Int64 { time.nanoseconds - startNanoseconds }
+
+        try connection.statement(
+            """
+            INSERT INTO workouts (id, start_date, anchor_offset_ns, duration_ns, active_duration_ns, activity_type,
+                heart_rate_hold_ns, power_hold_ns)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        ).run(
+            id?.rawValue, workout.startDate.timeIntervalSinceReferenceDate, startNanoseconds, offset(workout.end),
+            workout.activeDuration.nanoseconds, workout.activityType.rawValue, holds[.heartRate]!.nanoseconds,
+            holds[.cyclingPower]!.nanoseconds)
+        let workoutID = connection.lastInsertRowID
+
+        try insertStatistics(workout.statistics, workout: workoutID)
+
+        // A workout has a configuration or two, shared by its groups and zone updates: a short list
+        // compared with `==` (which sees the shared zones array at once) beats hashing them.
+        var configurationIDs: [(configuration: WorkoutZoneConfiguration, id: Int64)] = []
+        func configurationID(_ configuration: WorkoutZoneConfiguration) throws -> Int64 {
+            if let known = configurationIDs.first(where: { $0.configuration == configuration }) { return known.id }
+            let id = try self.configurationID(configuration)
+            configurationIDs.append((configuration, id))
+            return id
+        }
+        func insertZoneGroups(_ groups: [QuantityType: WorkoutZoneGroup], activity: Int64?) throws {
+            for type in groups.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                let group = groups[type]!
+                try connection.statement(
+                    """
+                    INSERT INTO zone_groups (workout_id, activity_position, quantity_type, configuration_id)
+                    VALUES (?, ?, ?, ?)
+                    """
+                ).run(workoutID, activity, Int64(type.rawValue), try configurationID(group.configuration))
+                let groupID = connection.lastInsertRowID
+                let durations = try connection.statement(
+                    "INSERT INTO zone_durations (zone_group_id, zone_index, duration_ns) VALUES (?, ?, ?)")
+                for (index, duration) in group.durations.enumerated() {
+                    try durations.run(groupID, index, duration.nanoseconds)
+                }
+            }
+        }
+
+        try insertZoneGroups(workout.zoneGroupsByType, activity: nil)
+        for (position, activity) in workout.activities.enumerated() {
+            try connection.statement(
+                "INSERT INTO activities (workout_id, position, activity_type, start_ns, end_ns) VALUES (?, ?, ?, ?, ?)"
+            ).run(workoutID, position, activity.activityType.rawValue, offset(activity.start), offset(activity.end))
+            try insertZoneGroups(activity.zoneGroupsByType, activity: Int64(position))
+        }
+        for (table, ranges) in [("laps", workout.laps), ("pauses", workout.pauses)] {
+            let statement = try connection.statement(
+                "INSERT INTO \(table) (workout_id, position, start_ns, end_ns) VALUES (?, ?, ?, ?)")
+            for (position, range) in ranges.enumerated() {
+                try statement.run(workoutID, position, offset(range.lowerBound), offset(range.upperBound))
+            }
+        }
+        try insertEvents(workout.events, workout: workoutID, firstPosition: 0, start: workout.start)
+
+        let updates = try connection.statement(
+            """
+            INSERT INTO zone_updates (workout_id, position, quantity_type, configuration_id, offset_ns, previous_zone,
+                current_zone, last_sample_offset_ns, durations)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (position, update) in workout.zoneUpdates.enumerated() {
+            try updates.run(
+                workoutID, position, Int64(update.quantityType.rawValue),
+                try configurationID(update.zoneGroup.configuration), offset(update.time), update.previousZoneIndex,
+                update.currentZoneIndex, offset(update.lastSampleTime), update.zoneGroup.durations.map(\.nanoseconds))
+        }
+
+        try insertSensors(workout.sensors, workout: workoutID)
+        _ = try SampleChunk.insert(
+            workout.samples, start: workout.start, workout: workoutID, firstPosition: 0, into: connection)
+        let timeline = try WorkoutTimeline(start: workout.start, end: workout.end, pauses: workout.pauses)
+        try ValueDurations.insert(
+            workout.samples, workout: workoutID, start: workout.start, timeline: timeline, holds: holds,
+            into: connection)
+        return WorkoutID(workoutID)
+    }
+
+    func insertEvents(_ events: some Sequence<WorkoutEvent>, workout: Int64, firstPosition: Int64, start: Duration) throws {
+        let statement = try connection.statement(
+            "INSERT INTO events (workout_id, position, offset_ns, kind, activity_type, device) VALUES (?, ?, ?, ?, ?, ?)")
+        var position = firstPosition
+        for event in events {
+            var activityType: String?
+            var device: String?
+            switch event.kind {
+            case .activity(let type): activityType = type.rawValue
+            case .sensorLost(let name), .sensorRegained(let name): device = name
+            case .pause, .resume, .lap: break
+            }
+            try statement.run(
+                workout, position, event.time.nanoseconds - start.nanoseconds, event.name, activityType, device)
+            position += 1
+        }
+    }
+
+    func insertSensors(_ sensors: [SensorID: String], workout: Int64) throws {
+        let statement = try connection.statement("INSERT INTO sensors (workout_id, sensor, name) VALUES (?, ?, ?)")
+        for (sensor, name) in sensors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            try statement.run(workout, Int64(sensor.rawValue), name)
+        }
+    }
+
+    private func insertStatistics(_ s: WorkoutStatistics, workout: Int64) throws {
+        try connection.statement(
+            """
+            INSERT INTO workout_statistics (workout_id, heart_rate_average, heart_rate_minimum, heart_rate_maximum,
+                heart_rate_count, power_average, power_maximum, power_normalized, power_energy_kj, power_count,
+                cadence_average, cadence_maximum, cadence_count, energy_expended_kj, rmssd_ms, rr_pair_count,
+                dropped_samples, malformed_notifications)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        ).run(
+            workout, s.heartRate?.average, s.heartRate?.minimum, s.heartRate?.maximum, s.heartRate?.count,
+            s.cyclingPower?.average, s.cyclingPower?.maximum, s.cyclingPower?.normalized, s.cyclingPower?.energy,
+            s.cyclingPower?.count, s.cadence?.average, s.cadence?.maximum, s.cadence?.count, s.energyExpended, s.rmssd,
+            s.rrPairCount, s.droppedSamples, s.malformedNotifications)
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import SensorCore
+import Zones
+
+/// Finished workouts with their samples and zone groups, unfinished recordings, and the person's
+/// zone preferences, in one SQLite file (DESIGN.md §3 "Storage").
+///
+/// The database runs in WAL mode with foreign keys on and `synchronous = FULL` (a committed
+/// journal flush survives a power cut), waits up to 5 s for another process's lock, and is brought
+/// to this build's schema by numbered migrations when opened. A database written by a newer build
+/// is refused and left unchanged.
+///
+/// One store is one connection: use it from one thread at a time. `WorkoutRecorder` opens its own.
+public final class WorkoutStore {
+    let connection: SQLiteConnection
+    /// Zone configurations by row id, read once (rows are never changed).
+    private var configurationsByID: [Int64: WorkoutZoneConfiguration] = [:]
+
+    /// The file name the store was opened with; `:memory:` for an in-memory store.
+    public var path: String { connection.path }
+
+    /// The path of an in-memory store, gone when the store is.
+    public static let inMemoryPath = ":memory:"
+
+    /// The newest schema version this build knows (`PRAGMA user_version` once migrated).
+    public static var schemaVersion: Int64 { Schema.version }
+
+    /// Opens the store at `path`, creating the file and its folders when missing, and migrates it.
+    ///
+    /// - Throws: `WorkoutStoreError`: `.notADatabase`, `.newerSchema`, `.readOnly`, `.diskFull`,
+    ///   `.cannotOpen`, ... A file this build cannot use is left as it was.
+    public convenience init(path: String) throws(WorkoutStoreError) {
+        try self.init(path: path, migrations: Schema.migrations)
+    }
+
+    init(path: String, migrations: [Migration]) throws(WorkoutStoreError) {
+        let isFile = path != Self.inMemoryPath
+        let existed = isFile && FileManager.default.fileExists(atPath: path)
+        if isFile && !existed {
+            try Self.createFolder(of: path)
+            try Self.createFile(path)
+        }
+        do {
+            connection = try Self.openConnection(path, migrations: migrations)
+        } catch {
+            // A store this call created and could not set up is removed again: nothing changed.
+            if isFile && !existed {
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    try? FileManager.default.removeItem(atPath: path + suffix)
+                }
+            }
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    private static func openConnection(_ path: String, migrations: [Migration]) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        connection.setBusyTimeout(milliseconds: 5000)
+        // Read before writing anything: a file that is not a database, or one from a newer build,
+        // must be left exactly as it is.
+        let version = try connection.userVersion
+        let known = migrations.last?.version ?? 0
+        guard version <= known else { throw WorkoutStoreError.newerSchema(path: path, version: version, known: known) }
+        guard !connection.isReadOnly else {
+            throw WorkoutStoreError.readOnly(path: path, reason: "the file is write-protected")
+        }
+        let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
+        guard mode == "wal" || path == inMemoryPath else {
+            throw WorkoutStoreError.cannotOpen(
+                path: path, reason: "SQLite could not switch it to WAL mode (it stayed in \(mode ?? "?") mode)")
+        }
+        try connection.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL")
+        try Migration.migrate(connection, with: migrations)
+        return connection
+    }
+
+    /// Creates the folders above `path` (as `mkdir -p`).
+    private static func createFolder(of path: String) throws(WorkoutStoreError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { return }
+        try createFolder(of: folder)
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else {
+            let code = errno
+            let reason = "cannot create the folder \(folder): \(String(cString: strerror(code)))"
+            throw [EACCES, EPERM, EROFS].contains(code)
+                ? .readOnly(path: path, reason: reason) : .cannotOpen(path: path, reason: reason)
+        }
+    }
+
+    /// Creates the empty file SQLite will fill, so that a refusal is reported with the system's
+    /// own reason (SQLite retries a failed create read-only and reports that error instead).
+    private static func createFile(_ path: String) throws(WorkoutStoreError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = "cannot create the file: \(String(cString: strerror(code)))"
+            switch code {
+            case EEXIST: return
+            case EACCES, EPERM, EROFS: throw .readOnly(path: path, reason: reason)
+            case ENOSPC: throw .diskFull(path: path)
+            default: throw .cannotOpen(path: path, reason: reason)
+            }
+        }
+        close(descriptor)
+    }
+
+    /// The default location: `$XDG_DATA_HOME/sensorbridge/workouts.sqlite` when `XDG_DATA_HOME` is
+    /// an absolute path (the XDG Base Directory rule), else `$HOME/.local/share/sensorbridge/workouts.sqlite`;
+    /// nil when neither is set.
+    public static func defaultPath(environment: [String: String]) -> String? {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return data + "/sensorbridge/workouts.sqlite"
+        }
+        if let home = environment["HOME"], !home.isEmpty {
+            return home + "/.local/share/sensorbridge/workouts.sqlite"
+        }
+        return nil
+    }
+
+    // MARK: Errors
+
+    /// Runs `body`, turning whatever it throws into a `WorkoutStoreError` about this store.
+    func perform<T>(_ body: () throws -> T) throws(WorkoutStoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    /// `perform` in one transaction.
+    func performTransaction<T>(_ body: () throws -> T) throws(WorkoutStoreError) -> T {
+        try perform { try connection.transaction(body) }
+    }
+
+    static func storeError(_ error: any Error, path: String) -> WorkoutStoreError {
+        switch error {
+        case let error as WorkoutStoreError: error
+        case let error as SQLiteError: WorkoutStoreError(error, path: path)
+        default: .invalidData(path: path, reason: "\(error)")
+        }
+    }
+
+    // MARK: Zone configurations
+
+    /// The row id of `configuration`, inserting it when it is new.
+    func configurationID(_ configuration: WorkoutZoneConfiguration) throws -> Int64 {
+        let boundaries = Self.boundariesText(configuration.boundaryValues)
+        let type = Int64(configuration.quantityType.rawValue)
+        try connection.statement(
+            """
+            INSERT INTO zone_configurations (quantity_type, source, unit, boundaries) VALUES (?, ?, ?, ?)
+            ON CONFLICT (quantity_type, source, boundaries) DO NOTHING
+            """
+        ).run(type, configuration.source.rawValue, configuration.unit.symbol, boundaries)
+        let id = try connection.statement(
+            "SELECT id FROM zone_configurations WHERE quantity_type = ? AND source = ? AND boundaries = ?"
+        ).firstRow(type, configuration.source.rawValue, boundaries) { $0.int64(0) }
+        return id!
+    }
+
+    /// The configuration stored as row `id`.
+    func configuration(id: Int64) throws -> WorkoutZoneConfiguration {
+        if let known = configurationsByID[id] { return known }
+        let row = try connection.statement(
+            "SELECT quantity_type, source, boundaries FROM zone_configurations WHERE id = ?"
+        ).firstRow(id) { ($0.int(0), $0.text(1), $0.text(2)) }
+        guard let (typeValue, sourceName, boundariesText) = row else {
+            throw WorkoutStoreError.invalidData(path: path, reason: "zone configuration \(id) is missing")
+        }
+        guard let type = QuantityType(rawValue: UInt8(clamping: typeValue)),
+            let source = WorkoutZoneSource(rawValue: sourceName), let boundaries = Self.boundaries(boundariesText)
+        else {
+            throw WorkoutStoreError.invalidData(path: path, reason: "zone configuration \(id) is not one this build knows")
+        }
+        let configuration = try WorkoutZoneConfiguration(quantityType: type, boundaryValues: boundaries, source: source)
+        configurationsByID[id] = configuration
+        return configuration
+    }
+
+    /// `[120,140,155,170]`: shortest round-trip decimals, so equal boundaries give equal text.
+    static func boundariesText(_ values: [Double]) -> String {
+        JSONValue.array(values.map(JSONValue.number)).serialized
+    }
+
+    static func boundaries(_ text: String) -> [Double]? {
+        guard let array = (try? JSONValue(parsing: text))?.arrayValue else { return nil }
+        let values = array.compactMap(\.doubleValue)
+        return values.count == array.count ? values : nil
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, truncated toward zero: the resolution the store keeps (the monotonic
+    /// clock's and the traces').
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

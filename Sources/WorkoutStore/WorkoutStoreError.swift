@@ -1,0 +1,96 @@
+import Foundation
+
+/// Why the store could not do what was asked. Every case says what is wrong and what to do; a
+/// failed change is rolled back, so the store is as it was.
+public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file is not a SQLite database (SQLite's `SQLITE_NOTADB`).
+    case notADatabase(path: String)
+    /// The database is damaged (`SQLITE_CORRUPT`).
+    case corrupt(path: String, SQLiteError)
+    /// The database was written by a newer build: its schema version is `version`, this build knows up to `known`.
+    case newerSchema(path: String, version: Int64, known: Int64)
+    /// The file or its folder cannot be written (permissions, a read-only file system).
+    case readOnly(path: String, reason: String)
+    /// The disk is full (`SQLITE_FULL`).
+    case diskFull(path: String)
+    /// The file or its folder could not be opened or created.
+    case cannotOpen(path: String, reason: String)
+    /// Another process kept the database locked for longer than the busy timeout.
+    case busy(path: String)
+    /// No workout has this id.
+    case notFound(WorkoutID)
+    /// The workout was never finished (the recording stopped); recover or discard it first.
+    case unfinished(WorkoutID)
+    /// The workout is finished; there is nothing to recover.
+    case alreadyFinished(WorkoutID)
+    /// A recording of this workout is still running in a live process.
+    case recordingInProgress(WorkoutID)
+    /// The database holds something this build cannot read back (a value outside the model).
+    case invalidData(path: String, reason: String)
+    /// Any other SQLite error.
+    case sqlite(path: String, SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path):
+            "\(path) is not a SQLite database (is it another file given by mistake?); it was left unchanged. "
+                + "Give the workout store's path with --store, or move this file away to start a new store there"
+        case .corrupt(let path, let error):
+            "\(path) is damaged (\(error.message)); it was left unchanged. Restore it from a backup, or move it "
+                + "away to start a new store"
+        case .newerSchema(let path, let version, let known):
+            "\(path) has schema version \(version), but this sensorbridge knows versions up to \(known): a newer "
+                + "sensorbridge wrote it. It was left unchanged; use that newer sensorbridge, or give another store with --store"
+        case .readOnly(let path, let reason):
+            "cannot write \(path): \(reason). Nothing was changed; make the file and its folder writable, or give "
+                + "a writable path with --store or SENSORBRIDGE_STORE"
+        case .diskFull(let path):
+            "the disk holding \(path) is full; the change was rolled back and nothing was saved. Free some space and "
+                + "run the command again"
+        case .cannotOpen(let path, let reason):
+            "cannot open \(path): \(reason). Nothing was changed; give a path you can create files in with --store "
+                + "or SENSORBRIDGE_STORE"
+        case .busy(let path):
+            "\(path) is locked by another process; nothing was changed. Run the command again when the other "
+                + "sensorbridge has finished"
+        case .notFound(let id):
+            "there is no workout \(id); 'sensorbridge workouts list' shows the ids"
+        case .unfinished(let id):
+            "workout \(id) was never finished (its recording stopped); run 'sensorbridge workouts recover' to finish "
+                + "it from what was saved, or 'sensorbridge workouts recover --discard' to delete it"
+        case .alreadyFinished(let id):
+            "workout \(id) is finished already; there is nothing to recover"
+        case .recordingInProgress(let id):
+            "workout \(id) is still being recorded by a running sensorbridge; stop that recording first"
+        case .invalidData(let path, let reason):
+            "\(path) holds data this sensorbridge cannot read (\(reason)); it was left unchanged"
+        case .sqlite(let path, let error):
+            "\(path): \(error)"
+        }
+    }
+
+    /// The store's reading of a SQLite error on the database at `path`.
+    init(_ error: SQLiteError, path: String) {
+        switch error.code {
+        case .notADatabase: self = .notADatabase(path: path)
+        case .corrupt: self = .corrupt(path: path, error)
+        case .full: self = .diskFull(path: path)
+        case .readOnly: self = .readOnly(path: path, reason: error.message)
+        case .busy, .locked: self = .busy(path: path)
+        case .cannotOpen, .ioError, .permission:
+            switch error.systemErrno {
+            case ENOSPC: self = .diskFull(path: path)
+            case EACCES, EPERM, EROFS: self = .readOnly(path: path, reason: Self.systemReason(error))
+            default:
+                self = error.code == .ioError
+                    ? .sqlite(path: path, error) : .cannotOpen(path: path, reason: Self.systemReason(error))
+            }
+        default: self = .sqlite(path: path, error)
+        }
+    }
+
+    private static func systemReason(_ error: SQLiteError) -> String {
+        guard error.systemErrno != 0 else { return error.message }
+        return "\(error.message): \(String(cString: strerror(error.systemErrno)))"
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import Synchronization
+import Testing
+import Workouts
+import WorkoutStore
+import Zones
+
+/// `kill -9` during `replay --save`, then `workouts recover` (DESIGN.md §3 "Storage"): the built
+/// `sensorbridge` runs as a child process, is killed mid-replay, and the recovered workout must
+/// hold every sample up to about a second (times the pace) before the kill.
+@Suite struct CrashRecoveryTests {
+    /// The `sensorbridge` executable of this build: beside the test bundle (Linux runs it from
+    /// `.build/<triple>/debug`; macOS from inside an `.xctest` bundle there), else `.build/debug`.
+    static func executable() throws -> URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        let candidates = [
+            bundle.deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent(),
+            bundle.deletingLastPathComponent().deletingLastPathComponent(), package.appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent("sensorbridge") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "sensorbridge; looked at \(candidates.map(\.path))"])
+        }
+        return found
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aReplayKilledMidwayIsRecoveredUpToAboutASecondBeforeTheKill() throws {
+        let pace = 60.0
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("workouts.sqlite").path
+        let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+
+        let child = Process()
+        child.executableURL = try Self.executable()
+        child.arguments = ["replay", capture, "--pace", "\(Int(pace))", "--save", "--store", store] + ReplayCommandTests.profile
+        child.environment = [:]
+        let errors = Pipe()
+        child.standardError = errors
+        child.standardOutput = FileHandle.nullDevice
+        // The child says when it starts saving; from then on its replay clock runs.
+        let saving = DispatchSemaphore(value: 0)
+        let stderrText = Mutex("")
+        let reader = Thread {
+            var signalled = false
+            while case let data = errors.fileHandleForReading.availableData, !data.isEmpty {
+                let text = stderrText.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
+                if !signalled, text.contains("as it replays") {
+                    signalled = true
+                    saving.signal()
+                }
+            }
+            if !signalled { saving.signal() }
+        }
+        try child.run()
+        reader.start()
+        defer {
+            if child.isRunning {
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+            }
+        }
+        #expect(saving.wait(timeout: .now() + 30) == .success, "the child did not start saving")
+        let started = ContinuousClock.now
+        try #require(child.isRunning, "the child ended early: \(stderrText.withLock { $0 })")
+        Thread.sleep(forTimeInterval: 2)
+        let killedAfter = ContinuousClock.now - started
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
+
+        // The next start finds the unfinished workout.
+        let listing = runCLI(["workouts", "list", "--store", store])
+        #expect(listing.status == .success)
+        #expect(listing.output.contains("unfinished"))
+        #expect(listing.errors.contains("was interrupted"))
+
+        let recovery = runCLI(["workouts", "recover", "--store", store])
+        #expect(recovery.status == .success, "\(recovery.errors)")
+        #expect(recovery.output.contains("Recovered workout 1"))
+        let recovered = try WorkoutStore(path: store).workout(WorkoutID(1))
+
+        // Every sample up to the last journal write, which was at most about a second (of real
+        // time: pace seconds of ride) before the kill; nothing from after the kill.
+        let replayed = (killedAfter * pace).seconds
+        let last = try #require(recovered.samples.last).time.seconds
+        #expect(last <= replayed + 0.2 * pace, "last sample at \(last) s, killed at \(replayed) s of ride")
+        #expect(last >= replayed - 1.5 * pace, "last sample at \(last) s, killed at \(replayed) s of ride: more than about a second lost")
+
+        // The same samples as an uninterrupted replay, up to the last one saved.
+        let full = folder.appendingPathComponent("full.sqlite").path
+        #expect(runCLI(["replay", capture, "--save", "--store", full] + ReplayCommandTests.profile).status == .success)
+        let complete = try WorkoutStore(path: full).workout(WorkoutID(1))
+        #expect(recovered.samples == Array(complete.samples.prefix(recovered.samples.count)))
+        // (>=: the samples of one notification share its time, and a journal write may fall between them.)
+        #expect(complete.samples[recovered.samples.count].time >= recovered.samples.last!.time)
+
+        // Zone groups: the re-bucketing of the saved samples with the recording's zones and holds.
+        let timeline = try WorkoutTimeline(start: recovered.start, end: recovered.end, pauses: recovered.pauses)
+        #expect(recovered.end.seconds == last)
+        #expect(Set(recovered.zoneGroupsByType.keys) == [.heartRate, .cyclingPower])
+        for (type, group) in recovered.zoneGroupsByType {
+            #expect(group.configuration == complete.zoneGroupsByType[type]?.configuration)
+            #expect(group == WorkoutZoneGroup(rebucketing: recovered.samples, into: group.configuration, timeline: timeline))
+            #expect(group.totalDuration > .zero)
+        }
+        #expect(runCLI(["workouts", "list", "--store", store]).errors.isEmpty)
+    }
+}

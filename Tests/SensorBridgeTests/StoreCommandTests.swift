@@ -1,0 +1,271 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import Testing
+import Workouts
+import WorkoutStore
+import Zones
+
+/// The commands over the workout store, run in-process against stores in temporary folders.
+@Suite final class StoreCommandTests {
+    let folder: URL
+    let store: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        store = folder.appendingPathComponent("workouts.sqlite").path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    func capture(_ name: String) -> String { ReplayCommandTests.captures.appendingPathComponent(name).path }
+
+    /// `sensorbridge ARGUMENTS --store STORE` in UTC, which must succeed.
+    func run(_ arguments: [String]) -> (output: String, errors: String) {
+        let run = runCLI(arguments + ["--store", store], environment: ["TZ": "UTC"])
+        #expect(run.status == .success, "\(arguments): \(run.errors)")
+        return (run.output, run.errors)
+    }
+
+    @Test func replaySaveStoresWhatWorkoutsShowPrints() throws {
+        let replay = run(["replay", capture("run-30min-hr.jsonl"), "--json", "--save"] + ReplayCommandTests.profile)
+        let replayed = try JSONValue(parsing: replay.output)
+        #expect(replayed["id"] == 1)
+        #expect(replayed["workout"]?["zoneGroups"]?["heartRate"] != nil)
+        #expect(try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output) == replayed)
+        #expect(try JSONValue(parsing: run(["workouts", "show", "latest", "--json"]).output) == replayed)
+        let human = run(["replay", capture("run-30min-hr.jsonl"), "--save"])
+        #expect(human.output.hasSuffix("Saved as workout 2 in \(store).\n"))
+        #expect(human.errors.contains("saving workout 2 to \(store)"))
+        let shown = run(["workouts", "show", "2"]).output
+        #expect(shown.hasPrefix("Workout 2\nRunning workout, 2026-11-01T07:00:00Z, 30:00"))
+        // Events are part of the same shape.
+        let events = try JSONValue(parsing: run(["workouts", "show", "1", "--json", "--events"]).output)
+        #expect(events["zoneUpdates"]?.arrayValue?.count == 6)
+    }
+
+    @Test func laterRecordingsUseTheStoredProfileAndPreferredZones() throws {
+        func heartRateGroup(_ extra: [String]) throws -> JSONValue? {
+            try JSONValue(parsing: run(["replay", capture("run-30min-hr.jsonl"), "--json"] + extra).output)["workout"]?[
+                "zoneGroups"]?["heartRate"]
+        }
+        // Nothing stored yet: no zones, and a plain replay creates no store.
+        #expect(try heartRateGroup([]) == nil)
+        #expect(!FileManager.default.fileExists(atPath: store))
+        _ = run(["profile", "set", "--age", "40", "--resting-hr", "50", "--ftp", "250"])
+        let system = try heartRateGroup([])
+        #expect(system?["configuration"]?["source"] == "system")
+        #expect(ReplayCommandTests.durations(system) == [480, 300, 600, 300, 120])
+        // A profile flag overrides its field only: resting 60 with the stored age 40 moves the zones.
+        let overridden = try heartRateGroup(["--resting-hr", "60"])
+        #expect(overridden?["configuration"]?["zones"]?.arrayValue?[1]["minimum"] == 132)  // 60 + 0.6 x 120
+        _ = run(["zones", "set", "heart-rate", "130,155"])
+        let preferred = try heartRateGroup([])
+        #expect(preferred?["configuration"]?["source"] == "user")
+        #expect(ReplayCommandTests.durations(preferred) == [480, 900, 420])
+        #expect(try heartRateGroup(["--hr-zones", "150,160"])?["configuration"]?["source"] == "custom")
+    }
+
+    @Test func workoutsListFiltersAndPrintsJSON() throws {
+        _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save"])  // 1: 2026-11-02 17:30Z
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"])  // 2: 2026-11-01 07:00Z
+        _ = run(["replay", capture("multisport-bike-run.jsonl"), "--save"])  // 3: 2026-11-03 09:00Z, bike then run
+        func ids(_ extra: [String]) throws -> [Int?] {
+            let json = try JSONValue(parsing: run(["workouts", "list", "--json"] + extra).output)
+            return json["workouts"]?.arrayValue?.map { $0["id"]?.integerValue } ?? []
+        }
+        #expect(try ids([]) == [2, 1, 3])  // by start
+        #expect(try ids(["--activity", "running"]) == [2, 3])
+        #expect(try ids(["--activity", "ride"]) == [1, 3])
+        #expect(try ids(["--from", "2026-11-02"]) == [1, 3])
+        #expect(try ids(["--from", "2026-11-02", "--to", "2026-11-02"]) == [1])
+        #expect(try ids(["--to", "2026-11-01"]) == [2])
+        #expect(try ids(["--from", "2026-11-04"]) == [])
+        let listed = try JSONValue(parsing: run(["workouts", "list", "--json"]).output)["workouts"]?.arrayValue
+        let ride = try #require(listed?.first { $0["id"] == 1 })
+        #expect(ride["state"] == "finished" && ride["activityType"] == "cycling" && ride["duration"] == 3780)
+        #expect(ride["start"] == "2026-11-02T17:30:00.000Z" && ride["activeDuration"] == 3600)
+        let text = run(["workouts", "list"]).output
+        #expect(text.contains("\n   1  2026-11-02 17:30  cycling      1:03:00   1:00:00"))
+        #expect(runCLI(["workouts", "list", "--from", "2026-11-31", "--store", store]).status == .usage)
+        #expect(runCLI(["workouts", "list", "--from", "2026-11-05", "--to", "2026-11-01", "--store", store]).status == .usage)
+    }
+
+    @Test func workoutsDelete() throws {
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"])
+        #expect(run(["workouts", "delete", "1"]).output == "Deleted workout 1.\n")
+        let again = runCLI(["workouts", "delete", "1", "--store", store])
+        #expect(again.status == .failure)
+        #expect(again.errors.contains("there is no workout 1"))
+        #expect(runCLI(["workouts", "delete", "one", "--store", store]).status == .usage)
+        #expect(run(["workouts", "list"]).output.hasPrefix("No workouts in"))
+        let none = runCLI(["workouts", "show", "latest", "--store", store])
+        #expect(none.status == .failure && none.errors.contains("no finished workouts"))
+    }
+
+    @Test func workoutsZonesRebucketsEveryWorkoutIntoOneConfiguration() throws {
+        _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save", "--hr-zones", "120,150"])  // 3 custom zones
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"] + ReplayCommandTests.profile)  // 5 system zones
+        let stored = try WorkoutStore(path: store)
+        let workouts = try [1, 2].map { try stored.workout(WorkoutID(Int64($0))) }
+        func rebucketed(into configuration: WorkoutZoneConfiguration) throws -> [Double] {
+            try workouts.map { w in
+                WorkoutZoneGroup(
+                    rebucketing: w.samples, into: configuration,
+                    timeline: try WorkoutTimeline(start: w.start, end: w.end, pauses: w.pauses)
+                ).durations
+            }.reduce(Array(repeating: Duration.zero, count: configuration.zones.count)) { zip($0, $1).map(+) }.map(\.seconds)
+        }
+
+        // Both workouts are in November; the run (Sunday November 1) in ISO week 44, the ride
+        // (Monday November 2) in week 45.
+        let custom = try JSONValue(
+            parsing: run(["workouts", "zones", "--quantity", "heart-rate", "--by", "month", "--zones", "130,140,160", "--json"]).output)
+        let period = try #require(custom["periods"]?.arrayValue?.first)
+        #expect(custom["periods"]?.arrayValue?.count == 1)
+        #expect(period["period"] == "2026-11" && period["start"] == "2026-11-01" && period["workouts"] == 2)
+        let configuration = try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [130, 140, 160])
+        #expect(ReplayCommandTests.durations(period) == (try rebucketed(into: configuration)))
+        #expect(custom["configuration"]?["source"] == "custom")
+        let weeks = try JSONValue(
+            parsing: run(["workouts", "zones", "--quantity", "heart-rate", "--by", "week", "--zones", "130,140,160", "--json"]).output)
+        #expect(weeks["periods"]?.arrayValue?.map { [$0["period"], $0["start"], $0["workouts"]] } == [
+            ["2026-W44", "2026-10-26", 1], ["2026-W45", "2026-11-02", 1],
+        ])
+
+        // --normalize 7 redraws the zones in effect (here the system ones: 128, 141, 154, 167).
+        _ = run(["profile", "set", "--age", "40", "--resting-hr", "50"])
+        let normalized = try JSONValue(
+            parsing: run(["workouts", "zones", "--quantity", "heart-rate", "--by", "month", "--normalize", "7", "--json"]).output)
+        let bounds = normalized["configuration"]?["zones"]?.arrayValue?.compactMap { $0["maximum"]?.doubleValue }
+        #expect(bounds == [128, 135.8, 143.6, 151.4, 159.2, 167])
+        #expect(normalized["periods"]?.arrayValue?.first?["period"] == "2026-11")
+        let seven = try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: bounds ?? [])
+        #expect(ReplayCommandTests.durations(normalized["periods"]?.arrayValue?.first) == (try rebucketed(into: seven)))
+        let text = run(["workouts", "zones", "--quantity", "heart-rate", "--by", "week", "--normalize", "7"]).output
+        #expect(text.hasPrefix("Heart-rate time in zone by week, 7 zones (custom, bpm): Z1 <128, Z2 128-135.8,"))
+        #expect(text.contains("\n2026-W44         1 ") && text.contains("\n2026-W45         1 "))
+
+        // Power: only the ride has a power meter.
+        let power = try JSONValue(
+            parsing: run(["workouts", "zones", "--quantity", "power", "--by", "week", "--zones", "150,250", "--json"]).output)
+        #expect(power["periods"]?.arrayValue?.first?["workouts"] == 1)
+
+        for wrong in [
+            ["--by", "week"], ["--quantity", "cadence", "--by", "week"], ["--quantity", "power", "--by", "year"],
+            ["--quantity", "power", "--by", "week", "--zones", "100,200", "--normalize", "5"],
+            ["--quantity", "power", "--by", "week", "--normalize", "12"],
+        ] {
+            #expect(runCLI(["workouts", "zones"] + wrong + ["--store", store]).status == .usage, "\(wrong)")
+        }
+        // No power zones anywhere: say how to get some.
+        let none = runCLI(["workouts", "zones", "--quantity", "power", "--by", "week", "--store", store])
+        #expect(none.status == .usage && none.errors.contains("sensorbridge profile set --ftp 250"))
+    }
+
+    @Test func profileSetShowAndReset() throws {
+        let set = run(["profile", "set", "--age", "40", "--resting-hr", "50", "--max-hr", "185", "--ftp", "250"]).output
+        #expect(set.contains("Maximum HR      185 bpm (measured)"))
+        _ = run(["profile", "set", "--ftp", "265", "--power-model", "7"])
+        let json = try JSONValue(parsing: run(["profile", "show", "--json"]).output)
+        #expect(
+            json == .object([
+                "birthDate": nil, "age": 40, "restingHeartRate": 50, "maximumHeartRate": 185,
+                "functionalThresholdPower": 265, "powerZoneModel": "7",
+            ]))
+        _ = run(["profile", "set", "--birth-date", "1986-02-28"])
+        let born = try JSONValue(parsing: run(["profile", "show", "--json"]).output)
+        #expect(born["birthDate"] == "1986-02-28" && born["age"] == .null)
+        #expect(runCLI(["profile", "set", "--resting-hr", "190", "--store", store]).status == .usage)  // above the maximum
+        #expect(runCLI(["profile", "set", "--store", store]).status == .usage)
+        #expect(runCLI(["profile", "set", "--power-model", "5", "--store", store]).status == .usage)
+        _ = run(["profile", "reset"])
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json"]).output)["functionalThresholdPower"] == .null)
+    }
+
+    @Test func zonesSetShowAndReset() throws {
+        _ = run(["profile", "set", "--ftp", "250"])
+        let set = run(["zones", "set", "heart-rate", "120,140,155,170"]).output
+        #expect(
+            set == """
+                Heart rate zones (user)
+                  Zone 1  < 120 bpm
+                  Zone 2  120-140 bpm
+                  Zone 3  140-155 bpm
+                  Zone 4  155-170 bpm
+                  Zone 5  >= 170 bpm
+
+                """)
+        let shown = try JSONValue(parsing: run(["zones", "show", "--json"]).output)
+        #expect(shown["heartRate"]?["source"] == "user")
+        #expect(shown["cyclingPower"]?["source"] == "system")
+        _ = run(["zones", "set", "power", "150,200,250"])
+        _ = run(["zones", "reset", "heart-rate"])
+        let reset = try JSONValue(parsing: run(["zones", "show", "--json"]).output)
+        #expect(reset["heartRate"] == .null)  // no age or resting heart rate: no system zones
+        #expect(reset["cyclingPower"]?["source"] == "user")
+        #expect(run(["zones", "reset"]).output.contains("Power zones (system)"))
+        #expect(run(["zones", "show"]).output.contains("Heart rate zones: none"))
+        for wrong in [["set", "heart-rate", "150,140"], ["set", "cadence", "80,90"], ["set", "heart-rate"], ["reset", "speed"], ["sideways"]] {
+            #expect(runCLI(["zones"] + wrong + ["--store", store]).status == .usage, "\(wrong)")
+        }
+    }
+
+    @Test func theStoreIsFoundByFlagThenEnvironmentThenXDGThenHome() throws {
+        let base = folder.path
+        func saved(_ arguments: [String], _ environment: [String: String]) -> Bool {
+            runCLI(["replay", capture("run-30min-hr.jsonl"), "--save"] + arguments, environment: environment).status == .success
+        }
+        #expect(saved([], ["HOME": base + "/home"]))
+        #expect(FileManager.default.fileExists(atPath: base + "/home/.local/share/sensorbridge/workouts.sqlite"))
+        #expect(saved([], ["HOME": base + "/home", "XDG_DATA_HOME": base + "/data"]))
+        #expect(FileManager.default.fileExists(atPath: base + "/data/sensorbridge/workouts.sqlite"))
+        #expect(saved([], ["XDG_DATA_HOME": base + "/data", "SENSORBRIDGE_STORE": base + "/env.sqlite"]))
+        #expect(saved(["--store", base + "/flag.sqlite"], ["SENSORBRIDGE_STORE": base + "/env.sqlite"]))
+        for path in ["/home/.local/share/sensorbridge/workouts.sqlite", "/data/sensorbridge/workouts.sqlite", "/env.sqlite", "/flag.sqlite"] {
+            #expect(try WorkoutStore(path: base + path).workouts().count == 1, "\(path)")
+        }
+        let nowhere = runCLI(["workouts", "list"])
+        #expect(nowhere.status == .usage && nowhere.errors.contains("give --store PATH or set SENSORBRIDGE_STORE"))
+    }
+
+    @Test func storesThatCannotBeUsedFailWithStatus1AndAreLeftUnchanged() throws {
+        let notes = folder.appendingPathComponent("notes.txt").path
+        try Data("not a database\n".utf8).write(to: URL(fileURLWithPath: notes))
+        let notADatabase = runCLI(["workouts", "list", "--store", notes])
+        #expect(notADatabase.status == .failure)
+        #expect(notADatabase.errors.hasPrefix("sensorbridge workouts: \(notes) is not a SQLite database"))
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "not a database\n")
+        let replay = runCLI(["replay", capture("run-30min-hr.jsonl"), "--save", "--store", notes])
+        #expect(replay.status == .failure && replay.output.isEmpty)
+
+        // A store a newer build wrote: its schema version (the header's user_version, a big-endian
+        // uint32 at byte 60) is beyond this build's.
+        let newer = folder.appendingPathComponent("newer.sqlite").path
+        #expect(runCLI(["profile", "set", "--ftp", "250", "--store", newer]).status == .success)
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: newer))
+        try file.seek(toOffset: 60)
+        try file.write(contentsOf: [0, 0, 0, 99])
+        try file.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: newer))
+        let refused = runCLI(["profile", "show", "--store", newer])
+        #expect(refused.status == .failure)
+        #expect(refused.errors.contains("has schema version 99, but this sensorbridge knows versions up to 2"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == before)
+    }
+
+    @Test func everyCommandHasHelp() {
+        for command in [
+            ["workouts", "--help"], ["workouts", "list", "--help"], ["workouts", "show", "--help"],
+            ["workouts", "delete", "--help"], ["workouts", "zones", "--help"], ["workouts", "recover", "--help"],
+            ["profile", "--help"], ["profile", "set", "--help"], ["zones", "--help"], ["zones", "set", "--help"],
+        ] {
+            let run = runCLI(command)
+            #expect(run.status == .success && run.output.contains("Usage: sensorbridge \(command[0])"), "\(command)")
+            #expect(run.output.contains("Example"), "\(command)")
+        }
+        #expect(runCLI(["workouts"]).status == .usage)
+        #expect(runCLI(["workouts", "sideways"]).status == .usage)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import Workouts
+@testable import WorkoutStore
+import Zones
+
+@Suite struct MigrationTests {
+    static let version1Fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/store/workouts-v1.sql").standardized
+
+    /// Builds the version-1 store of the fixture at `path`.
+    static func makeVersion1Store(at path: String) throws {
+        let sql = try String(contentsOf: version1Fixture, encoding: .utf8)
+        try SQLiteConnection(path: path).execute(sql)
+    }
+
+    @Test func aVersion1StoreIsMigratedAndGivesItsWorkoutBack() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        try Self.makeVersion1Store(at: path)
+        #expect(try SQLiteConnection(path: path).userVersion == 1)
+
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == WorkoutStore.schemaVersion)
+        let id = try #require(try store.latestWorkoutID())
+        let workout = try store.workout(id)
+        #expect(workout.samples.count == 592 && workout.duration == .seconds(60) && workout.pauses.count == 2)
+        #expect(workout.startDate == noonNovember2)
+        for group in workout.zoneGroupsByType.values {
+            #expect(group == (try rebucketed(workout, into: group.configuration)))
+        }
+        // It saves and loads again as it is, with this build's writer.
+        #expect(try store.workout(try store.save(workout)) == workout)
+        // Migration 2 computed the time at each value from the stored samples.
+        #expect(try store.count("zone_value_durations") > 0)
+        let configuration = try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [110, 120, 130])
+        let totals = try store.zoneTotals(in: configuration, by: .month, calendar: ZoneTotalsTests.utcCalendar)
+        let expected = try rebucketed(workout, into: configuration).durations.map { $0 * 2 }
+        #expect(totals.map(\.zoneGroup.durations) == [expected])
+    }
+
+    @Test func aFailingMigrationLeavesTheStoreAtItsVersion() throws {
+        struct Failure: Error {}
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        _ = try WorkoutStore(path: path, migrations: [Schema.migrations[0]])
+        let failing = Migration(2, "fails half-way") { connection in
+            try connection.execute("CREATE TABLE half_done (x INTEGER)")
+            throw Failure()
+        }
+        #expect(throws: WorkoutStoreError.self) { try WorkoutStore(path: path, migrations: [Schema.migrations[0], failing]) }
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.userVersion == 1)
+        #expect(try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'") == "0")
+        // The real migration 2 still applies afterwards.
+        #expect(try WorkoutStore(path: path).connection.userVersion == 2)
+    }
+
+    @Test func migrationsAreNumberedInOrder() {
+        #expect(Schema.migrations.map(\.version) == Array(1...Int64(Schema.migrations.count)))
+    }
+
+    @Test func aStoreFromANewerBuildIsRefusedAndLeftUnchanged() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        try SQLiteConnection(path: path).execute("CREATE TABLE future (x INTEGER); PRAGMA user_version = 99")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: WorkoutStoreError.self) { try WorkoutStore(path: path) }
+        #expect(error == .newerSchema(path: path, version: 99, known: WorkoutStore.schemaVersion))
+        #expect(error?.description.contains("has schema version 99, but this sensorbridge knows versions up to 2") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["workouts.sqlite"])
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SensorCore
+import Testing
+import Workouts
+@testable import WorkoutStore
+import Zones
+
+@Suite struct WorkoutRoundTripTests {
+    static let tables = [
+        "workouts", "workout_statistics", "activities", "zone_groups", "zone_durations", "laps", "pauses", "events",
+        "zone_updates", "sensors", "sample_chunks", "zone_value_durations", "recordings",
+    ]
+
+    @Test(arguments: [WorkoutStore.inMemoryPath, "file"])
+    func savedWorkoutLoadsEqual(_ location: String) throws {
+        let folder = try TemporaryFolder()
+        let store = try WorkoutStore(path: location == "file" ? folder.file("workouts.sqlite") : location)
+        let original = try ride(minutes: 25)
+        #expect(original.samples.count > 10_000)  // more than two chunks
+        #expect(original.pauses.count == 2 && original.laps.count == 3 && !original.zoneUpdates.isEmpty)
+        let id = try store.save(original)
+        let loaded = try store.workout(id)
+        #expect(loaded == original)
+        #expect(try store.count("sample_chunks") == (original.samples.count + 4095) / 4096)
+    }
+
+    @Test func multisportWorkoutKeepsItsActivitiesAndTheirZoneGroups() throws {
+        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+        let original = try ride(minutes: 20, runAfter: 600)
+        #expect(original.activityType == .multisport)
+        #expect(original.activities.map(\.activityType) == [.cycling, .running])
+        #expect(original.activities[1].zoneGroupsByType[.cyclingPower] == nil)
+        let loaded = try store.workout(try store.save(original))
+        #expect(loaded == original)
+        #expect(loaded.activities[0].zoneGroupsByType == original.activities[0].zoneGroupsByType)
+    }
+
+    @Test func aFileStoreKeepsWorkoutsAcrossOpenings() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("nested/folders/workouts.sqlite")
+        let original = try ride()
+        let id = try WorkoutStore(path: path).save(original)
+        // The store is gone, so its connection is closed: the last one checkpoints the WAL and deletes it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("nested/folders")) == ["workouts.sqlite"])
+        let reopened = try WorkoutStore(path: path)
+        #expect(try reopened.workout(id) == original)
+        #expect(try reopened.connection.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try reopened.connection.scalarText("PRAGMA foreign_keys") == "1")
+        #expect(try reopened.connection.userVersion == WorkoutStore.schemaVersion)
+    }
+
+    @Test func deletingAWorkoutDeletesEverythingStoredForIt() throws {
+        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+        let kept = try store.save(try ride(seed: 1))
+        let deleted = try store.save(try ride(seed: 2, runAfter: 300))
+        let before = try Self.tables.map { try store.count($0) }
+        try store.deleteWorkout(deleted)
+        let after = try Self.tables.map { try store.count($0) }
+        for (table, (b, a)) in zip(Self.tables, zip(before, after)) where table != "recordings" {
+            #expect(a > 0 && a < b, "\(table): \(b) rows before, \(a) after")
+        }
+        #expect(try store.workouts().map(\.id) == [kept])
+        #expect(throws: WorkoutStoreError.notFound(deleted)) { try store.workout(deleted) }
+        #expect(throws: WorkoutStoreError.notFound(deleted)) { try store.deleteWorkout(deleted) }
+    }
+
+    @Test func listingFiltersByDateAndActivity() throws {
+        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+        let first = try store.save(try ride(minutes: 2, day: 0))
+        let second = try store.save(try ride(minutes: 2, day: 3, runAfter: 60))
+        let third = try store.save(try ride(minutes: 2, day: 9))
+        #expect(try store.workouts().map(\.id) == [first, second, third])
+        let day = 86_400.0
+        let middle = WorkoutFilter(from: noonNovember2.addingTimeInterval(day), until: noonNovember2.addingTimeInterval(9 * day))
+        #expect(try store.workouts(matching: middle).map(\.id) == [second])
+        // The bike-and-run workout counts as a run too.
+        #expect(try store.workouts(matching: WorkoutFilter(activityType: .running)).map(\.id) == [second])
+        #expect(try store.workouts(matching: WorkoutFilter(activityType: .cycling)).map(\.id) == [first, second, third])
+        #expect(try store.workouts(matching: WorkoutFilter(activityType: .rowing)).isEmpty)
+        #expect(try store.latestWorkoutID() == third)
+        let listing = try #require(try store.workouts().first)
+        let workout = try store.workout(first)
+        #expect(listing.duration == workout.duration && listing.activeDuration == workout.activeDuration)
+        #expect(listing.averageHeartRate == workout.statistics.heartRate?.average)
+        #expect(listing.normalizedPower == workout.statistics.cyclingPower?.normalized)
+        #expect(listing.isFinished && listing.recordedUntil == nil)
+    }
+
+    @Test func anEmptyStoreHasNoLatestWorkout() throws {
+        #expect(try WorkoutStore(path: WorkoutStore.inMemoryPath).latestWorkoutID() == nil)
+    }
+
+    @Test func preferencesRoundTrip() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        #expect(try WorkoutStore(path: path).preferences() == ZonePreferences())
+        var preferences = ZonePreferences(
+            profile: AthleteProfile(
+                birthDate: CalendarDate(year: 1986, month: 2, day: 28), restingHeartRate: 48, maximumHeartRate: 187,
+                functionalThresholdPower: 262),
+            powerZoneModel: .sevenZones)
+        preferences.setPreferredConfiguration(
+            try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 140, 155.5, 170]))
+        try WorkoutStore(path: path).savePreferences(preferences)
+        #expect(try WorkoutStore(path: path).preferences() == preferences)
+        preferences.removePreferredConfiguration(for: .heartRate)
+        preferences.profile.functionalThresholdPower = nil
+        try WorkoutStore(path: path).savePreferences(preferences)
+        #expect(try WorkoutStore(path: path).preferences() == preferences)
+    }
+}

@@ -9,23 +9,38 @@ import Testing
 /// and the parking handshake. Short by default; `SENSORBRIDGE_STRESS=1` runs them much longer.
 @Suite("SampleRing across threads")
 struct SampleRingThreadTests {
+    /// The `value`-th sample of a producer; consumers check that `value` counts up from zero.
+    func sample(_ value: Int, sensor: Int = 0) -> Sample {
+        Sample(sensor: SensorID(UInt16(sensor)), type: .heartRate, value: Double(value), time: .zero)
+    }
+
     /// While producers push, the consumer waits with a timeout long enough that a sleep ending by
     /// timeout can only mean a lost wake-up (or lost elements). The tests count such sleeps and
     /// `.timedOut` results; they never measure time.
     static let patience = Duration.seconds(60)
 
-    @Test("two threads: every value arrives exactly once and in order", arguments: [1, 8, 1024])
-    func twoThreads(capacity: Int) async {
+    /// A consumer that parks gets happens-before from the wake-up path too; one that only polls
+    /// relies on the index orderings alone, which is what lets ThreadSanitizer check those. (It
+    /// polls a large ring only: on a busy machine each poll of a tiny one costs a time slice.)
+    enum ConsumerStyle { case parks, polls }
+
+    @Test(
+        "two threads: every value arrives exactly once and in order",
+        arguments: zip([1, 8, 1024, 1024], [ConsumerStyle.parks, .parks, .parks, .polls])
+    )
+    func twoThreads(capacity: Int, consumer style: ConsumerStyle) async {
         let count = isLongStressRun ? 20_000_000 : 50_000
-        let ring = SampleRing<Int>(capacity: capacity)
+        // `Sample`, not `Int`: ThreadSanitizer sees slot copies only through value witnesses compiled
+        // with it, and `Int`'s come from the uninstrumented standard library.
+        let ring = SampleRing<Sample>(capacity: capacity)
         let stop = StopFlag()
         async let refusals = onNewThread {
-            for value in 0 ..< count where !pushRetrying(value, into: ring, unless: stop) { break }
+            for value in 0 ..< count where !pushRetrying(sample(value), into: ring, unless: stop) { break }
             return ring.droppedCount  // read on the producer side; the consumer reads it too
         }
         async let arrivals = onNewThread {
             var check = ArrivalCheck(producers: 1)
-            var batch: [Int] = []
+            var batch: [Sample] = []
             var round = 0
             while check.total < count {
                 round += 1
@@ -36,7 +51,9 @@ struct SampleRingThreadTests {
                 } else if let value = ring.pop() {
                     batch.append(value)
                 }
-                if batch.isEmpty {
+                if batch.isEmpty && style == .polls {
+                    sched_yield()
+                } else if batch.isEmpty {
                     _ = ring.droppedCount
                     let timeout = round.isMultiple(of: 3) ? Duration.zero : Self.patience
                     if ring.wait(timeout: timeout) == .timedOut && timeout != .zero {
@@ -44,7 +61,7 @@ struct SampleRingThreadTests {
                         break
                     }
                 }
-                for value in batch { check.arrived(value, from: 0) }
+                for sample in batch { check.arrived(Int(sample.value), from: 0) }
             }
             stop.raise()
             return check
@@ -85,10 +102,7 @@ struct SampleRingThreadTests {
                         // The last producer makes its ring on its own thread, after the consumer started.
                         let ring = producer < earlyRings.count ? earlyRings[producer] : group.makeRing(capacity: 64)
                         for value in 0 ..< perProducer {
-                            let sample = Sample(
-                                sensor: SensorID(UInt16(producer)), type: .heartRate, value: Double(value), time: .zero
-                            )
-                            if !pushRetrying(sample, into: ring, unless: stop) { break }
+                            if !pushRetrying(sample(value, sensor: producer), into: ring, unless: stop) { break }
                         }
                     }
                 }

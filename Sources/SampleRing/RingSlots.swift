@@ -34,27 +34,21 @@ final class RingSlots<Element: BitwiseCopyable>: @unchecked Sendable {
         base.deallocate()
     }
 
-    // Elements go in and out as bytes (`copyMemory`, a memmove) rather than through typed
-    // assignment: the two compile to the same moves once specialized, but only the memmove is
-    // visible to ThreadSanitizer, which is what checks the index orderings that hand slots over.
+    // Elements go in and out as bytes (`storeBytes`/`loadUnaligned`, which `BitwiseCopyable`
+    // allows) rather than through typed assignment: the same moves once specialized, but in an
+    // unspecialized (debug) build typed assignment copies inside the standard library, where
+    // ThreadSanitizer cannot see it, and the slot hand-off is exactly what it has to check.
 
     /// Writes the slot for the free-running `index`.
     @inlinable
     func store(_ element: Element, at index: Int) {
-        withUnsafePointer(to: element) { source in
-            UnsafeMutableRawPointer(base + (index & mask))
-                .copyMemory(from: source, byteCount: MemoryLayout<Element>.size)
-        }
+        UnsafeMutableRawPointer(base + (index & mask)).storeBytes(of: element, as: Element.self)
     }
 
     /// Reads the slot for the free-running `index`.
     @inlinable
     func load(at index: Int) -> Element {
-        withUnsafeTemporaryAllocation(of: Element.self, capacity: 1) { element in
-            UnsafeMutableRawPointer(element.baseAddress!)
-                .copyMemory(from: base + (index & mask), byteCount: MemoryLayout<Element>.size)
-            return element[0]
-        }
+        UnsafeRawPointer(base + (index & mask)).loadUnaligned(as: Element.self)
     }
 
     /// Appends the slots for the free-running indices `start ..< start &+ count`, in order:

@@ -34,21 +34,16 @@ final class RingSlots<Element: BitwiseCopyable>: @unchecked Sendable {
         base.deallocate()
     }
 
-    // Elements go in and out as bytes (`storeBytes`/`loadUnaligned`, which `BitwiseCopyable`
-    // allows) rather than through typed assignment: the same moves once specialized, but in an
-    // unspecialized (debug) build typed assignment copies inside the standard library, where
-    // ThreadSanitizer cannot see it, and the slot hand-off is exactly what it has to check.
-
     /// Writes the slot for the free-running `index`.
     @inlinable
     func store(_ element: Element, at index: Int) {
-        UnsafeMutableRawPointer(base + (index & mask)).storeBytes(of: element, as: Element.self)
+        (base + (index & mask)).initialize(to: element)
     }
 
     /// Reads the slot for the free-running `index`.
     @inlinable
     func load(at index: Int) -> Element {
-        UnsafeRawPointer(base + (index & mask)).loadUnaligned(as: Element.self)
+        base[index & mask]
     }
 
     /// Appends the slots for the free-running indices `start ..< start &+ count`, in order:

@@ -20,7 +20,7 @@ struct SampleRingThreadTests {
     static let patience = Duration.seconds(60)
 
     /// A consumer that parks gets happens-before from the wake-up path too; one that only polls
-    /// relies on the index orderings alone, which is what lets ThreadSanitizer check those. (It
+    /// relies on the index orderings alone, which `HandOffWitness` lets ThreadSanitizer check. (It
     /// polls a large ring only: on a busy machine each poll of a tiny one costs a time slice.)
     enum ConsumerStyle { case parks, polls }
 
@@ -30,12 +30,14 @@ struct SampleRingThreadTests {
     )
     func twoThreads(capacity: Int, consumer style: ConsumerStyle) async {
         let count = isLongStressRun ? 20_000_000 : 50_000
-        // `Sample`, not `Int`: ThreadSanitizer sees slot copies only through value witnesses compiled
-        // with it, and `Int`'s come from the uninstrumented standard library.
         let ring = SampleRing<Sample>(capacity: capacity)
+        let witness = HandOffWitness(ringCapacity: capacity)
         let stop = StopFlag()
         async let refusals = onNewThread {
-            for value in 0 ..< count where !pushRetrying(sample(value), into: ring, unless: stop) { break }
+            for value in 0 ..< count {
+                witness.record(value)
+                if !pushRetrying(sample(value), into: ring, unless: stop) { break }
+            }
             return ring.droppedCount  // read on the producer side; the consumer reads it too
         }
         async let arrivals = onNewThread {
@@ -61,7 +63,11 @@ struct SampleRingThreadTests {
                         break
                     }
                 }
-                for sample in batch { check.arrived(Int(sample.value), from: 0) }
+                for sample in batch {
+                    let value = Int(sample.value)
+                    if !witness.confirms(value) { check.unwitnessed += 1 }
+                    check.arrived(value, from: 0)
+                }
             }
             stop.raise()
             return check

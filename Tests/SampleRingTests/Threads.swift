@@ -59,6 +59,8 @@ struct ArrivalCheck: Equatable {
     var outOfOrder = 0
     /// A wait with a long timeout that timed out while producers were still pushing.
     var lostWakeUp = false
+    /// Values whose `HandOffWitness` entry was not yet (or no longer) visible to the consumer.
+    var unwitnessed = 0
 
     init(producers: Int, receivedEach: Int = 0) { received = Array(repeating: receivedEach, count: producers) }
 
@@ -77,4 +79,33 @@ func pushRetrying<Element>(_ element: Element, into ring: SampleRing<Element>, u
         sched_yield()
     }
     return true
+}
+
+/// Plain memory that a producer writes before pushing a value and the consumer reads after popping
+/// it, with no synchronization of its own: only the ring's release/acquire pairs order these
+/// accesses, in both directions, so if they failed ThreadSanitizer would report a data race here.
+/// (The ring's own slot copies are generic, and ThreadSanitizer does not check those in an
+/// unoptimized build; this memory it does.) `@unchecked Sendable` on purpose: that is its job.
+///
+/// It has four entries per ring slot: the consumer checks a batch only after the pop or drain
+/// that took it has freed those slots, but the producer can overwrite an entry only after a
+/// later consumer call has freed more, which comes after those checks.
+final class HandOffWitness: @unchecked Sendable {
+    private let values: UnsafeMutablePointer<Int>
+    private let mask: Int
+
+    /// `ringCapacity`: that of the ring under test (a power of two).
+    init(ringCapacity: Int) {
+        values = .allocate(capacity: 4 * ringCapacity)
+        values.initialize(repeating: -1, count: 4 * ringCapacity)
+        mask = 4 * ringCapacity - 1
+    }
+
+    deinit { values.deallocate() }
+
+    /// Producer, before pushing `value`.
+    func record(_ value: Int) { values[value & mask] = value }
+
+    /// Consumer, after popping `value`.
+    func confirms(_ value: Int) -> Bool { values[value & mask] == value }
 }

@@ -1,4 +1,4 @@
-// Public: the inlinable hot paths (push, pop, drain) use Atomic and fences in client modules.
+// Public: `wakeIfParked`, inlined into `push`, uses Atomic and fences in client modules.
 public import Synchronization
 
 /// Puts one consumer thread to sleep until a producer publishes something, and lets producers

@@ -29,7 +29,8 @@ enum RingBenchmark {
             mutexQueue.append(throughput(mutexQueueSamples, transfer: mutexQueueTransfer))
         }
         let results = Results(
-            sampleRing: ring.sorted(), asyncStream: asyncStream.sorted(), mutexQueue: mutexQueue.sorted(),
+            sampleRingRounds: ring.sorted(), asyncStreamRounds: asyncStream.sorted(),
+            mutexQueueRounds: mutexQueue.sorted(),
             wakeUpMicroseconds: wakeUpLatencies(), parkedCPUMilliseconds: parkedCPUMilliseconds()
         )
         print(json ? results.json : results.table)
@@ -190,15 +191,6 @@ enum RingBenchmark {
         var wakeUpMicroseconds: [Double]
         var parkedCPUMilliseconds: Double
 
-        init(
-            sampleRing: [Double], asyncStream: [Double], mutexQueue: [Double],
-            wakeUpMicroseconds: [Double], parkedCPUMilliseconds: Double
-        ) {
-            (sampleRingRounds, asyncStreamRounds, mutexQueueRounds) = (sampleRing, asyncStream, mutexQueue)
-            self.wakeUpMicroseconds = wakeUpMicroseconds
-            self.parkedCPUMilliseconds = parkedCPUMilliseconds
-        }
-
         var sampleRing: Double { percentile(sampleRingRounds, 0.5) }
         var asyncStream: Double { percentile(asyncStreamRounds, 0.5) }
         var mutexQueue: Double { percentile(mutexQueueRounds, 0.5) }
@@ -239,7 +231,7 @@ enum RingBenchmark {
                 \(rounds) rounds
 
                   \(pad("queue", 44))\(pad("samples/s", 12, right: true))\(pad("range", 16, right: true))\
-                \(pad("ring is", 10, right: true))
+                \(pad("ring/this", 10, right: true))
                 \(row("SampleRing (capacity \(capacity))", sampleRingRounds))
                 \(row("AsyncStream, .bufferingOldest(\(capacity))", asyncStreamRounds))
                 \(row("Mutex<[Sample]> queue (capacity \(capacity))", mutexQueueRounds))

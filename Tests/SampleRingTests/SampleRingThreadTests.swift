@@ -33,7 +33,7 @@ struct SampleRingThreadTests {
         let ring = SampleRing<Sample>(capacity: capacity)
         let witness = HandOffWitness(ringCapacity: capacity)
         let stop = StopFlag()
-        async let refusals = onNewThread {
+        async let droppedSeenByProducer = onNewThread {
             for value in 0 ..< count {
                 witness.record(value)
                 if !pushRetrying(sample(value), into: ring, unless: stop) { break }
@@ -72,10 +72,10 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        let (check, droppedSeenByProducer) = await (arrivals, refusals)
+        let (check, producerDropped) = await (arrivals, droppedSeenByProducer)
         #expect(check == ArrivalCheck(producers: 1, receivedEach: count))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
-        #expect(ring.droppedCount == droppedSeenByProducer)
+        #expect(ring.droppedCount == producerDropped)
         #expect(ring.pop() == nil)
     }
 

@@ -29,7 +29,7 @@ struct SampleRingThreadTests {
         arguments: zip([1, 8, 1024, 1024], [ConsumerStyle.parks, .parks, .parks, .polls])
     )
     func twoThreads(capacity: Int, consumer style: ConsumerStyle) async {
-        let count = isLongStressRun ? 20_000_000 : 50_000
+        let count = isLongStressRun ? 5_000_000 : 50_000
         let ring = SampleRing<Sample>(capacity: capacity)
         let witness = HandOffWitness(ringCapacity: capacity)
         let stop = StopFlag()
@@ -82,7 +82,7 @@ struct SampleRingThreadTests {
     @Test("several producers, one consumer waiting on the group, a ring added while it waits")
     func severalProducers() async {
         let producers = 3
-        let perProducer = isLongStressRun ? 5_000_000 : 20_000
+        let perProducer = isLongStressRun ? 2_000_000 : 20_000
         let group = SampleRingGroup<Sample>()
         let earlyRings = (0 ..< producers - 1).map { _ in group.makeRing(capacity: 64) }
         let stop = StopFlag()
@@ -121,7 +121,7 @@ struct SampleRingThreadTests {
 
     @Test("ping-pong: each push races the consumer going to sleep, and no wake-up is lost")
     func pingPong() async {
-        let rounds = isLongStressRun ? 1_000_000 : 20_000
+        let rounds = isLongStressRun ? 500_000 : 20_000
         let ring = SampleRing<Int>(capacity: 2)
         let taken = Shared(-1)
         let stop = StopFlag()

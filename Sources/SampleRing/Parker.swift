@@ -1,4 +1,4 @@
-// Public: the inlinable hot paths (push, pop, drain) use Atomic and fences in client modules.
+// Public: `wakeIfParked`, inlined into `push`, uses Atomic and fences in client modules.
 public import Synchronization
 
 /// Puts one consumer thread to sleep until a producer publishes something, and lets producers
@@ -29,6 +29,9 @@ final class Parker: Sendable {
     private let pipe = WakePipe()
     /// How many times a producer actually wrote a token (what a test counts as wake-up syscalls).
     private let wakeUps = Atomic<Int>(0)
+    /// How many sleeps ended because the timeout passed, not because of a token. A test that waits
+    /// with a long timeout while producers push expects none: one would be a lost wake-up.
+    private let sleepsTimedOut = Atomic<Int>(0)
 
     /// Whether the consumer has announced that it is about to sleep or is sleeping. A snapshot.
     var isParked: Bool {
@@ -39,6 +42,11 @@ final class Parker: Sendable {
     var wakeUpCount: Int {
         // Relaxed: a statistic.
         wakeUps.load(ordering: .relaxed)
+    }
+
+    var timedOutSleepCount: Int {
+        // Relaxed: a statistic.
+        sleepsTimedOut.load(ordering: .relaxed)
     }
 
     /// Producer side. Call right after the releasing store that published new elements.
@@ -84,7 +92,10 @@ final class Parker: Sendable {
                 parked.store(false, ordering: .relaxed)
                 return ready ? .ready : .timedOut
             }
-            pipe.wait(timeout: remaining)
+            if !pipe.wait(timeout: remaining) {
+                // Relaxed: a statistic.
+                sleepsTimedOut.wrappingAdd(1, ordering: .relaxed)
+            }
             // Acquiring: if a producer claimed the wake-up (its releasing compare-exchange stored the
             // false read here), everything it published before is visible to the look below.
             _ = parked.exchange(false, ordering: .acquiring)

@@ -46,16 +46,20 @@ final class WakePipe: Sendable {
     }
 
     /// Sleeps until a token arrives or `timeout` passes (rounded up to whole milliseconds), then
-    /// consumes every token present. May also return early (a signal handler ran).
-    func wait(timeout: Duration) {
+    /// consumes every token present. May also return early (a signal handler ran). Returns false
+    /// when the timeout passed without a token.
+    @discardableResult
+    func wait(timeout: Duration) -> Bool {
         let (seconds, attoseconds) = max(timeout, .zero).components
         let milliseconds = seconds >= Int64(Int32.max / 1000)
             ? Int32.max  // about 24 days; the caller's deadline loop sleeps again
             : Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
         // The corresponding C functions are poll and read.
-        guard poll(&descriptor, 1, milliseconds) > 0 else { return }
+        let ready = poll(&descriptor, 1, milliseconds)
+        guard ready > 0 else { return ready != 0 }
         var tokens: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         while read(readEnd, &tokens, MemoryLayout.size(ofValue: tokens)) == MemoryLayout.size(ofValue: tokens) {}
+        return true
     }
 }

@@ -5,18 +5,21 @@ import SensorCore
 import Synchronization
 
 /// Moves `Sample`s from a producer thread to a consumer thread through SampleRing, an
-/// `AsyncStream` with a bounded buffer and a `Mutex`-guarded array, and reports samples per
-/// second (median of three rounds, the queues interleaved) and SampleRing's speed-up over each.
-/// Then: the time from a push into an empty ring to the parked consumer running, and the CPU
-/// time a consumer uses while parked with nothing to read.
+/// `AsyncStream` with a bounded buffer and a `Mutex`-guarded array, all of the same capacity, and
+/// reports samples per second (median of five rounds, the queues interleaved so that a noisy
+/// neighbour hits them alike) and SampleRing's speed-up over each. Each consumer does what the
+/// workout engine would: take a batch, and when there is none, wait the way that queue allows
+/// (SampleRing parks; the stream suspends; the Mutex queue can only poll). Then: the time from a
+/// push into an empty ring to the parked consumer running, and the CPU time a consumer uses while
+/// parked with nothing to read.
 enum RingBenchmark {
-    static let capacity = 4096
-    static let rounds = 3
+    static let capacity = 16384
+    static let rounds = 5
     static let ringSamples = 20_000_000
-    static let asyncStreamSamples = 200_000
+    static let asyncStreamSamples = 500_000
     static let mutexQueueSamples = 5_000_000
-    static let wakeUpTrials = 300
-    static let parkedSeconds = 1
+    static let wakeUpTrials = 3000
+    static let parkedSeconds = 5
 
     static func run(_ json: Bool) {
         var ring: [Double] = [], asyncStream: [Double] = [], mutexQueue: [Double] = []
@@ -26,7 +29,8 @@ enum RingBenchmark {
             mutexQueue.append(throughput(mutexQueueSamples, transfer: mutexQueueTransfer))
         }
         let results = Results(
-            sampleRing: median(ring), asyncStream: median(asyncStream), mutexQueue: median(mutexQueue),
+            sampleRingRounds: ring.sorted(), asyncStreamRounds: asyncStream.sorted(),
+            mutexQueueRounds: mutexQueue.sorted(),
             wakeUpMicroseconds: wakeUpLatencies(), parkedCPUMilliseconds: parkedCPUMilliseconds()
         )
         print(json ? results.json : results.table)
@@ -179,12 +183,17 @@ enum RingBenchmark {
     // MARK: Results
 
     private struct Results {
-        var sampleRing: Double
-        var asyncStream: Double
-        var mutexQueue: Double
+        /// Samples per second of each round, sorted.
+        var sampleRingRounds: [Double]
+        var asyncStreamRounds: [Double]
+        var mutexQueueRounds: [Double]
         /// Sorted.
         var wakeUpMicroseconds: [Double]
         var parkedCPUMilliseconds: Double
+
+        var sampleRing: Double { percentile(sampleRingRounds, 0.5) }
+        var asyncStream: Double { percentile(asyncStreamRounds, 0.5) }
+        var mutexQueue: Double { percentile(mutexQueueRounds, 0.5) }
 
         var wakeUpMedian: Double { percentile(wakeUpMicroseconds, 0.5) }
         var wakeUp99: Double { percentile(wakeUpMicroseconds, 0.99) }
@@ -210,20 +219,22 @@ enum RingBenchmark {
         }
 
         var table: String {
-            func row(_ name: String, _ perSecond: Double) -> String {
-                let ratio = sampleRing / perSecond
-                return "  \(pad(name, 44))\(pad(format(perSecond / 1e6, 2) + " M", 14, right: true))"
-                    + "\(pad(format(ratio, 1) + "x", 10, right: true))"
+            func row(_ name: String, _ rounds: [Double]) -> String {
+                let perSecond = percentile(rounds, 0.5)
+                let range = "\(format(rounds.first! / 1e6, 1))-\(format(rounds.last! / 1e6, 1)) M"
+                return "  \(pad(name, 44))\(pad(format(perSecond / 1e6, 2) + " M", 12, right: true))"
+                    + "\(pad(range, 16, right: true))\(pad(format(sampleRing / perSecond, 1) + "x", 10, right: true))"
             }
             func check(_ ok: Bool) -> String { ok ? "ok" : "MISSED" }
             return """
-                SampleRing: Sample (\(MemoryLayout<Sample>.size) bytes) from a producer thread to a consumer thread, \
-                median of \(rounds) rounds
+                SampleRing: Sample (\(MemoryLayout<Sample>.stride) bytes) from a producer thread to a consumer thread, \
+                \(rounds) rounds
 
-                  \(pad("queue", 44))\(pad("samples/s", 14, right: true))\(pad("ring is", 10, right: true))
-                \(row("SampleRing (capacity \(capacity))", sampleRing))
-                \(row("AsyncStream, .bufferingOldest(\(capacity))", asyncStream))
-                \(row("Mutex<[Sample]> queue (capacity \(capacity))", mutexQueue))
+                  \(pad("queue", 44))\(pad("samples/s", 12, right: true))\(pad("range", 16, right: true))\
+                \(pad("ring/this", 10, right: true))
+                \(row("SampleRing (capacity \(capacity))", sampleRingRounds))
+                \(row("AsyncStream, .bufferingOldest(\(capacity))", asyncStreamRounds))
+                \(row("Mutex<[Sample]> queue (capacity \(capacity))", mutexQueueRounds))
 
                   wake-up, push into an empty ring -> parked consumer running (\(wakeUpTrials) trials):
                     median \(format(wakeUpMedian, 1)) µs, p99 \(format(wakeUp99, 1)) µs
@@ -282,8 +293,6 @@ private func startThread(_ body: @escaping @Sendable () -> Void) -> DispatchSema
     }.start()
     return finished
 }
-
-private func median(_ values: [Double]) -> Double { percentile(values.sorted(), 0.5) }
 
 /// The nearest-rank percentile of sorted `values`.
 private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {

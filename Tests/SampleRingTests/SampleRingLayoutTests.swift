@@ -106,4 +106,21 @@ struct SampleRingLayoutTests {
         #expect(rest == [2, 5])
         #expect(ring.droppedCount == 2)
     }
+
+    @Test("hasRoom says whether a push would be accepted, at every start position, without counting a drop")
+    func hasRoomMatchesPush() {
+        for capacity in Self.capacities {
+            for start in Self.startIndices(capacity: capacity) {
+                let ring = SampleRing<Int>(capacity: capacity, parker: Parker(), startIndex: start)
+                for value in 0 ..< capacity {
+                    #expect(ring.hasRoom)
+                    #expect(ring.push(value))
+                }
+                #expect(!ring.hasRoom)
+                #expect(ring.droppedCount == 0)
+                #expect(ring.pop() == 0)
+                #expect(ring.hasRoom)
+            }
+        }
+    }
 }

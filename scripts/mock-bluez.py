@@ -69,7 +69,7 @@ def main():
     devices = {}  # device key -> device object
     uuids_by_device = {}
     for line in lines:
-        if 'device' in line:
+        if 'hex' in line:
             uuids_by_device.setdefault(line['device'], [])
             if line['uuid'] not in uuids_by_device[line['device']]:
                 uuids_by_device[line['device']].append(line['uuid'])

@@ -101,6 +101,8 @@ final class ChildProcess: Sendable {
     private let process: Process
     private let lines = Mutex<[String]>([])
     private let arrived = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private let stopped = Mutex(false)
 
     init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
         let process = Process()
@@ -111,6 +113,7 @@ final class ChildProcess: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         self.process = process
+        process.terminationHandler = { [exited] _ in exited.signal() }
         let handle = pipe.fileHandleForReading
         let reader = Thread { [self] in
             var pending: [UInt8] = []
@@ -133,25 +136,32 @@ final class ChildProcess: Sendable {
     /// Everything printed so far.
     var output: String { lines.withLock { $0.joined(separator: "\n") } }
 
-    /// Waits for a line that satisfies `predicate`; nil after `timeout`.
+    /// Waits for a line that satisfies `predicate`; nil after `timeout`, or once the process
+    /// has exited without printing one.
     func waitForLine(timeout: Duration, where predicate: (String) -> Bool) -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
+            let exited = !process.isRunning
             if let line = lines.withLock({ $0.first(where: predicate) }) { return line }
             let left = deadline - .now
-            if left <= .zero { return nil }
+            if left <= .zero || exited { return nil }
             _ = arrived.wait(timeout: .now() + min(left.seconds, 0.2))
         }
     }
 
     /// SIGTERM, then SIGKILL after two seconds; waits for the exit.
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let first = stopped.withLock { s in
+            defer { s = true }
+            return !s
+        }
+        guard first else { return }
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        if exited.wait(timeout: .now() + 2) == .timedOut {
+            kill(pid, SIGKILL)
+            exited.wait()
+        }
     }
 }
 

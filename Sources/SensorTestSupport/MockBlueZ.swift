@@ -97,6 +97,10 @@ public final class MockBlueZ: Sendable {
 }
 
 /// A child process whose standard output is collected line by line.
+///
+/// Foundation's `Process` on Linux starts children with almost every signal blocked (the mask of
+/// its launching thread), so SIGTERM would wait for SIGKILL; the child is started through a
+/// one-line Python `exec` that clears the mask first.
 final class ChildProcess: Sendable {
     private let process: Process
     private let lines = Mutex<[String]>([])
@@ -106,8 +110,10 @@ final class ChildProcess: Sendable {
 
     init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: MockBlueZ.python)
+        process.arguments =
+            ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])", path]
+            + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe

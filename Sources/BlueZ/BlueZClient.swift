@@ -51,13 +51,14 @@ public final class BlueZClient: Sendable {
             DBusMatchRule(interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: Self.service)
         ) { [weak self] signal in
             guard let self else { return }
-            let running = !(signal.arguments.count > 2 ? signal.arguments[2].string ?? "" : "").isEmpty
-            if running {
-                // Reload off the D-Bus thread: the reply arrives on it.
-                Thread.detachNewThread { try? self.reload() }
-            } else {
+            let owners = signal.arguments.dropFirst().map { $0.string ?? "" }
+            if owners.first?.isEmpty == false {
                 objects.withLock { $0.removeAll() }
                 notify(.bluezRunning(false))
+            }
+            if owners.last?.isEmpty == false {
+                // Reload off the D-Bus thread: the reply arrives on it.
+                Thread.detachNewThread { try? self.reload() }
             }
         }
         try reload()

@@ -9,7 +9,8 @@ public final class MockBlueZ: Sendable {
     public let address: String
     public let directory: URL
     private let daemon: ChildProcess
-    private let mock: ChildProcess
+    private let mock: Mutex<ChildProcess>
+    private let mockArguments: [String]
 
     public static let python = "/usr/bin/python3"
     public static let daemonPath = "/usr/bin/dbus-daemon"
@@ -68,11 +69,28 @@ public final class MockBlueZ: Sendable {
         address = line
         var arguments = [Self.script.path, "--trace", trace.path, "--speed", String(speed)]
         if adapterOff { arguments.append("--adapter-off") }
-        mock = try ChildProcess(Self.python, arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        mockArguments = arguments
+        let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {
             mock.stop()
             daemon.stop()
             throw Failure(description: "the mock org.bluez did not start: \(mock.output)")
+        }
+        self.mock = Mutex(mock)
+    }
+
+    private static func startMock(_ arguments: [String], address: String) throws -> ChildProcess {
+        try ChildProcess(python, arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+    }
+
+    /// BlueZ restarts: the mock stops and a new one takes `org.bluez` (a new owner), with the
+    /// same objects, and plays the trace again once notifications start.
+    public func restartBlueZ() throws {
+        stopBlueZ()
+        let fresh = try Self.startMock(mockArguments, address: address)
+        mock.withLock { $0 = fresh }
+        guard fresh.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {
+            throw Failure(description: "the mock org.bluez did not start again: \(fresh.output)")
         }
     }
 
@@ -81,14 +99,15 @@ public final class MockBlueZ: Sendable {
 
     /// How many notifications the mock played, once it has played the whole trace.
     public func waitUntilPlayed(timeout: Duration) -> Int? {
-        mock.waitForLine(timeout: timeout, where: { $0.hasPrefix("played ") }).flatMap { Int($0.dropFirst(7)) }
+        let current = mock.withLock { $0 }
+        return current.waitForLine(timeout: timeout, where: { $0.hasPrefix("played ") }).flatMap { Int($0.dropFirst(7)) }
     }
 
     /// Stops the mock alone (BlueZ goes away); the bus stays.
-    public func stopBlueZ() { mock.stop() }
+    public func stopBlueZ() { mock.withLock { $0 }.stop() }
 
     public func stop() {
-        mock.stop()
+        stopBlueZ()
         daemon.stop()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -32,7 +32,11 @@ struct BlueZCommandTests {
     }
 
     /// Runs `record` until the mock has played its trace and every notification has arrived.
-    static func record(_ mock: MockBlueZ, _ arguments: [String]) throws -> (status: SensorBridge.ExitStatus, output: String, errors: String, played: Int) {
+    /// `whilePlaying` runs after the first full play (a BlueZ restart, say) and tells how many more
+    /// notifications the mock played.
+    static func record(
+        _ mock: MockBlueZ, _ arguments: [String], whilePlaying: () throws -> Int = { 0 }
+    ) throws -> (status: SensorBridge.ExitStatus, output: String, errors: String, played: Int) {
         let control = RecordingControl()
         let finished = DispatchSemaphore(value: 0)
         let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
@@ -46,7 +50,7 @@ struct BlueZCommandTests {
             outcome.withLock { $0 = result }
             finished.signal()
         }
-        let played = mock.waitUntilPlayed(timeout: .seconds(60))
+        let played = try mock.waitUntilPlayed(timeout: .seconds(60)).map { try $0 + whilePlaying() }
         let deadline = ContinuousClock.now + .seconds(30)
         while let played, control.notificationsReceived < played, ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.01)
@@ -121,6 +125,22 @@ struct BlueZCommandTests {
         let events = try JSONValue(parsing: run.output)["workout"]?["events"]?.arrayValue ?? []
         let types = events.compactMap { $0["type"]?.stringValue }
         #expect(types.contains("sensorLost") && types.contains("sensorRegained"), "\(types)")
+    }
+
+    @Test func bluezRestartingRebuildsTheMirrorAndReconnects() throws {
+        let source = try Self.trace(lines: 40)
+        let mock = try MockBlueZ(trace: source)
+        defer { mock.stop() }
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones) {
+            try mock.restartBlueZ()
+            return mock.waitUntilPlayed(timeout: .seconds(60)) ?? -1
+        }
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.played == 2 * (try Self.notifications(source)).count)
+        #expect(run.errors.contains("HRM-Pro reconnected") && run.errors.contains("Assioma reconnected"), "\(run.errors)")
+        let events = try JSONValue(parsing: run.output)["workout"]?["events"]?.arrayValue ?? []
+        #expect(events.filter { $0["type"]?.stringValue == "sensorLost" }.count == 2)
+        #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2)
     }
 
     @Test func accessDeniedSaysWhichGroup() throws {

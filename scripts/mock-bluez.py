@@ -126,6 +126,8 @@ def main():
         device.props[DEVICE]['RSSI'] = dbus.Int16(-60, variant_level=1)
         device.AddMethod(DEVICE, 'Connect', '', '', connect)
         device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
+        # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
+        device.AddMethod(DEVICE, 'Pair', '', '', lambda self: self.UpdateProperties(DEVICE, {'Paired': dbus.Boolean(True)}))
 
     char_objects = {path: dbusmock.mockobject.objects[path] for path in measurement}
     state = {'index': 0, 'start': None, 'played': 0, 'waiting': False}

@@ -59,6 +59,8 @@ public struct DBusMatchToken: Sendable, Hashable {
 /// The corresponding C functions are `dbus_connection_open_private`, `dbus_bus_register`,
 /// `dbus_connection_send` and `dbus_connection_read_write`.
 ///
+/// Call `close()` when done: the dispatch thread keeps the connection alive until then.
+///
 /// `@unchecked Sendable`: `raw` and `loop` are touched only on the dispatch thread (after `init`
 /// hands them over); everything shared between threads is in `shared`, behind a mutex.
 public final class DBusConnection: @unchecked Sendable {

@@ -111,7 +111,7 @@ public indirect enum DBusValue: Sendable, Equatable {
         }
     }
 
-    /// An array's elements (also a dictionary's values are not included).
+    /// An array's elements (not a dictionary's: see `dictionary`).
     public var array: [DBusValue]? {
         if case .array(_, let items) = unwrapped { return items }
         return nil

@@ -102,6 +102,9 @@ final class LiveSensorSource: @unchecked Sendable {
     /// The end of the recording: written to the trace, and pushed by the controller thread.
     func writeEnd(at time: Duration) {
         write(.event(time: time, .end))
-        trace.withLock { try? $0?.close() }
+        trace.withLock { handle in
+            try? handle?.close()
+            handle = nil
+        }
     }
 }

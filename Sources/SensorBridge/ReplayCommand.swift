@@ -3,8 +3,6 @@ import Foundation
 import SensorCore
 import Workouts
 
-
-
 /// `sensorbridge replay FILE`: a recorded trace through the whole live pipeline into a zoned workout.
 enum ReplayCommand {
     static let help = """

@@ -152,6 +152,17 @@ struct BlueZCommandTests {
         #expect(run.errors.contains("bluetooth group"))
     }
 
+    @Test func pairBondsAndTrusts() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
+        defer { mock.stop() }
+        let run = runCLI(["pair", "C4:7E:11:22:33:44"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.output.contains("Paired with HRM-Pro (C4:7E:11:22:33:44) and trusted it."))
+        let scan = runCLI(["scan", "--timeout", "0.1", "--json"], environment: mock.environment)
+        let sensors = try JSONValue(parsing: scan.output)["sensors"]?.arrayValue ?? []
+        #expect(sensors.first { $0["name"]?.stringValue == "HRM-Pro" }?["paired"]?.boolValue == true)
+    }
+
     @Test func bluezNotRunningAndUnknownSensorsSayWhatToDo() throws {
         let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
         defer { mock.stop() }

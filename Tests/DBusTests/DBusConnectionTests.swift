@@ -43,6 +43,31 @@ struct DBusConnectionTests {
         }
     }
 
+    @Test func unixFileDescriptorsPass() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        try await Self.mock(bus, "AddMethod", [.string("org.sensorbridge.Test"), .string("EchoFD"), .string("h"), .string("h"), .string("ret = args[0]")])
+        let pipe = Pipe()
+        let sent = pipe.fileHandleForWriting.fileDescriptor
+        let reply = try await bus.call(
+            destination: "org.bluez", path: "/", interface: "org.sensorbridge.Test", member: "EchoFD", arguments: [.unixFD(sent)])
+        guard case .unixFD(let received)? = reply.first else {
+            Issue.record("no descriptor in \(reply)")
+            return
+        }
+        // A duplicate of the pipe's write end: what is written through it comes out of the pipe.
+        #expect(received != sent)
+        let bytes: [UInt8] = [0x2A, 0x37]
+        #expect(write(received, bytes, 2) == 2)
+        close(received)
+        // The mock may hold its own copy open, so read the two bytes rather than to the end.
+        var back = [UInt8](repeating: 0, count: 2)
+        #expect(read(pipe.fileHandleForReading.fileDescriptor, &back, 2) == 2)
+        #expect(back == bytes)
+    }
+
     @Test func errorsCarryTheirDBusName() async throws {
         let mock = try MockBlueZ(trace: Self.trace)
         defer { mock.stop() }

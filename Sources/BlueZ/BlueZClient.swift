@@ -98,9 +98,6 @@ public final class BlueZClient: Sendable {
         try call(path, "org.freedesktop.DBus.Properties", "Set", [.string(interface), .string(name), .variant(value)])
     }
 
-    /// A snapshot of the mirror: interfaces and their properties by object path.
-    public var snapshot: [String: Interfaces] { objects.withLock { $0 } }
-
     /// One object's interface properties, if the object has that interface.
     public func properties(_ path: String, _ interface: String) -> Properties? {
         objects.withLock { $0[path]?[interface] }

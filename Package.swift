@@ -29,6 +29,12 @@ let package = Package(
         // The lock-free hand-off between threads; imports only Synchronization.
         .target(name: "SampleRing", swiftSettings: swiftSettings),
         // The system SQLite (Debian libsqlite3-dev); a module map and a shim header, nothing else.
+        // The system D-Bus library (Debian libdbus-1-dev); a module map and a shim header.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // A small typed libdbus binding; unsafe pointers stay inside it.
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: swiftSettings),
+        // The org.bluez object mirror, discovery, connections and notification sources.
+        .target(name: "BlueZ", dependencies: ["DBus", "SensorCore"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Workouts, samples, zones and preferences in SQLite; unsafe pointers only in its SQLite layer.
         .target(
@@ -39,7 +45,9 @@ let package = Package(
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
-            dependencies: ["SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore"],
+            dependencies: [
+                "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "sensorbridge", dependencies: ["SensorBridge"], swiftSettings: swiftSettings),
@@ -54,6 +62,7 @@ let package = Package(
         .target(
             name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GATTTests",

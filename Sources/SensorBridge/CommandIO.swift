@@ -116,6 +116,8 @@ public struct CommandContext {
     public var environment: [String: String]
     /// Whether standard output is a terminal (progress and colour only then).
     public var outputIsTerminal: Bool
+    /// Ends a live recording from another thread (tests); the process's own signals do it otherwise.
+    public var recordingControl: RecordingControl?
 
     public init(
         input: LineReader, output: TextOutput, errors: TextOutput, environment: [String: String] = [:],

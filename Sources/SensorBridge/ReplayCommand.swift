@@ -2,8 +2,6 @@ import Captures
 import Foundation
 import SensorCore
 import Workouts
-import WorkoutStore
-import Zones
 
 /// `sensorbridge replay FILE`: a recorded trace through the whole live pipeline into a zoned workout.
 enum ReplayCommand {
@@ -39,10 +37,7 @@ enum ReplayCommand {
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "replay",
-            options: Set(["pace", "activity", "hr-zones", "power-zones", StoreLocation.option])
-                .union(ProfileArguments.options),
-            flags: ["json", "events", "save"])
+            words, command: "replay", options: WorkoutSetup.options.union(["pace"]), flags: WorkoutSetup.flags)
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -57,29 +52,7 @@ enum ReplayCommand {
             }
             return pace
         } ?? .fast
-        let activity = try arguments["activity"].map { text throws(UsageError) in
-            guard let type = WorkoutActivityType(name: text) else {
-                let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("--activity \(text) is not an activity type; give one of \(names)")
-            }
-            return type
-        } ?? .cycling
-        if arguments.has("events") && !arguments.has("json") {
-            throw UsageError("--events adds zone updates to the JSON output; give it with --json")
-        }
-
-        let save = arguments.has("save")
-        // The person's profile and zones: from the store when it exists (a replay alone creates none).
-        let store = save ? try StoreLocation.open(arguments, context) : try StoreLocation.openIfPresent(arguments, context)
-        var preferences = try store?.preferences() ?? ZonePreferences()
-        preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
-        if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
-        var machine = WorkoutStateMachine(activityType: activity, preferences: preferences)
-        for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
-            if let text = arguments[flag] {
-                try machine.setCustomZoneConfiguration(try zoneConfiguration(text, type, label: "--\(flag)"))
-            }
-        }
+        var setup = try WorkoutSetup(arguments, context, command: "replay")
 
         let reader: TraceReader
         do {
@@ -88,27 +61,8 @@ enum ReplayCommand {
             context.errors.line("sensorbridge replay: \(path): \(error)")
             return .failure
         }
-        // System zones are for the day of the ride (an age from a birth date depends on it).
-        machine.zonesDate = ProfileArguments.calendarDate(reader.header.start)
-        try ProfileArguments.checkModels(preferences, arguments, on: machine.zonesDate)
         let replayer = TraceReplayer(reader: reader, pace: pace)
-        machine.sensors = replayer.sensorNames
-        var recorder: WorkoutRecorder?
-        if save, let store {
-            recorder = try WorkoutRecorder(
-                path: store.path,
-                start: RecordingStart(
-                    startDate: reader.header.start, start: .zero, activityType: activity,
-                    zoneConfigurations: Dictionary(
-                        uniqueKeysWithValues: WorkoutStateMachine.zonedTypes.compactMap { type in
-                            machine.zoneConfiguration(for: type).map { (type, $0) }
-                        }),
-                    sensors: replayer.sensorNames))
-            context.errors.line("sensorbridge replay: saving workout \(recorder!.workoutID) to \(store.path) as it replays")
-            context.errors.flush()
-        }
-        let builder = LiveWorkoutBuilder(machine)
-        try builder.beginCollection(at: .zero, date: reader.header.start)
+        let (builder, recorder) = try setup.begin(start: reader.header.start, sensors: replayer.sensorNames, context)
         let started = ContinuousClock.now
         let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: replayer.sensorNames) }
         let session: WorkoutSession
@@ -125,54 +79,7 @@ enum ReplayCommand {
             return .failure
         }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
-        let workout: Workout
-        do {
-            workout = try result.get()
-        } catch {
-            try? recorder?.discard()
-            throw error
-        }
-        let id = try recorder?.finish(workout)
-
-        if arguments.has("json") {
-            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
-        } else {
-            context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint(machine)))
-            if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
-        }
+        try setup.finish(result, recorder: recorder, context)
         return .success
-    }
-
-    /// Parses `120,140,155,170` into custom zones of `type`; `label` names the argument in messages
-    /// (`--hr-zones`).
-    static func zoneConfiguration(_ text: String, _ type: QuantityType, label: String) throws(UsageError)
-        -> WorkoutZoneConfiguration
-    {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        var values: [Double] = []
-        for part in parts {
-            guard let value = Double(part) else {
-                throw UsageError("\(label): '\(part)' is not a number; give boundaries such as 120,140,155,170")
-            }
-            values.append(value)
-        }
-        do {
-            return try WorkoutZoneConfiguration(quantityType: type, boundaryValues: values)
-        } catch {
-            throw UsageError("\(label) \(text): \(error)")
-        }
-    }
-
-    static func missingZonesHint(_ machine: WorkoutStateMachine) -> String? {
-        var missing: [String] = []
-        if machine.zoneConfiguration(for: .heartRate) == nil {
-            missing.append("heart-rate zones need --hr-zones, or --age and --resting-hr (or 'sensorbridge profile set')")
-        }
-        if machine.zoneConfiguration(for: .cyclingPower) == nil {
-            missing.append("power zones need --power-zones or --ftp (or 'sensorbridge profile set --ftp')")
-        }
-        return missing.isEmpty ? nil : "No zones for some quantities: " + missing.joined(separator: "; ") + "."
     }
 }

@@ -18,6 +18,9 @@ public enum SensorBridgeCLI {
     }
 
     static let subcommands: [Subcommand] = [
+        Subcommand(name: "scan", summary: "find heart-rate, power and cadence sensors in range", run: ScanCommand.run),
+        Subcommand(name: "pair", summary: "pair with a sensor and trust it", run: PairCommand.run),
+        Subcommand(name: "record", summary: "record a zoned workout from live sensors", run: RecordCommand.run),
         Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
         Subcommand(name: "replay", summary: "replay a recorded trace into a zoned workout", run: ReplayCommand.run),
         ZonesCommand.subcommand,

@@ -69,7 +69,7 @@ enum WorkoutZonesReport {
             return Int(value)
         }
         let custom = try arguments["zones"].map { text throws(UsageError) in
-            try ReplayCommand.zoneConfiguration(text, type, label: "--zones")
+            try WorkoutSetup.zoneConfiguration(text, type, label: "--zones")
         }
         let filter = try WorkoutsCommand.filter(arguments, calendar: context.calendar)
 

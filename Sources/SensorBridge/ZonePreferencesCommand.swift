@@ -69,7 +69,7 @@ enum ZonePreferencesCommand {
                     "give the quantity and the boundaries, for example: sensorbridge zones set heart-rate 120,140,155,170")
             }
             let type = try quantity(arguments.positionals[0])
-            let configuration = try ReplayCommand.zoneConfiguration(
+            let configuration = try WorkoutSetup.zoneConfiguration(
                 arguments.positionals[1], type, label: "zones set \(arguments.positionals[0])")
             let store = try StoreLocation.open(arguments, context)
             var preferences = try store.preferences()

@@ -20,6 +20,7 @@ let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
     ("ring", "SampleRing vs AsyncStream and a Mutex queue; wake-up latency; parked CPU", RingBenchmark.run),
     ("replay", "a 3-hour ride through the whole pipeline: time and peak memory", ReplayBenchmark.run),
     ("zones", "zone classification per second; re-bucketing 1000 one-hour workouts", ZonesBenchmark.run),
+    ("bluez", "record from the mock org.bluez: flood, paced CPU per notification, idle CPU", BlueZBenchmark.run),
     ("store", "SQLite store: sample inserts, saving a 3-hour ride, weekly zones over 1,000 workouts", StoreBenchmark.run),
 ]
 

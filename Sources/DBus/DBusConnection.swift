@@ -1,0 +1,349 @@
+import CDBus
+import Foundation
+import Synchronization
+
+/// A signal as delivered to a match handler.
+public struct DBusSignal: Sendable {
+    public var sender: String
+    public var path: String
+    public var interface: String
+    public var member: String
+    public var arguments: [DBusValue]
+}
+
+/// Which signals a handler receives. Only the fields given are compared; `pathPrefix` matches the
+/// path itself and everything below it.
+public struct DBusMatchRule: Sendable, Hashable {
+    public var interface: String?
+    public var member: String?
+    public var pathPrefix: String?
+    /// The first argument, when it is a string (NameOwnerChanged's name).
+    public var arg0: String?
+
+    public init(interface: String? = nil, member: String? = nil, pathPrefix: String? = nil, arg0: String? = nil) {
+        self.interface = interface
+        self.member = member
+        self.pathPrefix = pathPrefix
+        self.arg0 = arg0
+    }
+
+    /// The rule string for the bus daemon's AddMatch.
+    var busRule: String {
+        var parts = ["type='signal'"]
+        if let interface { parts.append("interface='\(interface)'") }
+        if let member { parts.append("member='\(member)'") }
+        if let pathPrefix { parts.append(pathPrefix == "/" ? "path_namespace='/'" : "path_namespace='\(pathPrefix)'") }
+        if let arg0 { parts.append("arg0='\(arg0)'") }
+        return parts.joined(separator: ",")
+    }
+
+    func matches(interface: String, member: String, path: String, arguments: () -> [DBusValue]) -> Bool {
+        if let i = self.interface, i != interface { return false }
+        if let m = self.member, m != member { return false }
+        if let p = pathPrefix, p != "/", path != p, !path.hasPrefix(p + "/") { return false }
+        if let a = arg0, arguments().first?.string != a { return false }
+        return true
+    }
+}
+
+/// A handle to a signal subscription; pass it to `removeMatch`.
+public struct DBusMatchToken: Sendable, Hashable {
+    let id: Int
+}
+
+/// One private connection to a message bus, served by its own dispatch thread.
+///
+/// Every libdbus call on the connection happens on the dispatch thread: callers enqueue jobs and
+/// wake it through an eventfd. Replies are matched to calls by serial in a message filter; signal
+/// handlers run on the dispatch thread, so they must be quick (push into a ring, resume a task).
+/// The corresponding C functions are `dbus_connection_open_private`, `dbus_bus_register`,
+/// `dbus_connection_send` and `dbus_connection_read_write`.
+///
+/// Call `close()` when done: the dispatch thread keeps the connection alive until then.
+///
+/// `@unchecked Sendable`: `raw` and `loop` are touched only on the dispatch thread (after `init`
+/// hands them over); everything shared between threads is in `shared`, behind a mutex.
+public final class DBusConnection: @unchecked Sendable {
+    private let raw: OpaquePointer
+    private let wakeFD: Int32
+    /// The bus-assigned unique name (`:1.42`).
+    public let uniqueName: String
+    private let shared = Mutex(Shared())
+    private var loop = LoopState()
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct Shared {
+        var jobs: [@Sendable (DBusConnection) -> Void] = []
+        var closed = false
+        var matches: [Int: (rule: DBusMatchRule, handler: @Sendable (DBusSignal) -> Void)] = [:]
+        var nextMatch = 0
+    }
+
+    private struct Pending {
+        var deadline: ContinuousClock.Instant
+        var completion: @Sendable (Result<[DBusValue], DBusError>) -> Void
+    }
+
+    /// Dispatch-thread-only state.
+    private struct LoopState {
+        var pending: [UInt32: Pending] = [:]
+        var busRules: [String: Int] = [:]
+    }
+
+    /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` from `environment` when set, else
+    /// the standard socket.
+    public static func system(environment: [String: String]? = nil) throws(DBusError) -> DBusConnection {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        return try DBusConnection(address: environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket")
+    }
+
+    /// Connects to the bus at `address` and registers with it.
+    public init(address: String) throws(DBusError) {
+        dbus_threads_init_default()
+        var error = cdbus_error_make()
+        guard let connection = dbus_connection_open_private(address, &error) else {
+            throw Self.take(&error)
+        }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        guard dbus_bus_register(connection, &error) != 0 else {
+            let failure = Self.take(&error)
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw failure
+        }
+        raw = connection
+        uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
+        wakeFD = cdbus_wake_fd_make()
+        let unmanaged = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_add_filter(connection, { _, message, context in
+            guard let message, let context else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            return Unmanaged<DBusConnection>.fromOpaque(context).takeUnretainedValue().filter(message)
+        }, unmanaged, nil)
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "sensorbridge.dbus"
+        thread.start()
+    }
+
+    deinit {
+        dbus_connection_close(raw)
+        dbus_connection_unref(raw)
+        Glibc.close(wakeFD)
+    }
+
+    private static func take(_ error: inout CDBus.DBusError) -> DBusError {
+        defer { dbus_error_free(&error) }
+        let name = error.name.map { String(cString: $0) } ?? DBusError.Name.failed.rawValue
+        let message = error.message.map { String(cString: $0) } ?? ""
+        return DBusError(DBusError.Name(name), message)
+    }
+
+    /// Closes the connection: pending calls fail with `disconnected`, the dispatch thread ends.
+    /// The object itself is freed when the last reference goes.
+    public func close() {
+        let already = shared.withLock { s in
+            defer { s.closed = true }
+            return s.closed
+        }
+        guard !already else { return }
+        wake()
+        finished.wait()
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    private func enqueue(_ job: @escaping @Sendable (DBusConnection) -> Void) -> Bool {
+        let accepted = shared.withLock { s in
+            if s.closed { return false }
+            s.jobs.append(job)
+            return true
+        }
+        if accepted { wake() }
+        return accepted
+    }
+
+    // MARK: Calls
+
+    /// Calls a method; `completion` runs on the dispatch thread with the reply's arguments or
+    /// the error (a D-Bus error reply, `noReply` after `timeout`, `disconnected`).
+    public func call(
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(25), completion: @escaping @Sendable (Result<[DBusValue], DBusError>) -> Void
+    ) {
+        let accepted = enqueue { connection in
+            connection.send(destination, path, interface, member, arguments, timeout, completion)
+        }
+        if !accepted { completion(.failure(DBusError(.disconnected, "the connection is closed"))) }
+    }
+
+    /// Calls a method and waits for its reply.
+    public func call(
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(25)
+    ) async throws(DBusError) -> [DBusValue] {
+        let result = await withCheckedContinuation { continuation in
+            call(destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+                timeout: timeout) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Calls a method and blocks the calling thread (never the dispatch thread) for its reply.
+    public func callBlocking(
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(25)
+    ) throws(DBusError) -> [DBusValue] {
+        let box = Mutex<Result<[DBusValue], DBusError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        call(destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: timeout) { result in
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try box.withLock { $0! }.get()
+    }
+
+    private func send(
+        _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue],
+        _ timeout: Duration, _ completion: @escaping @Sendable (Result<[DBusValue], DBusError>) -> Void
+    ) {
+        guard dbus_validate_path(path, nil) != 0, dbus_validate_interface(interface, nil) != 0,
+            dbus_validate_member(member, nil) != 0, dbus_validate_bus_name(destination, nil) != 0,
+            let message = dbus_message_new_method_call(destination, path, interface, member)
+        else {
+            completion(.failure(DBusError(.invalidArgs, "invalid call \(destination) \(path) \(interface).\(member)")))
+            return
+        }
+        defer { dbus_message_unref(message) }
+        guard DBusMessageCoding.append(arguments, to: message) else {
+            completion(.failure(DBusError(.invalidArgs, "arguments of \(interface).\(member) cannot be sent")))
+            return
+        }
+        var serial: UInt32 = 0
+        guard dbus_connection_get_is_connected(raw) != 0, dbus_connection_send(raw, message, &serial) != 0 else {
+            completion(.failure(DBusError(.disconnected, "the bus connection is gone")))
+            return
+        }
+        loop.pending[serial] = Pending(deadline: .now + timeout, completion: completion)
+    }
+
+    // MARK: Signals
+
+    /// Subscribes `handler` to the signals `rule` selects; it runs on the dispatch thread.
+    @discardableResult
+    public func addMatch(_ rule: DBusMatchRule, handler: @escaping @Sendable (DBusSignal) -> Void) -> DBusMatchToken {
+        let id = shared.withLock { s in
+            s.nextMatch += 1
+            s.matches[s.nextMatch] = (rule, handler)
+            return s.nextMatch
+        }
+        _ = enqueue { connection in
+            let text = rule.busRule
+            connection.loop.busRules[text, default: 0] += 1
+            if connection.loop.busRules[text] == 1 { dbus_bus_add_match(connection.raw, text, nil) }
+        }
+        return DBusMatchToken(id: id)
+    }
+
+    public func removeMatch(_ token: DBusMatchToken) {
+        guard let rule = shared.withLock({ $0.matches.removeValue(forKey: token.id)?.rule }) else { return }
+        _ = enqueue { connection in
+            let text = rule.busRule
+            connection.loop.busRules[text, default: 1] -= 1
+            if connection.loop.busRules[text] == 0 {
+                connection.loop.busRules[text] = nil
+                dbus_bus_remove_match(connection.raw, text, nil)
+            }
+        }
+    }
+
+    // MARK: Dispatch thread
+
+    private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
+        let type = dbus_message_get_type(message)
+        if type == CDBUS_MESSAGE_TYPE_METHOD_RETURN || type == CDBUS_MESSAGE_TYPE_ERROR {
+            guard let pending = loop.pending.removeValue(forKey: dbus_message_get_reply_serial(message)) else {
+                return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            }
+            let arguments = DBusMessageCoding.read(message)
+            if type == CDBUS_MESSAGE_TYPE_ERROR {
+                let name = dbus_message_get_error_name(message).map { String(cString: $0) } ?? DBusError.Name.failed.rawValue
+                pending.completion(.failure(DBusError(DBusError.Name(name), arguments.first?.string ?? "")))
+            } else {
+                pending.completion(.success(arguments))
+            }
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        if type == CDBUS_MESSAGE_TYPE_SIGNAL {
+            let interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
+            let member = dbus_message_get_member(message).map { String(cString: $0) } ?? ""
+            let path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+            var arguments: [DBusValue]?
+            let read = {
+                if arguments == nil { arguments = DBusMessageCoding.read(message) }
+                return arguments!
+            }
+            let handlers = shared.withLock { s in
+                s.matches.sorted { $0.key < $1.key }.filter {
+                    $0.value.rule.matches(interface: interface, member: member, path: path, arguments: read)
+                }.map(\.value.handler)
+            }
+            guard !handlers.isEmpty else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            let sender = dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
+            let signal = DBusSignal(sender: sender, path: path, interface: interface, member: member, arguments: read())
+            for handler in handlers { handler(signal) }
+        }
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+
+    private func failPending(_ error: DBusError, where condition: (Pending) -> Bool) {
+        for (serial, pending) in loop.pending where condition(pending) {
+            loop.pending[serial] = nil
+            pending.completion(.failure(error))
+        }
+    }
+
+    private func run() {
+        var fd: Int32 = -1
+        dbus_connection_get_unix_fd(raw, &fd)
+        while true {
+            let (jobs, closed) = shared.withLock { s in
+                defer { s.jobs.removeAll() }
+                return (s.jobs, s.closed)
+            }
+            for job in jobs { job(self) }
+            if closed { break }
+            dbus_connection_flush(raw)
+            while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+            if dbus_connection_get_is_connected(raw) == 0 {
+                failPending(DBusError(.disconnected, "the bus connection was lost")) { _ in true }
+            }
+            let now = ContinuousClock.now
+            failPending(DBusError(.noReply, "no reply in time")) { $0.deadline <= now }
+            var timeout: Int32 = -1
+            if let next = loop.pending.values.map(\.deadline).min() {
+                let wait = next - now
+                timeout = Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1))
+            }
+            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+            if fd >= 0, dbus_connection_get_is_connected(raw) != 0 {
+                fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+            }
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready > 0 {
+                if fds[0].revents != 0 {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                }
+                if fds.count > 1, fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+            }
+        }
+        failPending(DBusError(.disconnected, "the connection was closed")) { _ in true }
+    }
+}

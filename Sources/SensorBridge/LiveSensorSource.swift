@@ -1,0 +1,110 @@
+import BlueZ
+import Captures
+import Foundation
+import GATT
+import SampleRing
+import SensorCore
+import Synchronization
+
+/// The producer side of a live recording: BlueZ notifications and link events become session
+/// items, through the same decoders and `SampleExtractor` as a replay, stamped on arrival as
+/// offsets from the session anchor.
+///
+/// Each kind of callback comes from one thread, and each thread has its own ring (single
+/// producer): notifications and link losses from the D-Bus thread (`notificationRing`),
+/// reconnections from the link supervisor (`linkRing`). `@unchecked Sendable`: `extractors` and
+/// `samples` are touched on the D-Bus thread only; the trace file is behind its own mutex.
+final class LiveSensorSource: @unchecked Sendable {
+    let anchor: ContinuousClock.Instant
+    let sensorIDs: [String: SensorID]
+    private let notificationRing: SampleRing<SessionItem>
+    private let linkRing: SampleRing<SessionItem>
+    private let control: RecordingControl
+    private let trace: Mutex<FileHandle?>
+    private var extractors: [String: SampleExtractor] = [:]
+    private var samples: [Sample] = []
+    private let lost = Mutex<Set<String>>([])
+    private let report: @Sendable (String) -> Void
+
+    init(
+        anchor: ContinuousClock.Instant, sensorIDs: [String: SensorID], notificationRing: SampleRing<SessionItem>,
+        linkRing: SampleRing<SessionItem>, control: RecordingControl, trace: FileHandle?,
+        report: @escaping @Sendable (String) -> Void
+    ) {
+        self.anchor = anchor
+        self.sensorIDs = sensorIDs
+        self.notificationRing = notificationRing
+        self.linkRing = linkRing
+        self.control = control
+        self.trace = Mutex(trace)
+        self.report = report
+        samples.reserveCapacity(8)
+    }
+
+    func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }
+
+    private func write(_ record: TraceRecord) {
+        trace.withLock { handle in
+            guard let handle else { return }
+            try? handle.write(contentsOf: Array((TraceWriter.line(record) + "\n").utf8))
+        }
+    }
+
+    /// D-Bus thread.
+    func received(_ notification: BlueZNotification) {
+        control.countNotification()
+        let time = time(notification.receivedAt)
+        let uuid = BluetoothUUID(UInt32(notification.uuid))
+        write(.notification(time: time, device: notification.key, uuid: uuid, bytes: notification.bytes))
+        guard let sensor = sensorIDs[notification.key] else { return }
+        do {
+            guard let value = try GATTValue.decode(uuid: uuid, bytes: notification.bytes) else { return }
+            samples.removeAll(keepingCapacity: true)
+            extractors[notification.key, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
+            for sample in samples { notificationRing.push(.sample(sample)) }
+        } catch {
+            notificationRing.push(.control(SessionControl(.malformed, at: time, sensor: sensor)))
+        }
+    }
+
+    /// D-Bus thread for `lost`, the link supervisor for the others.
+    func linkEvent(_ event: SensorLinkEvent, names: [String: String]) {
+        switch event {
+        case .lost(let key, let at):
+            lost.withLock { _ = $0.insert(key) }
+            write(.event(time: time(at), .disconnected(device: key)))
+            notificationRing.push(.control(SessionControl(.disconnected, at: time(at), sensor: sensorIDs[key]!)))
+            report("\(names[key] ?? key) lost; reconnecting")
+        case .connected(let key, let at):
+            let regained = lost.withLock { $0.remove(key) != nil }
+            if regained {
+                write(.event(time: time(at), .connected(device: key)))
+                linkRing.push(.control(SessionControl(.connected, at: time(at), sensor: sensorIDs[key]!)))
+            }
+            report("\(names[key] ?? key) \(regained ? "reconnected" : "connected")")
+        case .attemptFailed(let key, let error, let retryIn):
+            report("\(names[key] ?? key): \(error); trying again in \(retryIn.components.seconds) s")
+        case .value(let key, let uuid, let bytes):
+            if let text = Self.describe(uuid: uuid, bytes: bytes) { report("\(names[key] ?? key): \(text)") }
+        }
+    }
+
+    /// A read-once characteristic in words (battery 87 %, location chest).
+    static func describe(uuid: UInt16, bytes: [UInt8]) -> String? {
+        switch try? GATTValue.decode(uuid: BluetoothUUID(UInt32(uuid)), bytes: bytes) {
+        case .batteryLevel(let battery)?: "battery \(battery.percent) %"
+        case .bodySensorLocation(let location)?: "worn on the \(location.location)"
+        case .sensorLocation(let location)?: "mounted at \(location.location)"
+        default: nil
+        }
+    }
+
+    /// The end of the recording: written to the trace, and pushed by the controller thread.
+    func writeEnd(at time: Duration) {
+        write(.event(time: time, .end))
+        trace.withLock { handle in
+            try? handle?.close()
+            handle = nil
+        }
+    }
+}

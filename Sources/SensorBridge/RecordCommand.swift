@@ -1,0 +1,168 @@
+import BlueZ
+import Captures
+import Foundation
+import SensorCore
+import Synchronization
+
+/// `sensorbridge record`: live sensors through BlueZ into a zoned workout.
+enum RecordCommand {
+    static let help = """
+        Usage: sensorbridge record --hr ADDRESS|NAME --power ADDRESS|NAME [options]
+
+        Connects to a heart-rate strap and/or a power meter through BlueZ, records until
+        --duration runs out or Ctrl-C (SIGINT) or SIGTERM, and prints the zoned workout. A
+        sensor that drops out is reconnected (after 1 s, doubling up to 30 s) for as long as
+        the recording runs; the gap is recorded as sensor lost/regained events. Give one
+        sensor or both; names and addresses are the ones 'sensorbridge scan' lists.
+
+        Options:
+          --hr ADDRESS|NAME          the heart-rate strap
+          --power ADDRESS|NAME       the power meter
+          --adapter hciN             the Bluetooth adapter (default: the first)
+          --duration SECONDS         stop after this long (default: until Ctrl-C)
+          --trace FILE.jsonl         also write everything received as a trace for 'replay'
+          --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
+          --ftp, --power-model, --json, --events, --save, --store: as for 'sensorbridge replay'
+        \\(StoreLocation.help)
+
+        Progress (connections, battery, a line every 10 s) goes to standard error.
+
+        Example:
+          sensorbridge record --hr HRM-Pro --power E8:FE:6E:91:9F:16 --ftp 250 --save
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "record", options: WorkoutSetup.options.union(["hr", "power", "adapter", "duration", "trace"]),
+            flags: WorkoutSetup.flags)
+        if arguments.has("help") {
+            context.output.line(help)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+        let queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
+            query.map { (key, $0) }
+        }
+        guard !queries.isEmpty else {
+            throw UsageError("give the sensors to record: --hr ADDRESS|NAME and/or --power ADDRESS|NAME (see 'sensorbridge scan')")
+        }
+        let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
+        var setup = try WorkoutSetup(arguments, context, command: "record")
+
+        let client = try BlueZClient(environment: context.environment)
+        defer { client.bus.close() }
+        let adapter = try client.adapter(arguments["adapter"])
+        let devices = try queries.map { key, query throws(BlueZError) in
+            SensorRequest(key: key, device: try find(query, client: client, adapter: adapter))
+        }
+        // Session ids as replay gives them: the device keys sorted.
+        let keys = devices.map(\.key).sorted()
+        let sensorIDs = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+        let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
+        let displayNames = Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0.device.name ?? $0.device.address) })
+
+        let start = Date()
+        var traceHandle: FileHandle?
+        if let path = arguments["trace"] {
+            let header = TraceHeader(
+                start: start,
+                devices: Dictionary(uniqueKeysWithValues: devices.map {
+                    ($0.key, TraceDevice(name: $0.device.name, address: $0.device.address))
+                }))
+            guard FileManager.default.createFile(atPath: path, contents: Data((TraceWriter.headerLine(header) + "\n").utf8)),
+                let handle = FileHandle(forWritingAtPath: path)
+            else {
+                throw UsageError("--trace \(path): cannot create the file")
+            }
+            handle.seekToEndOfFile()
+            traceHandle = handle
+        }
+
+        let (builder, recorder) = try setup.begin(start: start, sensors: sensorNames, context)
+        let anchor = ContinuousClock.now
+        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) }
+        let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
+        let notificationRing = session.makeRing()
+        let linkRing = session.makeRing(capacity: 64)
+        let controlRing = session.makeRing(capacity: 4)
+        let control = context.recordingControl ?? RecordingControl()
+        let errors = context.errors
+        let progress = Progress(output: errors)
+        let source = LiveSensorSource(
+            anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, linkRing: linkRing, control: control,
+            trace: traceHandle, report: { progress.line("sensorbridge record: " + $0) })
+        let links = SensorLinks(
+            client: client, sensors: devices, onNotification: source.received,
+            onEvent: { source.linkEvent($0, names: displayNames) })
+        let signals = context.recordingControl == nil ? SignalStop(control) : nil
+
+        let result = session.run(producers: [{
+            links.start()
+            let deadline = duration.map { ContinuousClock.now + $0 }
+            while true {
+                let left = deadline.map { $0 - .now }
+                if control.wait(timeout: left.map { min($0, .seconds(10)) } ?? .seconds(10)) { break }
+                if let deadline, ContinuousClock.now >= deadline { break }
+                progress.line(
+                    "sensorbridge record: \((ContinuousClock.now - anchor).components.seconds) s, "
+                        + "\(control.notificationsReceived) notifications")
+            }
+            // No notification is pushed after `stop` returns, so `end` comes after every one of them.
+            links.stop()
+            let end = ContinuousClock.now - anchor
+            source.writeEnd(at: end)
+            controlRing.push(.control(SessionControl(.end, at: end)))
+        }])
+        signals?.cancel()
+        for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
+        try setup.finish(result, recorder: recorder, context)
+        return .success
+    }
+
+    /// A known sensor, else one found by a short discovery.
+    static func find(_ query: String, client: BlueZClient, adapter: String) throws(BlueZError) -> DiscoveredSensor {
+        if let known = try? client.sensor(query, adapter: adapter) { return known }
+        _ = try client.discover(adapter: adapter, duration: .seconds(5))
+        return try client.sensor(query, adapter: adapter)
+    }
+}
+
+/// Progress lines on standard error, written whole from any thread.
+///
+/// `@unchecked Sendable`: `output` is used only under `lock`, and the command does not write to
+/// it elsewhere while the recording runs.
+final class Progress: @unchecked Sendable {
+    private let output: TextOutput
+    private let lock = Mutex(())
+
+    init(output: TextOutput) {
+        self.output = output
+    }
+
+    func line(_ text: String) {
+        lock.withLock { _ in
+            output.line(text)
+            output.flush()
+        }
+    }
+}
+
+/// SIGINT and SIGTERM stop the recording (which then finishes and saves) instead of killing the process.
+final class SignalStop {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ control: RecordingControl) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { control.stop() }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+    }
+}

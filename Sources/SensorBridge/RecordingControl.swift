@@ -1,0 +1,32 @@
+import Foundation
+import Synchronization
+
+/// Ends a live recording (`stop`, from any thread: a signal handler, a test) and counts what it
+/// received so far.
+public final class RecordingControl: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let received = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Asks the recording to end; it finishes and saves the workout as if its duration ran out.
+    public func stop() {
+        if !stopped.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
+    }
+
+    /// Notifications received (decoded or not) since the recording started.
+    public var notificationsReceived: Int { received.load(ordering: .acquiring) }
+
+    func countNotification() { received.add(1, ordering: .releasing) }
+
+    /// Waits for `stop` up to `timeout` (forever when nil); true when stopped.
+    func wait(timeout: Duration?) -> Bool {
+        guard let timeout else {
+            semaphore.wait()
+            return true
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        return semaphore.wait(timeout: .now() + seconds) == .success
+    }
+}

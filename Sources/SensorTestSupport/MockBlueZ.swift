@@ -1,0 +1,197 @@
+public import Foundation
+import Synchronization
+
+/// A private `dbus-daemon` and a mock `org.bluez` on it (`scripts/mock-bluez.py`, built on
+/// python-dbusmock) that plays a JSONL trace's notifications. Both processes are this object's:
+/// `stop()` (or `deinit`) ends them, with time limits, by their own process ids.
+public final class MockBlueZ: Sendable {
+    /// The bus address to give as `DBUS_SYSTEM_BUS_ADDRESS`.
+    public let address: String
+    public let directory: URL
+    private let daemon: ChildProcess
+    private let mock: Mutex<ChildProcess>
+    private let mockArguments: [String]
+
+    public static let python = "/usr/bin/python3"
+    public static let daemonPath = "/usr/bin/dbus-daemon"
+
+    /// Why the mock cannot run here (nil when it can): dbus-daemon or python3-dbusmock is absent.
+    public static let unavailableReason: String? = {
+        guard FileManager.default.isExecutableFile(atPath: daemonPath) else {
+            return "dbus-daemon is not installed (Debian package dbus)"
+        }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: python)
+        probe.arguments = ["-c", "import dbusmock, gi"]
+        probe.standardError = FileHandle.nullDevice
+        do {
+            try probe.run()
+            probe.waitUntilExit()
+        } catch {
+            return "\(python) is not installed"
+        }
+        return probe.terminationStatus == 0 ? nil : "python3-dbusmock is not installed (Debian package python3-dbusmock)"
+    }()
+
+    /// The mock's script, beside this package's sources.
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/mock-bluez.py")
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
+    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does).
+    public init(trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        let allow = ["send_type=\"method_call\"", "send_type=\"signal\"", "send_type=\"method_return\"",
+            "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"signal\"",
+            "receive_type=\"method_return\"", "receive_type=\"error\"", "own=\"*\"", "user=\"*\""]
+        let deny = denyBlueZ ? "    <deny send_destination=\"org.bluez\"/>\n" : ""
+        try """
+            <busconfig>
+              <listen>unix:path=\(directory.path)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+            \(allow.map { "    <allow \($0)/>" }.joined(separator: "\n"))
+            \(deny)  </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        daemon = try ChildProcess(
+            Self.daemonPath, ["--config-file=\(config.path)", "--nofork", "--print-address=1"], environment: [:])
+        guard let line = daemon.waitForLine(timeout: .seconds(10), where: { $0.hasPrefix("unix:") }) else {
+            daemon.stop()
+            throw Failure(description: "dbus-daemon did not print its address: \(daemon.output)")
+        }
+        address = line
+        var arguments = [Self.script.path, "--trace", trace.path, "--speed", String(speed)]
+        if adapterOff { arguments.append("--adapter-off") }
+        mockArguments = arguments
+        let mock = try Self.startMock(arguments, address: address)
+        guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {
+            mock.stop()
+            daemon.stop()
+            throw Failure(description: "the mock org.bluez did not start: \(mock.output)")
+        }
+        self.mock = Mutex(mock)
+    }
+
+    private static func startMock(_ arguments: [String], address: String) throws -> ChildProcess {
+        try ChildProcess(python, arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+    }
+
+    /// BlueZ restarts: the mock stops and a new one takes `org.bluez` (a new owner), with the
+    /// same objects, and plays the trace again once notifications start.
+    public func restartBlueZ() throws {
+        stopBlueZ()
+        let fresh = try Self.startMock(mockArguments, address: address)
+        mock.withLock { $0 = fresh }
+        guard fresh.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {
+            throw Failure(description: "the mock org.bluez did not start again: \(fresh.output)")
+        }
+    }
+
+    /// The environment a bridge needs to talk to this bus.
+    public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }
+
+    /// How many notifications the mock played, once it has played the whole trace.
+    public func waitUntilPlayed(timeout: Duration) -> Int? {
+        let current = mock.withLock { $0 }
+        return current.waitForLine(timeout: timeout, where: { $0.hasPrefix("played ") }).flatMap { Int($0.dropFirst(7)) }
+    }
+
+    /// Stops the mock alone (BlueZ goes away); the bus stays.
+    public func stopBlueZ() { mock.withLock { $0 }.stop() }
+
+    public func stop() {
+        stopBlueZ()
+        daemon.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}
+
+/// A child process whose standard output is collected line by line.
+///
+/// Foundation's `Process` on Linux starts children with almost every signal blocked (the mask of
+/// its launching thread), so SIGTERM would wait for SIGKILL; the child is started through a
+/// one-line Python `exec` that clears the mask first.
+final class ChildProcess: Sendable {
+    private let process: Process
+    private let lines = Mutex<[String]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private let stopped = Mutex(false)
+
+    init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: MockBlueZ.python)
+        process.arguments =
+            ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])", path]
+            + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        self.process = process
+        process.terminationHandler = { [exited] _ in exited.signal() }
+        let handle = pipe.fileHandleForReading
+        let reader = Thread { [self] in
+            var pending: [UInt8] = []
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                pending += data
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    self.lines.withLock { $0.append(line) }
+                    self.arrived.signal()
+                }
+            }
+        }
+        try process.run()
+        reader.start()
+    }
+
+    /// Everything printed so far.
+    var output: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    /// Waits for a line that satisfies `predicate`; nil after `timeout`, or once the process
+    /// has exited without printing one.
+    func waitForLine(timeout: Duration, where predicate: (String) -> Bool) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let exited = !process.isRunning
+            if let line = lines.withLock({ $0.first(where: predicate) }) { return line }
+            let left = deadline - .now
+            if left <= .zero || exited { return nil }
+            _ = arrived.wait(timeout: .now() + min(left.seconds, 0.2))
+        }
+    }
+
+    /// SIGTERM, then SIGKILL after two seconds; waits for the exit.
+    func stop() {
+        let first = stopped.withLock { s in
+            defer { s = true }
+            return !s
+        }
+        guard first else { return }
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        if exited.wait(timeout: .now() + 2) == .timedOut {
+            kill(pid, SIGKILL)
+            exited.wait()
+        }
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Synchronization
+
+/// `bluez`: `record` in this process against a private dbus-daemon and the mock org.bluez
+/// (python-dbusmock), which it starts itself. Flood: two sensors sending as fast as the mock and
+/// the bus allow; paced: 200 notifications per second for 10 s, CPU time of this process per
+/// notification; idle: connected sensors that send nothing for 10 s.
+enum BlueZBenchmark {
+    static func run(_ json: Bool) {
+        if let reason = MockBlueZ.unavailableReason {
+            FileHandle.standardError.write(Data("sensorbridge-bench bluez: \(reason)\n".utf8))
+            exit(1)
+        }
+        let floodCount = Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_FLOOD"] ?? "") ?? 100_000
+        do {
+            let flood = try phase(trace: trace(count: floodCount, rate: nil), speed: 0, idleAfterPlay: .zero)
+            let paced = try phase(trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero)
+            let idle = try phase(trace: trace(count: 2, rate: nil), speed: 0, idleAfterPlay: .seconds(10))
+            let cpuPerNotification = paced.cpu / Double(max(paced.received, 1)) * 1e6
+            let idlePercent = idle.idleCPU / 10 * 100
+            if json {
+                Bench.printJSON([
+                    "flood": .object([
+                        "sent": .number(Double(flood.sent)), "received": .number(Double(flood.received)),
+                        "perSecond": .number((Double(flood.received) / flood.receiveSeconds).rounded()),
+                    ]),
+                    "paced": .object([
+                        "cpuMicrosecondsPerNotification": .number((cpuPerNotification * 10).rounded() / 10),
+                        "latencyP50Milliseconds": .null, "latencyP99Milliseconds": .null,
+                    ]),
+                    "idleCPUPercent": .number((idlePercent * 100).rounded() / 100),
+                ])
+            } else {
+                print("flood: \(flood.sent) sent, \(flood.received) received, \(Bench.humanRate(Double(flood.received) / flood.receiveSeconds))")
+                print("paced 200/s: \(String(format: "%.1f", cpuPerNotification)) µs CPU per notification (\(paced.received) received)")
+                print("idle 10 s: \(String(format: "%.2f", idlePercent)) % CPU")
+                print("latency from the mock's send to the zone update: not measured")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("sensorbridge-bench bluez: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// `count` notifications alternating between a strap and a power meter, `rate` per second
+    /// (all at t = 0 when nil).
+    static func trace(count: Int, rate: Double?) throws -> URL {
+        var lines = [
+            #"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{"hr":{"name":"HRM-Pro","address":"C4:7E:11:22:33:44"},"power":{"name":"Assioma","address":"E8:FE:6E:91:9F:16"}}}"#
+        ]
+        for i in 0..<count {
+            let t = rate.map { Double(i) / $0 } ?? 0
+            lines.append(
+                i % 2 == 0
+                    ? #"{"t":\#(t),"device":"hr","uuid":"2a37","hex":"06\#(String(format: "%02x", 100 + i % 80))"}"#
+                    : #"{"t":\#(t),"device":"power","uuid":"2a63","hex":"2000\#(String(format: "%02x", 100 + i % 150))00e8fd0000"}"#)
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bench-bluez-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    struct Phase {
+        var sent = 0
+        var received = 0
+        /// From the first notification received to the last.
+        var receiveSeconds = 0.0
+        /// CPU seconds of this process while the mock played.
+        var cpu = 0.0
+        /// CPU seconds of this process during `idleAfterPlay`.
+        var idleCPU = 0.0
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func phase(trace: URL, speed: Double, idleAfterPlay: Duration) throws -> Phase {
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let mock = try MockBlueZ(trace: trace, speed: speed)
+        defer { mock.stop() }
+        let control = RecordingControl()
+        let finished = DispatchSemaphore(value: 0)
+        let environment = mock.environment
+        Thread.detachNewThread {
+            var context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+            context.recordingControl = control
+            _ = SensorBridgeCLI.run(["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"], context: context)
+            finished.signal()
+        }
+        var result = Phase()
+        // CPU from the first notification on (connecting is not what is measured).
+        while control.notificationsReceived == 0 { Thread.sleep(forTimeInterval: 0.0005) }
+        let cpuStart = cpuSeconds()
+        let first = ContinuousClock.now
+        result.sent = mock.waitUntilPlayed(timeout: .seconds(600)) ?? 0
+        var last = ContinuousClock.now
+        var seen = control.notificationsReceived
+        // Until everything arrived, or nothing more for a second.
+        while seen < result.sent, ContinuousClock.now - last < .seconds(1) {
+            Thread.sleep(forTimeInterval: 0.001)
+            let now = control.notificationsReceived
+            if now != seen {
+                seen = now
+                last = ContinuousClock.now
+            }
+        }
+        result.cpu = cpuSeconds() - cpuStart
+        result.received = control.notificationsReceived
+        result.receiveSeconds = (last - first).seconds
+        if idleAfterPlay > .zero {
+            let idleStart = cpuSeconds()
+            Thread.sleep(forTimeInterval: idleAfterPlay.seconds)
+            result.idleCPU = cpuSeconds() - idleStart
+        }
+        control.stop()
+        finished.wait()
+        return result
+    }
+}

@@ -1,0 +1,132 @@
+import DBus
+import Foundation
+import SensorTestSupport
+import Synchronization
+import Testing
+
+/// The binding against a real bus: a private dbus-daemon with the mock org.bluez (python-dbusmock),
+/// whose Mock interface adds methods and emits signals on request.
+@Suite(.serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+struct DBusConnectionTests {
+    static let trace: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dbus-\(UUID().uuidString).jsonl")
+        try! #"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{}}"#
+            .write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }()
+
+    static func mock(_ bus: DBusConnection, _ member: String, _ arguments: [DBusValue]) async throws {
+        _ = try await bus.call(
+            destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.Mock", member: member, arguments: arguments)
+    }
+
+    @Test func valuesSurviveARoundTrip() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        #expect(bus.uniqueName.hasPrefix(":"))
+        try await Self.mock(bus, "AddMethod", [.string("org.sensorbridge.Test"), .string("Echo"), .string("v"), .string("v"), .string("ret = args[0]")])
+        let values: [DBusValue] = [
+            .byte(200), .bool(true), .bool(false), .int16(-300), .uint16(65000), .int32(-70000), .uint32(4_000_000_000),
+            .int64(-1 << 40), .uint64(1 << 63), .double(-2.5), .string("héllo"), .objectPath("/org/bluez/hci0"),
+            .signature("a{sv}"), .bytes([0x16, 0x48, 0x00, 0x03]), .bytes([]),
+            .array(elementSignature: "s", [.string("a"), .string("b")]),
+            .properties(["Powered": .bool(true), "Name": .string("hci0"), "RSSI": .int16(-60)]),
+            .structure([.string("x"), .uint32(7)]),
+        ]
+        for value in values {
+            let reply = try await bus.call(
+                destination: "org.bluez", path: "/", interface: "org.sensorbridge.Test", member: "Echo",
+                arguments: [.variant(value)])
+            #expect(reply == [.variant(value)])
+        }
+    }
+
+    @Test func unixFileDescriptorsPass() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        try await Self.mock(bus, "AddMethod", [.string("org.sensorbridge.Test"), .string("EchoFD"), .string("h"), .string("h"), .string("ret = args[0]")])
+        let pipe = Pipe()
+        let sent = pipe.fileHandleForWriting.fileDescriptor
+        let reply = try await bus.call(
+            destination: "org.bluez", path: "/", interface: "org.sensorbridge.Test", member: "EchoFD", arguments: [.unixFD(sent)])
+        guard case .unixFD(let received)? = reply.first else {
+            Issue.record("no descriptor in \(reply)")
+            return
+        }
+        // A duplicate of the pipe's write end: what is written through it comes out of the pipe.
+        #expect(received != sent)
+        let bytes: [UInt8] = [0x2A, 0x37]
+        #expect(write(received, bytes, 2) == 2)
+        close(received)
+        // The mock may hold its own copy open, so read the two bytes rather than to the end.
+        var back = [UInt8](repeating: 0, count: 2)
+        #expect(read(pipe.fileHandleForReading.fileDescriptor, &back, 2) == 2)
+        #expect(back == bytes)
+    }
+
+    @Test func errorsCarryTheirDBusName() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        await #expect(throws: DBusError.self) {
+            _ = try await bus.call(destination: "org.example.Nobody", path: "/", interface: "org.example.I", member: "M")
+        }
+        do {
+            _ = try await bus.call(destination: "org.example.Nobody", path: "/", interface: "org.example.I", member: "M")
+        } catch {
+            #expect(error.name == .serviceUnknown)
+        }
+        try await Self.mock(bus, "AddMethod", [
+            .string("org.sensorbridge.Test"), .string("Busy"), .string(""), .string(""),
+            .string("raise dbus.exceptions.DBusException('Operation already in progress', name='org.bluez.Error.InProgress')"),
+        ])
+        do {
+            _ = try await bus.call(destination: "org.bluez", path: "/", interface: "org.sensorbridge.Test", member: "Busy")
+            Issue.record("Busy did not fail")
+        } catch {
+            #expect(error == DBusError(.bluezInProgress, "Operation already in progress"))
+        }
+        try await Self.mock(bus, "AddMethod", [
+            .string("org.sensorbridge.Test"), .string("Slow"), .string(""), .string(""), .string("import time; time.sleep(1)"),
+        ])
+        do {
+            _ = try await bus.call(
+                destination: "org.bluez", path: "/", interface: "org.sensorbridge.Test", member: "Slow",
+                timeout: .milliseconds(100))
+            Issue.record("Slow did not time out")
+        } catch {
+            #expect(error.name == .noReply)
+        }
+        #expect(throws: DBusError.self) { try DBusConnection(address: "unix:path=/nonexistent/bus") }
+    }
+
+    @Test func signalMatchesDeliverOnlyWhatTheyMatch() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        let received = Mutex<[DBusSignal]>([])
+        let arrived = DispatchSemaphore(value: 0)
+        let token = bus.addMatch(DBusMatchRule(interface: "org.sensorbridge.Test", member: "Ping", pathPrefix: "/")) { signal in
+            received.withLock { $0.append(signal) }
+            arrived.signal()
+        }
+        for member in ["Other", "Ping"] {
+            try await Self.mock(bus, "EmitSignal", [
+                .string("org.sensorbridge.Test"), .string(member), .string("say"),
+                .array(elementSignature: "v", [.variant(.string(member)), .variant(.bytes([1, 2]))]),
+            ])
+        }
+        #expect(arrived.wait(timeout: .now() + 10) == .success)
+        let signals = received.withLock { $0 }
+        #expect(signals.map(\.member) == ["Ping"])
+        #expect(signals.first?.arguments == [.string("Ping"), .bytes([1, 2])])
+        #expect(signals.first?.path == "/")
+        bus.removeMatch(token)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Synchronization
+import Testing
+
+/// scan, pair and record against a private dbus-daemon and a mock org.bluez (python-dbusmock)
+/// that plays a trace: no Bluetooth hardware. Skipped, saying why, only when dbus-daemon or
+/// python3-dbusmock is missing.
+@Suite(.serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+struct BlueZCommandTests {
+    static let ride = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl")
+    static let zones = ["--hr-zones", "110,120,130,140", "--power-zones", "100,120,140,160"]
+
+    /// The header and the first `lines` lines of the 60-minute ride, then `extra` lines.
+    static func trace(lines: Int, extra: [String] = []) throws -> URL {
+        let text = try String(contentsOf: ride, encoding: .utf8)
+        let kept = text.split(separator: "\n").prefix(lines + 1).map(String.init) + extra
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bluez-\(UUID().uuidString).jsonl")
+        try (kept.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// The notification lines of a trace as (device, uuid, hex), in order.
+    static func notifications(_ url: URL) throws -> [String] {
+        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { line in
+            let o = try JSONValue(parsing: String(line))
+            guard let hex = o["hex"]?.stringValue else { return nil }
+            return "\(o["device"]!.stringValue!) \(o["uuid"]!.stringValue!) \(hex)"
+        }
+    }
+
+    /// Runs `record` until the mock has played its trace and every notification has arrived.
+    /// `whilePlaying` runs after the first full play (a BlueZ restart, say) and tells how many more
+    /// notifications the mock played.
+    static func record(
+        _ mock: MockBlueZ, _ arguments: [String], whilePlaying: () throws -> Int = { 0 }
+    ) throws -> (status: SensorBridge.ExitStatus, output: String, errors: String, played: Int) {
+        let control = RecordingControl()
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
+        let environment = mock.environment
+        Thread.detachNewThread {
+            var context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+            context.recordingControl = control
+            let status = SensorBridgeCLI.run(["record"] + arguments, context: context)
+            let result = (status, context.output.text, context.errors.text)
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        let played = try mock.waitUntilPlayed(timeout: .seconds(60)).map { try $0 + whilePlaying() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while let played, control.notificationsReceived < played, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        control.stop()
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        let (status, output, errors) = outcome.withLock { $0 } ?? (.failure, "", "record did not finish")
+        return (status, output, errors, played ?? -1)
+    }
+
+    @Test func scanFindsTheMockSensors() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
+        defer { mock.stop() }
+        let run = runCLI(["scan", "--timeout", "0.2", "--json"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        let sensors = try JSONValue(parsing: run.output)["sensors"]?.arrayValue ?? []
+        #expect(sensors.map { $0["address"]?.stringValue } == ["C4:7E:11:22:33:44", "E8:FE:6E:91:9F:16"])
+        #expect(sensors.map { $0["name"]?.stringValue } == ["HRM-Pro", "Assioma"])
+        #expect(sensors[0]["services"]?.arrayValue?.contains("180d") == true)
+        #expect(sensors[1]["services"]?.arrayValue?.contains("1818") == true)
+
+        let human = runCLI(["scan", "--timeout", "0.1"], environment: mock.environment)
+        #expect(human.output.contains("HRM-Pro") && human.output.contains("cycling power"))
+    }
+
+    @Test func recordReceivesEveryNotificationAndMatchesAReplayOfItsTrace() throws {
+        // A heart-rate payload with the RR flag and no value: truncated, so malformed.
+        let source = try Self.trace(lines: 300, extra: [#"{"t":60,"device":"hr","uuid":"2a37","hex":"10"}"#])
+        let mock = try MockBlueZ(trace: source)
+        defer { mock.stop() }
+        let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
+        let run = try Self.record(
+            mock, ["--hr", "HRM-Pro", "--power", "e8:fe:6e:91:9f:16", "--trace", recorded.path, "--json"] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        let sent = try Self.notifications(source)
+        #expect(run.played == sent.count)
+        #expect(try Self.notifications(recorded) == sent)
+        #expect(run.errors.contains("HRM-Pro: battery 87 %"))
+
+        let live = try JSONValue(parsing: run.output)["workout"]
+        let replayRun = runCLI(["replay", recorded.path, "--json"] + Self.zones)
+        #expect(replayRun.status == .success, "\(replayRun.errors)")
+        let replayed = try JSONValue(parsing: replayRun.output)["workout"]
+        #expect(live?["statistics"]?["malformedNotifications"]?.doubleValue == 1)
+        #expect(live?["statistics"] == replayed?["statistics"])
+        #expect(live?["zoneGroups"] == replayed?["zoneGroups"])
+        #expect(live?["duration"] == replayed?["duration"])
+        // The strap's values arrive unchanged: the highest heart rate is the trace's.
+        let rates = sent.compactMap { line -> UInt8? in
+            let words = line.split(separator: " ")
+            guard words[0] == "hr", words[2].count >= 4 else { return nil }
+            return UInt8(words[2].dropFirst(2).prefix(2), radix: 16)
+        }
+        #expect(live?["statistics"]?["heartRate"]?["maximum"]?.doubleValue == Double(rates.max() ?? 0))
+    }
+
+    @Test func aPowerMeterThatDropsOutIsReconnectedAndTheGapRecorded() throws {
+        let source = try Self.trace(
+            lines: 120,
+            extra: [
+                #"{"t":31,"event":"disconnected","device":"power"}"#, #"{"t":32,"event":"connected","device":"power"}"#,
+                #"{"t":33,"device":"power","uuid":"2a63","hex":"20007b0022feab9a"}"#,
+                #"{"t":33,"device":"hr","uuid":"2a37","hex":"0678"}"#,
+            ])
+        let mock = try MockBlueZ(trace: source)
+        defer { mock.stop() }
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.played == (try Self.notifications(source)).count)
+        #expect(run.errors.contains("Assioma lost; reconnecting"))
+        #expect(run.errors.contains("Assioma reconnected"))
+        let events = try JSONValue(parsing: run.output)["workout"]?["events"]?.arrayValue ?? []
+        let types = events.compactMap { $0["type"]?.stringValue }
+        #expect(types.contains("sensorLost") && types.contains("sensorRegained"), "\(types)")
+    }
+
+    @Test func bluezRestartingRebuildsTheMirrorAndReconnects() throws {
+        let source = try Self.trace(lines: 40)
+        let mock = try MockBlueZ(trace: source)
+        defer { mock.stop() }
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones) {
+            try mock.restartBlueZ()
+            return mock.waitUntilPlayed(timeout: .seconds(60)) ?? -1
+        }
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.played == 2 * (try Self.notifications(source)).count)
+        #expect(run.errors.contains("HRM-Pro reconnected") && run.errors.contains("Assioma reconnected"), "\(run.errors)")
+        let events = try JSONValue(parsing: run.output)["workout"]?["events"]?.arrayValue ?? []
+        #expect(events.filter { $0["type"]?.stringValue == "sensorLost" }.count == 2)
+        #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2)
+    }
+
+    @Test func accessDeniedSaysWhichGroup() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10), denyBlueZ: true)
+        defer { mock.stop() }
+        let run = runCLI(["scan", "--timeout", "0.1"], environment: mock.environment)
+        #expect(run.status == .failure)
+        #expect(run.errors.contains("permission denied talking to BlueZ"), "\(run.errors)")
+        #expect(run.errors.contains("bluetooth group"))
+    }
+
+    @Test func pairBondsAndTrusts() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
+        defer { mock.stop() }
+        let run = runCLI(["pair", "C4:7E:11:22:33:44"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.output.contains("Paired with HRM-Pro (C4:7E:11:22:33:44) and trusted it."))
+        let scan = runCLI(["scan", "--timeout", "0.1", "--json"], environment: mock.environment)
+        let sensors = try JSONValue(parsing: scan.output)["sensors"]?.arrayValue ?? []
+        #expect(sensors.first { $0["name"]?.stringValue == "HRM-Pro" }?["paired"]?.boolValue == true)
+    }
+
+    @Test func bluezNotRunningAndUnknownSensorsSayWhatToDo() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
+        defer { mock.stop() }
+        let unknown = runCLI(["pair", "Nope"], environment: mock.environment)
+        #expect(unknown.status == .failure)
+        #expect(unknown.errors.contains("no sensor matches 'Nope'; run 'sensorbridge scan'"), "\(unknown.errors)")
+        mock.stopBlueZ()
+        let run = runCLI(["scan", "--timeout", "0.1"], environment: mock.environment)
+        #expect(run.status == .failure)
+        #expect(run.errors.contains("BlueZ is not running"), "\(run.errors)")
+        #expect(run.errors.contains("systemctl start bluetooth"))
+    }
+
+    @Test func aPoweredOffAdapterIsPoweredOn() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10), adapterOff: true)
+        defer { mock.stop() }
+        let run = runCLI(["scan", "--timeout", "0.1", "--json"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(try JSONValue(parsing: run.output)["adapter"]?.stringValue == "hci0")
+    }
+
+    @Test func noSuchAdapter() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
+        defer { mock.stop() }
+        let run = runCLI(["scan", "--adapter", "hci7"], environment: mock.environment)
+        #expect(run.status == .failure)
+        #expect(run.errors.contains("no Bluetooth adapter hci7"), "\(run.errors)")
+    }
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""A mock org.bluez for SensorBridge's tests and benchmark, built on python-dbusmock.
+
+Owns org.bluez on the bus in DBUS_SYSTEM_BUS_ADDRESS with dbusmock's bluez5 template, adds one
+adapter (hci0), one LE device per device of a JSONL trace's header, and under each device the GATT
+service and characteristic objects real BlueZ exports (/org/bluez/hci0/dev_XX/serviceNNNN/charNNNN,
+org.bluez.GattCharacteristic1 with UUID, Value, Notifying, Flags, StartNotify, StopNotify,
+ReadValue). Once every measurement characteristic notifies, it plays the trace's notifications
+as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
+possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
+the device's link (Connected false, and the app must Connect again).
+
+Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+import dbus
+import dbus.mainloop.glib
+import dbus.service
+import dbusmock
+import dbusmock.mockobject
+from gi.repository import GLib
+
+DEVICE = 'org.bluez.Device1'
+CHAR = 'org.bluez.GattCharacteristic1'
+SERVICE = 'org.bluez.GattService1'
+PROPS = 'org.freedesktop.DBus.Properties'
+BASE = '-0000-1000-8000-00805f9b34fb'
+
+# Per measurement service: (service uuid, measurement uuid, read-once characteristics with their values).
+PROFILES = {
+    '2a37': ('180d', [('2a38', [1])]),  # Body Sensor Location: chest
+    '2a63': ('1818', [('2a65', [0x0c, 0, 0, 0]), ('2a5d', [5])]),  # CP Feature; Sensor Location: left crank
+    '2a5b': ('1816', [('2a5d', [6])]),
+}
+
+
+def full(short):
+    return '0000' + short + BASE
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--trace', required=True)
+    parser.add_argument('--speed', type=float, default=0)
+    parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
+    args = parser.parse_args()
+
+    with open(args.trace) as f:
+        header = json.loads(f.readline())
+        lines = [json.loads(line) for line in f if line.strip()]
+
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.bus.BusConnection(os.environ['DBUS_SYSTEM_BUS_ADDRESS'])
+    name = dbus.service.BusName('org.bluez', bus, allow_replacement=True, replace_existing=True, do_not_queue=True)
+    root = dbusmock.mockobject.DBusMockObject(name, '/', 'org.freedesktop.DBus.ObjectManager', {}, os.devnull, True)
+    root.AddTemplate('bluez5', None)
+    dbusmock.mockobject.objects['/'] = root
+    adapter = root.AddAdapter('hci0', 'sensorbridge-test')
+    if args.adapter_off:
+        dbusmock.mockobject.objects[adapter].props['org.bluez.Adapter1']['Powered'] = dbus.Boolean(False, variant_level=1)
+
+    measurement = {}  # char path -> (device key, uuid)
+    devices = {}  # device key -> device object
+    uuids_by_device = {}
+    for line in lines:
+        if 'hex' in line:
+            uuids_by_device.setdefault(line['device'], [])
+            if line['uuid'] not in uuids_by_device[line['device']]:
+                uuids_by_device[line['device']].append(line['uuid'])
+    for key in sorted(header['devices']):
+        info = header['devices'][key]
+        path = root.AddDevice('hci0', info['address'], info.get('name') or key)
+        device = dbusmock.mockobject.objects[path]
+        devices[key] = device
+        device.sb_chars = []
+        services = []
+        handle = 0x000c
+        for uuid in uuids_by_device.get(key, []):
+            service_uuid, extras = PROFILES.get(uuid, ('180f', []))
+            services.append(full(service_uuid))
+            service_path = f'{path}/service{handle:04x}'
+            root.AddObject(service_path, SERVICE, {
+                'UUID': dbus.String(full(service_uuid), variant_level=1),
+                'Primary': dbus.Boolean(True, variant_level=1),
+                'Device': dbus.ObjectPath(path, variant_level=1),
+            }, [])
+            for char_uuid, value, flags in [(uuid, [], ['notify'])] + [(u, v, ['read']) for u, v in extras]:
+                handle += 2
+                char_path = f'{service_path}/char{handle:04x}'
+                root.AddObject(char_path, CHAR, {
+                    'UUID': dbus.String(full(char_uuid), variant_level=1),
+                    'Service': dbus.ObjectPath(service_path, variant_level=1),
+                    'Value': dbus.Array(value, signature='y', variant_level=1),
+                    'Notifying': dbus.Boolean(False, variant_level=1),
+                    'Flags': dbus.Array(flags, signature='s', variant_level=1),
+                }, [
+                    ('StartNotify', '', '', 'self.UpdateProperties("%s", {"Notifying": dbus.Boolean(True)})' % CHAR),
+                    ('StopNotify', '', '', 'self.UpdateProperties("%s", {"Notifying": dbus.Boolean(False)})' % CHAR),
+                    ('ReadValue', 'a{sv}', 'ay', 'ret = self.props["%s"]["Value"]' % CHAR),
+                ])
+                if 'notify' in flags:
+                    measurement[char_path] = (key, uuid)
+                    device.sb_chars.append(char_path)
+            handle += 0x10
+        battery_path = f'{path}/service{handle:04x}'
+        root.AddObject(battery_path, SERVICE, {
+            'UUID': dbus.String(full('180f'), variant_level=1),
+            'Primary': dbus.Boolean(True, variant_level=1),
+            'Device': dbus.ObjectPath(path, variant_level=1),
+        }, [])
+        root.AddObject(f'{battery_path}/char{handle + 2:04x}', CHAR, {
+            'UUID': dbus.String(full('2a19'), variant_level=1),
+            'Service': dbus.ObjectPath(battery_path, variant_level=1),
+            'Value': dbus.Array([87], signature='y', variant_level=1),
+            'Notifying': dbus.Boolean(False, variant_level=1),
+            'Flags': dbus.Array(['read'], signature='s', variant_level=1),
+        }, [('ReadValue', 'a{sv}', 'ay', 'ret = self.props["%s"]["Value"]' % CHAR)])
+        services.append(full('180f'))
+        device.props[DEVICE]['UUIDs'] = dbus.Array(services, signature='s', variant_level=1)
+        device.props[DEVICE]['RSSI'] = dbus.Int16(-60, variant_level=1)
+        device.AddMethod(DEVICE, 'Connect', '', '', connect)
+        device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
+        # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
+        device.AddMethod(DEVICE, 'Pair', '', '', lambda self: self.UpdateProperties(DEVICE, {'Paired': dbus.Boolean(True)}))
+
+    char_objects = {path: dbusmock.mockobject.objects[path] for path in measurement}
+    state = {'index': 0, 'start': None, 'played': 0, 'waiting': False}
+
+    def all_notifying():
+        return all(obj.props[CHAR]['Notifying'] for obj in char_objects.values())
+
+    def play():
+        if state['start'] is None or state['waiting']:
+            if not all_notifying():
+                return True
+            state['waiting'] = False
+            if state['start'] is None:
+                state['start'] = time.monotonic()
+        while state['index'] < len(lines):
+            line = lines[state['index']]
+            if args.speed > 0 and line['t'] / args.speed > time.monotonic() - state['start']:
+                return True
+            state['index'] += 1
+            if 'hex' in line:
+                path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
+                obj = char_objects[path]
+                if obj.props[CHAR]['Notifying']:
+                    obj.EmitSignal(PROPS, 'PropertiesChanged', 'sa{sv}as',
+                                   [CHAR, {'Value': dbus.Array(bytes.fromhex(line['hex']), signature='y')}, []])
+                    state['played'] += 1
+            elif line.get('event') == 'disconnected':
+                # Out of range: the link drops and connecting fails until the "connected" line.
+                link(devices[line['device']], False)
+                devices[line['device']].sb_refuse = True
+            elif line.get('event') == 'connected':
+                # In range again: wait for the app to reconnect and restart notifications.
+                devices[line['device']].sb_refuse = False
+                state['waiting'] = True
+                return True
+        print(f"played {state['played']}", flush=True)
+        return False
+
+    GLib.timeout_add(2 if args.speed > 0 else 1, play)
+    print('ready', flush=True)
+    loop = GLib.MainLoop()
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, loop.quit)
+    loop.run()
+
+
+def link(device, connected):
+    if connected and getattr(device, 'sb_refuse', False):
+        raise dbus.exceptions.DBusException('Page Timeout', name='org.bluez.Error.Failed')
+    device.connected = connected
+    device.UpdateProperties(DEVICE, {
+        'Connected': dbus.Boolean(connected),
+        'ServicesResolved': dbus.Boolean(connected),
+    })
+    if not connected:
+        for path in device.sb_chars:
+            dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
+
+
+def connect(self):
+    link(self, True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "sensorbridge", targets: ["sensorbridge"]),
         .executable(name: "sensorbridge-bench", targets: ["sensorbridge-bench"]),
+        .executable(name: "sensorbridge-fuzz-btsnoop", targets: ["sensorbridge-fuzz-btsnoop"]),
         .library(name: "SensorCore", targets: ["SensorCore"]),
         .library(name: "GATT", targets: ["GATT"]),
         .library(name: "SampleRing", targets: ["SampleRing"]),
@@ -27,8 +28,10 @@ let package = Package(
         .target(name: "Workouts", dependencies: ["SensorCore", "Zones"], swiftSettings: swiftSettings),
         // The lock-free hand-off between threads; imports only Synchronization.
         .target(name: "SampleRing", swiftSettings: swiftSettings),
-        // Capture files: JSONL traces (and, later, btsnoop).
-        .target(name: "Captures", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // libbluetooth's headers (Debian libbluetooth-dev) for the HCI monitor socket; nothing is linked.
+        .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
+        // Capture files: JSONL traces, btsnoop (HCI -> L2CAP -> ATT), the HCI monitor socket.
+        .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
@@ -41,6 +44,10 @@ let package = Package(
             dependencies: ["SensorCore", "GATT", "Zones", "SampleRing", "SensorBridge", "Captures"],
             swiftSettings: swiftSettings
         ),
+        // The btsnoop reader under libFuzzer (scripts/fuzz-btsnoop builds it with -sanitize=fuzzer
+        // -DFUZZING); built normally it runs the same harness over files named on its command line.
+        .executableTarget(
+            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT"], swiftSettings: swiftSettings),
         // Test-only helpers: payload encoders and fixtures.
         .target(name: "SensorTestSupport", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),

@@ -5,7 +5,8 @@ public import SensorCore
 /// the GATT client records it: controller announcement, LE connection, MTU exchange, discovery,
 /// CCCD writes, notifications, disconnection. `convert` and the tests build captures with it.
 public struct HCITrafficWriter: Sendable {
-    public private(set) var writer: BtsnoopWriter
+    /// The file being written; append raw records to it between the writer's own.
+    public var writer: BtsnoopWriter
     /// Controller index of every packet (`hci0` is 0).
     public var adapter: UInt16 = 0
     /// The largest ACL data length per fragment, in bytes (251 for LE controllers with data length

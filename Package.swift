@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SensorBridgeTests",
-            dependencies: ["SensorBridge", "SensorCore", "GATT", "SensorTestSupport"],
+            dependencies: ["SensorBridge", "Captures", "SensorCore", "GATT", "SensorTestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

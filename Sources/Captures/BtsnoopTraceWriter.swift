@@ -7,8 +7,8 @@ import SensorCore
 ///
 /// At t = 0 a controller appears and connects to every device (the header's address, or a random
 /// static one `C0:5B:00:00:00:0N`), exchanges the MTU (517), discovers it (a `GATTServerLayout` of
-/// the characteristics it notifies, with the header's name as Device Name) and enables
-/// notifications. Each notification is a Handle Value Notification on its characteristic's value
+/// the characteristics it notifies, with the header's name as Device Name; device N's services
+/// from handle 0x0N10) and enables notifications. Each notification is a Handle Value Notification on its characteristic's value
 /// handle, at its time to the microsecond. A `disconnected` event is an HCI Disconnection Complete
 /// (connection timeout); `connected` a new connection and discovery. What HCI cannot carry goes in
 /// `sensorbridge` log notes: the header line, each link's device key, and every trace event.
@@ -50,7 +50,11 @@ public struct BtsnoopTraceWriter {
             devices[key] = Device(
                 // A random static address has its two top bits set (Core Vol 6 Part B 1.3.2.1).
                 address: address, addressType: address.value >> 46 == 0b11 ? 1 : 0,
-                layout: GATTServerLayout(characteristics: characteristics[key] ?? [], name: header.devices[key]?.name))
+                // Each device's services in their own range of handles: Wireshark keeps one handle map
+                // for all links of a controller, and so decodes every device right.
+                layout: GATTServerLayout(
+                    characteristics: characteristics[key] ?? [], name: header.devices[key]?.name,
+                    firstHandle: UInt16(0x0010 + 0x0100 * (index % 0xFF))))
             traffic.note(SensorBridgeNote.device(key: key, address: address).message, ident: SensorBridgeNote.ident, at: start)
             connect(key, at: start)
         }
@@ -122,27 +126,35 @@ public struct BtsnoopTraceWriter {
 
 /// `convert` in both directions, streaming files.
 public enum CaptureConversion {
+    /// What a conversion carried over.
+    public struct Summary: Sendable, Equatable {
+        public var notifications = 0
+        public var events = 0
+        /// What reading a btsnoop capture skipped (nothing when writing one).
+        public var statistics = CaptureStatistics()
+
+        mutating func count(_ record: TraceRecord) {
+            if case .notification = record { notifications += 1 } else { events += 1 }
+        }
+    }
+
     /// Writes the JSONL trace at `input` as a btsnoop capture at `output` (two passes over the
     /// trace: the devices and characteristics first, then the records).
-    public static func btsnoop(fromTrace input: URL, to output: URL) throws(CaptureError) {
+    public static func btsnoop(fromTrace input: URL, to output: URL) throws(CaptureError) -> Summary {
         var characteristics: [String: [BluetoothUUID]] = [:]
         let header: TraceHeader
+        let reader: TraceReader
         do {
             let inventory = try TraceReader(contentsOf: input)
             header = inventory.header
             while let record = try inventory.next() { BtsnoopTraceWriter.collect(record, into: &characteristics) }
+            reader = try TraceReader(contentsOf: input)
         } catch {
             throw .trace(error)
         }
         var writer = try BtsnoopTraceWriter(header: header, characteristics: characteristics)
         let file = try OutputFile(output)
-        try file.write(writer.takeBytes())
-        let reader: TraceReader
-        do {
-            reader = try TraceReader(contentsOf: input)
-        } catch {
-            throw .trace(error)
-        }
+        var summary = Summary()
         while true {
             let record: TraceRecord?
             do {
@@ -152,14 +164,16 @@ public enum CaptureConversion {
             }
             guard let record else { break }
             try writer.append(record)
+            summary.count(record)
             if writer.pendingByteCount >= 1 << 20 { try file.write(writer.takeBytes()) }
         }
         try file.write(writer.takeBytes())
+        return summary
     }
 
-    /// Writes the btsnoop capture at `input` as a JSONL trace at `output`; returns what was skipped.
+    /// Writes the btsnoop capture at `input` as a JSONL trace at `output`.
     public static func trace(fromBtsnoop input: URL, to output: URL, assumedHandles: [UInt16: BluetoothUUID] = [:])
-        throws(CaptureError) -> CaptureStatistics
+        throws(CaptureError) -> Summary
     {
         let reader: BtsnoopTraceReader
         do {
@@ -169,6 +183,7 @@ public enum CaptureConversion {
         }
         let file = try OutputFile(output)
         var text = Array((TraceWriter.headerLine(reader.header) + "\n").utf8)
+        var summary = Summary()
         while true {
             let record: TraceRecord?
             do {
@@ -177,6 +192,7 @@ public enum CaptureConversion {
                 throw .btsnoop(error)
             }
             guard let record else { break }
+            summary.count(record)
             text += TraceWriter.line(record).utf8
             text.append(0x0A)
             if text.count >= 1 << 20 {
@@ -185,33 +201,7 @@ public enum CaptureConversion {
             }
         }
         try file.write(text)
-        return reader.statistics
+        summary.statistics = reader.statistics
+        return summary
     }
-}
-
-/// A file created (or truncated) for writing; closed when released.
-final class OutputFile {
-    private let handle: FileHandle
-    private let path: String
-
-    init(_ url: URL) throws(CaptureError) {
-        path = url.path
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw .unwritable("cannot create \(path): check that its folder exists and is writable")
-        }
-        self.handle = handle
-    }
-
-    func write(_ bytes: [UInt8]) throws(CaptureError) {
-        guard !bytes.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: bytes)
-        } catch {
-            throw .unwritable("cannot write \(path): \(error.localizedDescription)")
-        }
-    }
-
-    deinit { try? handle.close() }
 }

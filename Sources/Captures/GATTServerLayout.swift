@@ -31,9 +31,9 @@ public struct GATTServerLayout: Sendable, Equatable {
 
     /// Lays out `characteristics` (all notifying) in the SIG services they belong to (Heart Rate
     /// 0x180D, Cycling Power 0x1818, Cycling Speed and Cadence 0x1816, Battery 0x180F; others in
-    /// `vendorService`), in order of first appearance. Services start at multiples of 16 after
-    /// the GAP service at 0x0001; the Device Name value is at 0x0003.
-    public init(characteristics: [BluetoothUUID], name: String? = nil) {
+    /// `vendorService`), in order of first appearance. The GAP service is at 0x0001 (the Device
+    /// Name value at 0x0003); the others start at `firstHandle` and then at multiples of 16.
+    public init(characteristics: [BluetoothUUID], name: String? = nil, firstHandle: UInt16 = 0x0010) {
         self.name = name
         services.append(
             Service(
@@ -53,7 +53,7 @@ public struct GATTServerLayout: Sendable, Equatable {
             }
         }
         // Handles are 16-bit: characteristics that no longer fit are left out (valueHandle is nil).
-        var next = 0x0010
+        var next = max(0x0004, Int(firstHandle))
         for group in groups where next + 3 <= 0xFFFF {
             let start = next
             var handle = start

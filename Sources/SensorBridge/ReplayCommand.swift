@@ -9,8 +9,10 @@ enum ReplayCommand {
     static let help = """
         Usage: sensorbridge replay FILE [options]
 
-        Replays a JSONL trace (Captures/*.jsonl, or one written by 'record --trace') through the
-        decoders, the sample ring and the live workout builder, and prints the zoned workout.
+        Replays a recording through the decoders, the sample ring and the live workout builder,
+        and prints the zoned workout. FILE is a JSONL trace (Captures/*.jsonl, or one written by
+        'record --trace') or a btsnoop capture ('btmon -w', Android's btsnoop_hci.log,
+        'sensorbridge capture'), recognised by its first bytes.
 
         Options:
           --pace fast|realtime|N     fast (default), the recording's pace, or N times it
@@ -23,16 +25,23 @@ enum ReplayCommand {
           --ftp N                    functional threshold power in W for the system power zones
           --json                     one JSON object instead of the summary
           --events                   with --json, also every zone update
+        \(HandleMapArgument.help)
+
+        A btsnoop capture's devices are named by what they are: 'power' for a peer with the
+        Cycling Power service, 'hr' for Heart Rate, 'csc' for Cycling Speed and Cadence ('hr2'
+        for a second strap), else its address. A disconnection is a sensor dropout, a
+        reconnection its return.
 
         Examples:
           sensorbridge replay Captures/ride-60min-hr-power.jsonl --age 40 --resting-hr 50 --ftp 250
           sensorbridge replay Captures/run-30min-hr.jsonl --hr-zones 120,140,155,170 --json
+          sensorbridge replay btsnoop_hci.log --handle 0x0012=2a37 --age 40 --resting-hr 50
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "replay",
-            options: Set(["pace", "activity", "hr-zones", "power-zones"]).union(ProfileArguments.options),
+            options: Set(["pace", "activity", "hr-zones", "power-zones", HandleMapArgument.option]).union(ProfileArguments.options),
             flags: ["json", "events"])
         if arguments.has("help") {
             context.output.line(help)
@@ -68,12 +77,17 @@ enum ReplayCommand {
             }
         }
 
-        let reader: TraceReader
+        let handles = try HandleMapArgument.parse(arguments)
+        let reader: any TraceRecordSource
         do {
-            reader = try TraceReader(contentsOf: URL(fileURLWithPath: path))
+            reader = try CaptureFile.openTrace(URL(fileURLWithPath: path), assumedHandles: handles)
         } catch {
             context.errors.line("sensorbridge replay: \(path): \(error)")
             return .failure
+        }
+        let capture = reader as? BtsnoopTraceReader
+        if capture == nil, !handles.isEmpty {
+            throw UsageError("--handle maps the handles of a btsnoop capture; \(path) is a JSONL trace")
         }
         // System zones are for the day of the ride (an age from a birth date depends on it).
         machine.zonesDate = ProfileArguments.calendarDate(reader.header.start)
@@ -96,6 +110,7 @@ enum ReplayCommand {
             return .failure
         }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
+        if let skipped = capture?.statistics.summary { context.errors.line("sensorbridge replay: \(path): skipped \(skipped)") }
 
         if arguments.has("json") {
             context.output.line(WorkoutJSON.object(workout, zoneUpdates: arguments.has("events")).serialized)

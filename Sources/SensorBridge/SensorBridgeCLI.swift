@@ -19,7 +19,9 @@ public enum SensorBridgeCLI {
 
     static let subcommands: [Subcommand] = [
         Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
-        Subcommand(name: "replay", summary: "replay a recorded trace into a zoned workout", run: ReplayCommand.run),
+        Subcommand(name: "replay", summary: "replay a trace or btsnoop capture into a zoned workout", run: ReplayCommand.run),
+        Subcommand(name: "convert", summary: "convert between btsnoop captures and JSONL traces", run: ConvertCommand.run),
+        Subcommand(name: "capture", summary: "record live HCI traffic to a btsnoop file, as btmon -w", run: CaptureCommand.run),
         ZonesCommand.subcommand,
     ]
 

@@ -12,15 +12,31 @@ public import GATT
 ///
 /// Not thread-safe: one thread reads at a time.
 public final class BtsnoopReader {
-    public var datalink: BtsnoopDatalink { records.datalink }
-    public var statistics: CaptureStatistics { parser.statistics }
+    public var datalink: BtsnoopDatalink { stream.records.datalink }
+    public var statistics: CaptureStatistics { stream.parser.statistics }
     /// The time of the first record, once it has been read.
-    public private(set) var firstRecordTime: BtsnoopTime?
+    public var firstRecordTime: BtsnoopTime? { stream.firstRecordTime }
 
-    private var records: BtsnoopRecordReader
-    private var parser: HCICaptureParser
-    private var queue: [CaptureEvent] = []
-    private var queueHead = 0
+    /// All mutable state in one value. Unchecked: the reader is documented as used by one thread
+    /// at a time, and nothing it calls reaches back into it, so the dynamic exclusivity check on
+    /// each `next()` would only cost time.
+    @exclusivity(unchecked) private var stream: Stream
+
+    private struct Stream {
+        var records: BtsnoopRecordReader
+        var parser: HCICaptureParser
+        var firstRecordTime: BtsnoopTime?
+
+        @inline(__always)
+        mutating func next() throws(BtsnoopError) -> CaptureEvent? {
+            while true {
+                if let event = parser.nextEvent() { return event }
+                guard let record = try records.next() else { return nil }
+                if firstRecordTime == nil { firstRecordTime = record.time }
+                parser.consume(record, records.chunks.buffer)
+            }
+        }
+    }
 
     /// `btsnoop\0`, the first 8 bytes of every btsnoop file.
     public static var magic: [UInt8] { BtsnoopRecordReader.magic }
@@ -44,27 +60,17 @@ public final class BtsnoopReader {
     }
 
     private init(_ chunks: ByteChunks, assumedHandles: [UInt16: BluetoothUUID]) throws(BtsnoopError) {
-        records = try BtsnoopRecordReader(chunks)
-        parser = HCICaptureParser(datalink: records.datalink, assumedHandles: assumedHandles)
+        let records = try BtsnoopRecordReader(chunks)
+        stream = Stream(records: records, parser: HCICaptureParser(datalink: records.datalink, assumedHandles: assumedHandles))
     }
 
     /// The next event, or nil after the last record.
-    public func next() throws(BtsnoopError) -> CaptureEvent? {
-        while queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-            guard let record = try records.next() else { return nil }
-            if firstRecordTime == nil { firstRecordTime = record.time }
-            parser.consume(record, records.buffer, into: &queue)
-        }
-        defer { queueHead += 1 }
-        return queue[queueHead]
-    }
+    public func next() throws(BtsnoopError) -> CaptureEvent? { try stream.next() }
 
     /// The peer's GATT server on `connection` as discovered so far (kept across reconnections to
     /// the same address).
     public func remoteDatabase(of connection: CaptureConnection) -> GATTDatabase? {
-        parser.database(for: connection)
+        stream.parser.database(for: connection)
     }
 
     /// Whether the file at `url` starts with the btsnoop magic.

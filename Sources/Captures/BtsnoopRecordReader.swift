@@ -11,11 +11,10 @@ struct BtsnoopRecordReader {
     }
 
     let datalink: BtsnoopDatalink
-    private var chunks: ByteChunks
+    /// The latest view's range points into `chunks.buffer` (a stored path, so that callers borrow
+    /// the bytes rather than copy the array reference).
+    private(set) var chunks: ByteChunks
     private var recordNumber = 0
-
-    /// The bytes the latest view's range points into.
-    var buffer: [UInt8] { chunks.buffer }
 
     /// `btsnoop\0`, the first 8 bytes of every btsnoop file.
     static let magic: [UInt8] = Array("btsnoop\0".utf8)
@@ -66,10 +65,9 @@ struct BtsnoopRecordReader {
             return nil
         }
         recordNumber += 1
-        let b = chunks.buffer
         let s = chunks.start
-        let originalLength = Self.uint32(b, s)
-        let includedLength = Self.uint32(b, s + 4)
+        let originalLength = Self.uint32(chunks.buffer, s)
+        let includedLength = Self.uint32(chunks.buffer, s + 4)
         guard includedLength <= BtsnoopRecord.maximumLength else {
             throw BtsnoopError(
                 .recordTooLong, record: recordNumber, offset: chunks.offset,
@@ -80,8 +78,9 @@ struct BtsnoopRecordReader {
                 .badRecordLength, record: recordNumber, offset: chunks.offset,
                 "the record includes \(includedLength) bytes of a \(originalLength)-byte packet; the file is corrupt from here")
         }
-        let flags = Self.uint32(b, s + 8)
-        let time = BtsnoopTime(microseconds: Int64(bitPattern: UInt64(Self.uint32(b, s + 16)) << 32 | UInt64(Self.uint32(b, s + 20))))
+        let flags = Self.uint32(chunks.buffer, s + 8)
+        let time = BtsnoopTime(
+            microseconds: Int64(bitPattern: UInt64(Self.uint32(chunks.buffer, s + 16)) << 32 | UInt64(Self.uint32(chunks.buffer, s + 20))))
         let total = headerSize + Int(includedLength)
         guard try chunks.require(total) else {
             throw BtsnoopError(

@@ -140,7 +140,7 @@ struct BtsnoopTraceTranslator {
             guard n.direction == .received, let uuid = n.uuid, let key = key(for: n.connection, uuid: uuid, databases) else {
                 return nil
             }
-            return .notification(time: time(event.time), device: key, uuid: uuid, bytes: n.value)
+            return .notification(time: time(event.time), device: key, uuid: uuid, bytes: Array(n.value))
         }
     }
 

@@ -33,7 +33,13 @@ struct ByteChunks {
 
     /// Makes `count` bytes available from `start`, reading more when needed; false when the input
     /// ends first (then `available` says how many there are).
+    @inline(__always)
     mutating func require(_ count: Int) throws(BtsnoopError) -> Bool {
+        if buffer.count - start >= count { return true }
+        return try refill(count)
+    }
+
+    private mutating func refill(_ count: Int) throws(BtsnoopError) -> Bool {
         while available < count {
             guard !exhausted, let handle else { return false }
             if start > 0 {

@@ -70,12 +70,16 @@ public struct ATTNotification: Sendable, Equatable {
     /// The characteristic, from the discovery in the capture or an assumed handle map; nil when
     /// neither names the handle.
     public var uuid: BluetoothUUID?
-    public var value: [UInt8]
+    /// The characteristic value: a slice of the reader's buffer, so that reading costs no
+    /// allocation per notification. Its indices are the buffer's (use `value.startIndex`, or
+    /// `Array(value)`), and keeping it keeps that buffer (up to a megabyte) alive: copy it with
+    /// `Array(value)` to keep it long on its own.
+    public var value: ArraySlice<UInt8>
     /// An indication (the client confirms it) rather than a notification.
     public var isIndication: Bool
 
     public init(
-        connection: CaptureConnection, direction: HCIDirection, handle: UInt16, uuid: BluetoothUUID?, value: [UInt8],
+        connection: CaptureConnection, direction: HCIDirection, handle: UInt16, uuid: BluetoothUUID?, value: ArraySlice<UInt8>,
         isIndication: Bool = false
     ) {
         self.connection = connection

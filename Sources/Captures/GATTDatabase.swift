@@ -19,8 +19,11 @@ public struct GATTDatabase: Sendable, Equatable {
 
     /// Services in the order they were discovered.
     public private(set) var services: [Service] = []
-    /// Attribute types by handle.
-    public private(set) var attributeTypes: [UInt16: BluetoothUUID] = [:]
+    /// The type of each attribute handle, in an open-addressing table indexed by the handle's low
+    /// bits: a sensor's handles are a few dozen small, mostly consecutive numbers, so a lookup is
+    /// one or two probes with no hashing and no data-dependent search.
+    private var table = AttributeTable()
+
     /// The GAP Device Name (0x2A00), when the capture read it.
     public private(set) var name: String?
 
@@ -30,9 +33,12 @@ public struct GATTDatabase: Sendable, Equatable {
 
     public init() {}
 
+    /// Attribute types by handle.
+    public var attributeTypes: [UInt16: BluetoothUUID] { table.dictionary }
+
     /// The characteristic (or other attribute type) at `handle`.
     @inline(__always)
-    public func uuid(ofHandle handle: UInt16) -> BluetoothUUID? { attributeTypes[handle] }
+    public func uuid(ofHandle handle: UInt16) -> BluetoothUUID? { table[handle] }
 
     /// The service whose handle range holds `handle`.
     public func service(containing handle: UInt16) -> Service? {
@@ -41,8 +47,8 @@ public struct GATTDatabase: Sendable, Equatable {
 
     /// Records an attribute's type; false when the database is full.
     mutating func setType(_ uuid: BluetoothUUID, at handle: UInt16) -> Bool {
-        if attributeTypes[handle] == nil, attributeTypes.count >= Self.maximumAttributes { return false }
-        attributeTypes[handle] = uuid
+        guard table[handle] != nil || table.count < Self.maximumAttributes else { return false }
+        table[handle] = uuid
         return true
     }
 
@@ -58,4 +64,54 @@ public struct GATTDatabase: Sendable, Equatable {
     }
 
     mutating func setName(_ name: String) { self.name = name }
+}
+
+/// Attribute types by handle: open addressing with linear probing, indexed by the handle's low
+/// bits, at most half full.
+struct AttributeTable: Sendable, Equatable {
+    /// `handle + 1` in each used slot, 0 in empty ones.
+    private var keys: [UInt32] = []
+    private var values: [BluetoothUUID] = []
+    private(set) var count = 0
+
+    subscript(handle: UInt16) -> BluetoothUUID? {
+        get {
+            guard !keys.isEmpty else { return nil }
+            let mask = keys.count - 1
+            var i = Int(handle) & mask
+            while true {
+                let key = keys[i]
+                if key == UInt32(handle) + 1 { return values[i] }
+                if key == 0 { return nil }
+                i = (i + 1) & mask
+            }
+        }
+        set {
+            guard let newValue else { return }  // types are only ever set or replaced
+            if (count + 1) * 2 > keys.count { grow() }
+            let mask = keys.count - 1
+            var i = Int(handle) & mask
+            while keys[i] != 0, keys[i] != UInt32(handle) + 1 { i = (i + 1) & mask }
+            if keys[i] == 0 { count += 1 }
+            keys[i] = UInt32(handle) + 1
+            values[i] = newValue
+        }
+    }
+
+    var dictionary: [UInt16: BluetoothUUID] {
+        var result: [UInt16: BluetoothUUID] = [:]
+        for (key, value) in zip(keys, values) where key != 0 { result[UInt16(key - 1)] = value }
+        return result
+    }
+
+    private mutating func grow() {
+        let old = zip(keys, values).filter { $0.0 != 0 }
+        let capacity = max(16, keys.count * 2)
+        keys = [UInt32](repeating: 0, count: capacity)
+        values = [BluetoothUUID](repeating: BluetoothUUID(0), count: capacity)
+        count = 0
+        for (key, value) in old { self[UInt16(key - 1)] = value }
+    }
+
+    static func == (a: AttributeTable, b: AttributeTable) -> Bool { a.dictionary == b.dictionary }
 }

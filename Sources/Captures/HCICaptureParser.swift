@@ -14,16 +14,26 @@ struct HCICaptureParser {
     let assumedHandles: [UInt16: BluetoothUUID]
     private(set) var statistics = CaptureStatistics()
 
-    /// Live connections in slots, found by `adapter << 16 | handle`.
-    private var slots: [Connection?] = []
+    /// Connections in slots (a vacant slot holds a connection that is not live), found through
+    /// each controller's table of handles.
+    private var connections: [Connection] = []
     private var freeSlots: [Int] = []
-    private var slotByKey: [UInt32: Int] = [:]
+    private var liveConnections = 0
+    /// Per controller, the slot of each 12-bit connection handle (-1 for none).
+    private var handleTables: [(adapter: UInt16, slots: [Int32])] = []
+    private var lastTable = 0
     private var connectionCount = 0
-    /// The peers' GATT servers, by address (kept across reconnections, as BlueZ's GATT cache is),
-    /// or by connection when the capture missed the connection's start.
-    private var remoteDatabases: [PeerKey: GATTDatabase] = [:]
-    /// This host's own GATT server on each controller, as peers discovered it.
-    private var localDatabases: [UInt16: GATTDatabase] = [:]
+    /// GATT servers by index: the peers' (by address, kept across reconnections as BlueZ's GATT
+    /// cache keeps them, or by connection when the capture missed the connection's start), and
+    /// this host's own on each controller. Connections hold the indices of theirs.
+    private var databases: [GATTDatabase] = []
+    private var freeDatabases: [Int] = []
+    private var remoteDatabaseIndex: [PeerKey: Int] = [:]
+    private var localDatabaseIndex: [UInt16: Int] = [:]
+
+    /// Events completed and not handed out yet, the next one last (most records complete one
+    /// event or none).
+    private var pending: [CaptureEvent] = []
 
     static let maximumConnections = 512
     static let maximumDatabases = 1024
@@ -34,8 +44,12 @@ struct HCICaptureParser {
     }
 
     struct Connection {
+        var isLive = true
         var info: CaptureConnection
         var peer: PeerKey
+        /// Indices in `databases` of the peer's server and this host's.
+        var remoteDatabase: Int
+        var localDatabase: Int
         var sentFrame = L2CAPReassembly()
         var receivedFrame = L2CAPReassembly()
         /// The ATT request this host sent and awaits a response to (ATT allows one at a time per
@@ -52,14 +66,21 @@ struct HCICaptureParser {
 
     /// The peer's GATT server as discovered so far on `connection`.
     func database(for connection: CaptureConnection) -> GATTDatabase? {
-        remoteDatabases[connection.peer.map(PeerKey.address) ?? .connection(connection.number)]
+        remoteDatabaseIndex[connection.peer.map(PeerKey.address) ?? .connection(connection.number)].map { databases[$0] }
     }
 
     // MARK: - Records
 
-    /// Parses one record (`bytes[range]`), appending what it completes to `events`.
-    mutating func consume(_ record: BtsnoopRecordReader.View, _ bytes: [UInt8], into events: inout [CaptureEvent]) {
+    /// The next completed event, in order.
+    @inline(__always)
+    mutating func nextEvent() -> CaptureEvent? { pending.popLast() }
+
+    private mutating func emit(_ event: CaptureEvent) { pending.append(event) }
+
+    /// Parses one record (`bytes[record.data]`); `nextEvent()` then hands out what it completed.
+    mutating func consume(_ record: BtsnoopRecordReader.View, _ bytes: [UInt8]) {
         statistics.records += 1
+        defer { if pending.count > 1 { pending.reverse() } }
         var range = record.data
         let adapter: UInt16
         let direction: HCIDirection
@@ -73,13 +94,13 @@ struct HCICaptureParser {
             case .aclSent: (type, direction) = (.acl, .sent)
             case .aclReceived: (type, direction) = (.acl, .received)
             case .deleteIndex:
-                controllerRemoved(adapter, record, &events)
+                controllerRemoved(adapter, record)
                 return
             case .systemNote:
-                events.append(CaptureEvent(record: record.number, time: record.time, kind: .note(ident: "", message: Self.text(bytes, range))))
+                emit(CaptureEvent(record: record.number, time: record.time, kind: .note(ident: "", message: Self.text(bytes, range))))
                 return
             case .userLogging:
-                userLogging(bytes, range, record, &events)
+                userLogging(bytes, range, record)
                 return
             default:
                 return
@@ -104,16 +125,16 @@ struct HCICaptureParser {
             return
         }
         if type == .acl {
-            acl(bytes, range, adapter: adapter, direction: direction, record, &events)
+            acl(bytes, range, adapter: adapter, direction: direction, record)
         } else {
-            event(bytes, range, adapter: adapter, record, &events)
+            event(bytes, range, adapter: adapter, record)
         }
     }
 
     // MARK: - HCI events (Vol 4 Part E 5.4.4, 7.7)
 
     private mutating func event(
-        _ b: [UInt8], _ r: Range<Int>, adapter: UInt16, _ record: BtsnoopRecordReader.View, _ events: inout [CaptureEvent]
+        _ b: [UInt8], _ r: Range<Int>, adapter: UInt16, _ record: BtsnoopRecordReader.View
     ) {
         guard r.count >= 2, Int(b[r.lowerBound + 1]) == r.count - 2 else {
             statistics.skip(.malformedPacket)
@@ -136,17 +157,16 @@ struct HCICaptureParser {
             }
             guard b[p + 1] == 0 else { return }  // the connection attempt failed
             let handle = Self.uint16(b, p + 2) & 0x0FFF
-            let key = Self.key(adapter, handle)
-            if let slot = slotByKey[key] { release(slot) }  // the handle was reused without a disconnection in the capture
+            if let slot = slot(adapter, handle) { release(slot) }  // the handle was reused without a disconnection in the capture
             connectionCount += 1
             let info = CaptureConnection(
                 number: connectionCount, adapter: adapter, handle: handle, peer: peer, peerAddressType: b[p + 5],
                 isCentral: b[p + 4] == 0)
-            guard allocate(key, Connection(info: info, peer: .address(peer))) != nil else {
+            guard allocate(info, peer: .address(peer)) != nil else {
                 statistics.skip(.connectionLimit)
                 return
             }
-            events.append(CaptureEvent(record: record.number, time: record.time, kind: .connected(info)))
+            emit(CaptureEvent(record: record.number, time: record.time, kind: .connected(info)))
         case 0x05:  // Disconnection Complete: status, handle, reason
             guard length >= 4 else {
                 statistics.skip(.malformedPacket)
@@ -155,45 +175,46 @@ struct HCICaptureParser {
             guard b[p] == 0 else { return }
             let handle = Self.uint16(b, p + 1) & 0x0FFF
             let info: CaptureConnection
-            if let slot = slotByKey[Self.key(adapter, handle)] {
-                info = slots[slot]!.info
+            if let slot = slot(adapter, handle) {
+                info = connections[slot].info
                 release(slot)
             } else {
                 connectionCount += 1
                 info = CaptureConnection(number: connectionCount, adapter: adapter, handle: handle)
             }
-            events.append(CaptureEvent(record: record.number, time: record.time, kind: .disconnected(info, reason: b[p + 3])))
+            emit(CaptureEvent(record: record.number, time: record.time, kind: .disconnected(info, reason: b[p + 3])))
         default:
             return
         }
     }
 
     /// Monitor Delete Index: the controller is gone, and its links with it.
-    private mutating func controllerRemoved(_ adapter: UInt16, _ record: BtsnoopRecordReader.View, _ events: inout [CaptureEvent]) {
-        for (key, slot) in slotByKey.sorted(by: { $0.key < $1.key }) where key >> 16 == UInt32(adapter) {
-            events.append(CaptureEvent(record: record.number, time: record.time, kind: .disconnected(slots[slot]!.info, reason: nil)))
+    private mutating func controllerRemoved(_ adapter: UInt16, _ record: BtsnoopRecordReader.View) {
+        let gone = connections.indices.filter { connections[$0].isLive && connections[$0].info.adapter == adapter }
+            .sorted { connections[$0].info.handle < connections[$1].info.handle }
+        for slot in gone {
+            emit(CaptureEvent(record: record.number, time: record.time, kind: .disconnected(connections[slot].info, reason: nil)))
             release(slot)
         }
-        localDatabases[adapter] = nil
+        if let index = localDatabaseIndex.removeValue(forKey: adapter) { freeDatabase(index) }
     }
 
     /// Monitor user logging: priority (1), ident length (1), ident (NUL-terminated), message.
-    private mutating func userLogging(_ b: [UInt8], _ r: Range<Int>, _ record: BtsnoopRecordReader.View, _ events: inout [CaptureEvent]) {
+    private mutating func userLogging(_ b: [UInt8], _ r: Range<Int>, _ record: BtsnoopRecordReader.View) {
         guard r.count >= 2, r.count - 2 >= Int(b[r.lowerBound + 1]) else {
             statistics.skip(.malformedPacket)
             return
         }
         let identEnd = r.lowerBound + 2 + Int(b[r.lowerBound + 1])
         let ident = Self.text(b, r.lowerBound + 2..<identEnd)
-        events.append(
+        emit(
             CaptureEvent(record: record.number, time: record.time, kind: .note(ident: ident, message: Self.text(b, identEnd..<r.upperBound))))
     }
 
     // MARK: - ACL and L2CAP
 
     private mutating func acl(
-        _ b: [UInt8], _ r: Range<Int>, adapter: UInt16, direction: HCIDirection, _ record: BtsnoopRecordReader.View,
-        _ events: inout [CaptureEvent]
+        _ b: [UInt8], _ r: Range<Int>, adapter: UInt16, direction: HCIDirection, _ record: BtsnoopRecordReader.View
     ) {
         guard r.count >= 4, Int(Self.uint16(b, r.lowerBound + 2)) == r.count - 4 else {
             statistics.skip(.malformedPacket)
@@ -203,15 +224,14 @@ struct HCICaptureParser {
         let handle = handleAndFlags & 0x0FFF
         let isContinuation = handleAndFlags >> 12 & 0b11 == 0b01
         let data = r.lowerBound + 4..<r.upperBound
-        let key = Self.key(adapter, handle)
         let slot: Int
-        if let existing = slotByKey[key] {
+        if let existing = self.slot(adapter, handle) {
             slot = existing
         } else {
             // Traffic on a connection whose start the capture missed.
             connectionCount += 1
             let info = CaptureConnection(number: connectionCount, adapter: adapter, handle: handle)
-            guard let created = allocate(key, Connection(info: info, peer: .connection(connectionCount))) else {
+            guard let created = allocate(info, peer: .connection(connectionCount)) else {
                 statistics.skip(.connectionLimit)
                 return
             }
@@ -220,19 +240,19 @@ struct HCICaptureParser {
         let outcome: L2CAPReassembly.Outcome
         if isContinuation {
             outcome =
-                direction == .sent ? slots[slot]!.sentFrame.append(b, data) : slots[slot]!.receivedFrame.append(b, data)
+                direction == .sent ? connections[slot].sentFrame.append(b, data) : connections[slot].receivedFrame.append(b, data)
         } else {
-            if direction == .sent ? slots[slot]!.sentFrame.inProgress : slots[slot]!.receivedFrame.inProgress {
+            if direction == .sent ? connections[slot].sentFrame.inProgress : connections[slot].receivedFrame.inProgress {
                 statistics.skip(.incompleteFrame)
+                if direction == .sent { connections[slot].sentFrame.clear() } else { connections[slot].receivedFrame.clear() }
             }
             // The common case: the start fragment is the whole frame; parse it in place.
             if data.count >= 4, 4 + Int(Self.uint16(b, data.lowerBound)) == data.count {
-                if direction == .sent { slots[slot]!.sentFrame.reset() } else { slots[slot]!.receivedFrame.reset() }
-                frame(b, data, slot: slot, direction: direction, record, &events)
+                frame(b, data, slot: slot, direction: direction, record)
                 return
             }
             outcome =
-                direction == .sent ? slots[slot]!.sentFrame.start(b, data) : slots[slot]!.receivedFrame.start(b, data)
+                direction == .sent ? connections[slot].sentFrame.start(b, data) : connections[slot].receivedFrame.start(b, data)
         }
         switch outcome {
         case .pending:
@@ -240,25 +260,26 @@ struct HCICaptureParser {
         case .dropped(let reason):
             statistics.skip(reason)
         case .complete:
-            let whole = direction == .sent ? slots[slot]!.sentFrame.take() : slots[slot]!.receivedFrame.take()
-            frame(whole, 0..<whole.count, slot: slot, direction: direction, record, &events)
+            do {
+                let whole = direction == .sent ? connections[slot].sentFrame.frame : connections[slot].receivedFrame.frame
+                frame(whole, 0..<whole.count, slot: slot, direction: direction, record)
+            }
+            if direction == .sent { connections[slot].sentFrame.clear() } else { connections[slot].receivedFrame.clear() }
         }
     }
 
     /// A complete L2CAP basic frame; only the LE attribute channel (CID 0x0004) matters here.
     private mutating func frame(
-        _ b: [UInt8], _ r: Range<Int>, slot: Int, direction: HCIDirection, _ record: BtsnoopRecordReader.View,
-        _ events: inout [CaptureEvent]
+        _ b: [UInt8], _ r: Range<Int>, slot: Int, direction: HCIDirection, _ record: BtsnoopRecordReader.View
     ) {
         guard Self.uint16(b, r.lowerBound + 2) == 0x0004 else { return }
-        att(b, r.lowerBound + 4..<r.upperBound, slot: slot, direction: direction, record, &events)
+        att(b, r.lowerBound + 4..<r.upperBound, slot: slot, direction: direction, record)
     }
 
     // MARK: - ATT (Vol 3 Part F 3.4)
 
     private mutating func att(
-        _ b: [UInt8], _ r: Range<Int>, slot: Int, direction: HCIDirection, _ record: BtsnoopRecordReader.View,
-        _ events: inout [CaptureEvent]
+        _ b: [UInt8], _ r: Range<Int>, slot: Int, direction: HCIDirection, _ record: BtsnoopRecordReader.View
     ) {
         guard let opcode = r.isEmpty ? nil : b[r.lowerBound] else {
             statistics.skip(.malformedATT)
@@ -272,8 +293,8 @@ struct HCICaptureParser {
                 return
             }
             notify(
-                slot, direction, handle: Self.uint16(b, p), Array(b[p + 2..<r.upperBound]),
-                indication: opcode == ATTOpcode.handleValueIndication, record, &events)
+                slot, direction, handle: Self.uint16(b, p), b[p + 2..<r.upperBound],
+                indication: opcode == ATTOpcode.handleValueIndication, record)
         case ATTOpcode.multipleHandleValueNotification:
             // Handle, length, value; repeated (Core 5.2, Vol 3 Part F 3.4.7.4).
             var i = p
@@ -283,7 +304,7 @@ struct HCICaptureParser {
                     return
                 }
                 let end = i + 4 + Int(Self.uint16(b, i + 2))
-                notify(slot, direction, handle: Self.uint16(b, i), Array(b[i + 4..<end]), indication: false, record, &events)
+                notify(slot, direction, handle: Self.uint16(b, i), b[i + 4..<end], indication: false, record)
                 i = end
             }
         case ATTOpcode.errorResponse:
@@ -315,25 +336,28 @@ struct HCICaptureParser {
     }
 
     private func pending(_ slot: Int, _ direction: HCIDirection) -> ATTRequest? {
-        direction == .sent ? slots[slot]!.pendingSent : slots[slot]!.pendingReceived
+        direction == .sent ? connections[slot].pendingSent : connections[slot].pendingReceived
     }
 
     private mutating func setPending(_ slot: Int, _ direction: HCIDirection, _ request: ATTRequest?) {
-        if direction == .sent { slots[slot]!.pendingSent = request } else { slots[slot]!.pendingReceived = request }
+        if direction == .sent { connections[slot].pendingSent = request } else { connections[slot].pendingReceived = request }
     }
 
     private mutating func notify(
-        _ slot: Int, _ direction: HCIDirection, handle: UInt16, _ value: [UInt8], indication: Bool,
-        _ record: BtsnoopRecordReader.View, _ events: inout [CaptureEvent]
+        _ slot: Int, _ direction: HCIDirection, handle: UInt16, _ value: consuming ArraySlice<UInt8>, indication: Bool,
+        _ record: BtsnoopRecordReader.View
     ) {
-        let connection = slots[slot]!
-        let database = direction == .received ? remoteDatabases[connection.peer] : localDatabases[connection.info.adapter]
-        let uuid = database?.uuid(ofHandle: handle) ?? assumedHandles[handle]
+        let database = direction == .received ? connections[slot].remoteDatabase : connections[slot].localDatabase
+        let uuid = databases[database].uuid(ofHandle: handle) ?? assumedHandles[handle]
         if uuid == nil { statistics.skip(.undiscoveredHandle) }
         statistics.notifications += 1
-        let notification = ATTNotification(
-            connection: connection.info, direction: direction, handle: handle, uuid: uuid, value: value, isIndication: indication)
-        events.append(CaptureEvent(record: record.number, time: record.time, kind: .notification(notification)))
+        pending.append(
+            CaptureEvent(
+                record: record.number, time: record.time,
+                kind: .notification(
+                    ATTNotification(
+                        connection: connections[slot].info, direction: direction, handle: handle, uuid: uuid, value: value,
+                        isIndication: indication))))
     }
 
     /// What a discovery response says about the server that sent it (Vol 3 Part G 4.4-4.7).
@@ -431,47 +455,99 @@ struct HCICaptureParser {
     /// Runs `body` on the database of the server that answers in `server` direction: the peer's
     /// for received responses, this host's for sent ones.
     private mutating func withDatabase(_ slot: Int, server: HCIDirection, _ body: (inout GATTDatabase) -> Void) {
-        let connection = slots[slot]!
-        guard server == .received else {
-            body(&localDatabases[connection.info.adapter, default: GATTDatabase()])
-            return
-        }
-        if remoteDatabases[connection.peer] == nil, remoteDatabases.count >= Self.maximumDatabases {
-            // Forget the servers of peers not connected now.
-            let live = Set(slots.compactMap { $0?.peer })
-            remoteDatabases = remoteDatabases.filter { live.contains($0.key) }
-        }
-        body(&remoteDatabases[connection.peer, default: GATTDatabase()])
+        body(&databases[server == .received ? connections[slot].remoteDatabase : connections[slot].localDatabase])
     }
 
-    // MARK: - Connection slots
+    // MARK: - Connection slots and databases
 
-    private mutating func allocate(_ key: UInt32, _ connection: Connection) -> Int? {
-        guard slotByKey.count < Self.maximumConnections else { return nil }
+    /// The slot of the live connection `handle` on controller `adapter`.
+    @inline(__always)
+    private mutating func slot(_ adapter: UInt16, _ handle: UInt16) -> Int? {
+        guard lastTable < handleTables.count, handleTables[lastTable].adapter == adapter else {
+            guard let index = handleTables.firstIndex(where: { $0.adapter == adapter }) else { return nil }
+            lastTable = index
+            return slot(in: index, handle)
+        }
+        return slot(in: lastTable, handle)
+    }
+
+    @inline(__always)
+    private func slot(in table: Int, _ handle: UInt16) -> Int? {
+        let slot = handleTables[table].slots[Int(handle & 0x0FFF)]
+        return slot >= 0 ? Int(slot) : nil
+    }
+
+    private mutating func allocate(_ info: CaptureConnection, peer: PeerKey) -> Int? {
+        guard liveConnections < Self.maximumConnections else { return nil }
+        let connection = Connection(
+            info: info, peer: peer, remoteDatabase: database(for: peer), localDatabase: localDatabase(info.adapter))
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
-            slots[slot] = connection
+            connections[slot] = connection
         } else {
-            slot = slots.count
-            slots.append(connection)
+            slot = connections.count
+            connections.append(connection)
         }
-        slotByKey[key] = slot
+        // A table of 4096 handles per controller that has connections (at most 512 of them).
+        let table = handleTables.firstIndex { $0.adapter == info.adapter } ?? {
+            handleTables.append((info.adapter, [Int32](repeating: -1, count: 0x1000)))
+            return handleTables.count - 1
+        }()
+        handleTables[table].slots[Int(info.handle)] = Int32(slot)
+        liveConnections += 1
         return slot
     }
 
     private mutating func release(_ slot: Int) {
-        guard let connection = slots[slot] else { return }
+        let connection = connections[slot]
+        guard connection.isLive else { return }
         if connection.sentFrame.inProgress || connection.receivedFrame.inProgress { statistics.skip(.incompleteFrame) }
-        slotByKey[Self.key(connection.info.adapter, connection.info.handle)] = nil
-        slots[slot] = nil
+        if let table = handleTables.firstIndex(where: { $0.adapter == connection.info.adapter }) {
+            handleTables[table].slots[Int(connection.info.handle)] = -1
+        }
+        connections[slot].isLive = false
+        connections[slot].sentFrame = L2CAPReassembly()
+        connections[slot].receivedFrame = L2CAPReassembly()
         freeSlots.append(slot)
+        liveConnections -= 1
+    }
+
+    /// The index of `peer`'s database, made when new. When the databases are many, those of peers
+    /// not connected now are forgotten first.
+    private mutating func database(for peer: PeerKey) -> Int {
+        if let index = remoteDatabaseIndex[peer] { return index }
+        if remoteDatabaseIndex.count >= Self.maximumDatabases {
+            let live = Set(connections.filter(\.isLive).map(\.peer))
+            for (key, index) in remoteDatabaseIndex where !live.contains(key) {
+                remoteDatabaseIndex[key] = nil
+                freeDatabase(index)
+            }
+        }
+        let index = newDatabase()
+        remoteDatabaseIndex[peer] = index
+        return index
+    }
+
+    private mutating func localDatabase(_ adapter: UInt16) -> Int {
+        if let index = localDatabaseIndex[adapter] { return index }
+        let index = newDatabase()
+        localDatabaseIndex[adapter] = index
+        return index
+    }
+
+    private mutating func newDatabase() -> Int {
+        if let index = freeDatabases.popLast() { return index }
+        databases.append(GATTDatabase())
+        return databases.count - 1
+    }
+
+    private mutating func freeDatabase(_ index: Int) {
+        databases[index] = GATTDatabase()
+        freeDatabases.append(index)
     }
 
     // MARK: - Bytes
-
-    @inline(__always)
-    static func key(_ adapter: UInt16, _ handle: UInt16) -> UInt32 { UInt32(adapter) << 16 | UInt32(handle) }
 
     /// uint16, little-endian, as HCI, L2CAP and ATT carry it.
     @inline(__always)

@@ -65,7 +65,7 @@ enum CaptureDecoding {
                 printer.print(
                     Line(
                         time: event.time, link: link, linkColumn: hex(n.connection.handle), handleColumn: hex(n.handle),
-                        uuid: n.uuid, bytes: n.value, handle: n.handle))
+                        uuid: n.uuid, bytes: Array(n.value), handle: n.handle))
             }
         } catch {
             return error.description

@@ -20,6 +20,7 @@ let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
     ("ring", "SampleRing vs AsyncStream and a Mutex queue; wake-up latency; parked CPU", RingBenchmark.run),
     ("replay", "a 3-hour ride through the whole pipeline: time and peak memory", ReplayBenchmark.run),
     ("zones", "zone classification per second; re-bucketing 1000 one-hour workouts", ZonesBenchmark.run),
+    ("btsnoop", "btsnoop capture parsing in MB/s beside tshark (needs Debian tshark)", BtsnoopBenchmark.run),
 ]
 
 guard let name = names.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {

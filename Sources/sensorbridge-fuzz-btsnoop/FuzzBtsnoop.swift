@@ -15,7 +15,7 @@ func exercise(_ bytes: [UInt8]) -> Int {
         while let event = try? reader.next() {
             count += 1
             if case .notification(let n) = event.kind, let uuid = n.uuid {
-                _ = try? GATTValue.decode(uuid: uuid, bytes: n.value)
+                _ = try? GATTValue.decode(uuid: uuid, bytes: Array(n.value))
             }
         }
         count += reader.statistics.records

@@ -53,7 +53,7 @@ import Testing
         ]
         for (index, ((event, n), c)) in zip(notifications, Self.cases).enumerated() {
             #expect(n.uuid == c.uuid, "case \(index)")
-            #expect(n.value == c.payload, "case \(index)")
+            #expect(Array(n.value) == c.payload, "case \(index)")
             #expect(n.handle == handles[c.uuid], "case \(index)")
             #expect(event.record == c.frame, "case \(index)")
             #expect(event.time.unixMicroseconds == c.microseconds, "case \(index)")

@@ -50,7 +50,7 @@ import Testing
         #expect(events.map(\.kind) == whole.events.map(\.kind))
         #expect(events.map(\.time) == whole.events.map(\.time))
         let notifications = Self.notifications(events)
-        #expect(notifications.map(\.value) == payloads)
+        #expect(notifications.map { Array($0.value) } == payloads)
         #expect(notifications.allSatisfy { $0.uuid == .heartRateMeasurement && $0.handle == 0x0012 })
         #expect(statistics.skipped == [:])
         // The same frames in 5-byte fragments: the notifications alone took 6 + 2 + 10 records, not 3.
@@ -80,7 +80,7 @@ import Testing
         let (events, statistics) = try Self.read(w.takeBytes())
         let notifications = Self.notifications(events)
         #expect(notifications.count == 2)
-        #expect(notifications.map(\.value) == [power, heart])
+        #expect(notifications.map { Array($0.value) } == [power, heart])
         #expect(notifications.map(\.uuid) == [.cyclingPowerMeasurement, .heartRateMeasurement])
         #expect(notifications.map(\.connection.peer) == [Self.meter, Self.strap])
         #expect(statistics.skipped == [:])
@@ -137,7 +137,7 @@ import Testing
                 continue
             }
             #expect(c.peer == BluetoothAddress("C0:FF:EE:12:34:56") && c.handle == 0x0041 && c.peerAddressType == 1)
-            #expect(n.connection == c && n.handle == 0x0012 && n.uuid == .heartRateMeasurement && n.value == [0x00, 0x48])
+            #expect(n.connection == c && n.handle == 0x0012 && n.uuid == .heartRateMeasurement && Array(n.value) == [0x00, 0x48])
             #expect(events.last?.time == BtsnoopTime(microseconds: 0x00E2_E7D7_273E_7DC1))
         }
     }
@@ -195,7 +195,7 @@ import Testing
         var events: [CaptureEvent] = []
         while let event = try reader.next() { events.append(event) }
         let notifications = Self.notifications(events)
-        #expect(notifications.map(\.value) == [[0xAA, 0xBB], [0xCC]])
+        #expect(notifications.map { Array($0.value) } == [[0xAA, 0xBB], [0xCC]])
         #expect(notifications.map(\.uuid) == [.cyclingPowerMeasurement, BluetoothUUID(0x2902)])
         guard case .connected(let connection) = events.first?.kind else { return }
         #expect(reader.remoteDatabase(of: connection)?.services == [.init(handles: 0x0020...0x002A, uuid: .cyclingPowerService)])
@@ -320,7 +320,7 @@ import Testing
         // A packet the capture kept only the start of.
         w.writer.append(BtsnoopRecord(flags: 5, time: Self.at(16), data: Array(notification[0].prefix(4)), originalLength: 8))
         let (events, statistics) = try Self.read(w.takeBytes())
-        #expect(Self.notifications(events).map(\.value) == [[0x00, 0x48, 0x01, 0x02]])
+        #expect(Self.notifications(events).map { Array($0.value) } == [[0x00, 0x48, 0x01, 0x02]])
         #expect(
             statistics.skipped == [
                 .fragmentWithoutStart: 1, .incompleteFrame: 1, .oversizedFrame: 1, .malformedPacket: 1, .malformedATT: 1,

@@ -46,8 +46,9 @@ let package = Package(
         ),
         // The btsnoop reader under libFuzzer (scripts/fuzz-btsnoop builds it with -sanitize=fuzzer
         // -DFUZZING); built normally it runs the same harness over files named on its command line.
+        .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
         .executableTarget(
-            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT"], swiftSettings: swiftSettings),
+            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer"], swiftSettings: swiftSettings),
         // Test-only helpers: payload encoders and fixtures.
         .target(name: "SensorTestSupport", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),

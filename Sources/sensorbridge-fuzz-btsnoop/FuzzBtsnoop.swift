@@ -1,10 +1,16 @@
 // The btsnoop reader under libFuzzer. scripts/fuzz-btsnoop builds this target with
-// `-sanitize=fuzzer -DFUZZING`, which links libFuzzer's main and calls LLVMFuzzerTestOneInput with
-// each input. Built normally (as `swift build` does), it runs the same harness over the files named
-// on its command line, to replay a crash libFuzzer saved: `sensorbridge-fuzz-btsnoop crash-...`.
+// `-sanitize=fuzzer -DFUZZING`: libFuzzer's driver then calls LLVMFuzzerTestOneInput with each
+// input. Built normally (as `swift build` does), it runs the same harness over the files named on
+// its command line, to replay an input libFuzzer saved: `sensorbridge-fuzz-btsnoop crash-...`.
+//
+// The pointers below are libFuzzer's C interface; each input is copied into an array at once.
 import Captures
 import Foundation
 import GATT
+
+#if FUZZING
+import CFuzzer
+#endif
 
 /// Reads `bytes` as a btsnoop capture through everything that parses one: the event reader (with
 /// an assumed handle map), the GATT decoders on every notification, and the trace translator.
@@ -27,12 +33,21 @@ func exercise(_ bytes: [UInt8]) -> Int {
 }
 
 #if FUZZING
-/// libFuzzer's entry point. The pointer is libFuzzer's input; it is copied at once.
+/// libFuzzer's per-input entry point.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBtsnoop(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     _ = exercise(bytes)
     return 0
+}
+
+/// The program's entry point: SwiftPM links `main` to `<module>_main`, so libFuzzer's own `main`
+/// is not used; this hands the command line to libFuzzer's driver instead.
+@_cdecl("sensorbridge_fuzz_btsnoop_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzBtsnoop(data, size) }
 }
 #else
 @main

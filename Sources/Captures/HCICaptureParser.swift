@@ -6,8 +6,8 @@ import SensorCore
 /// HCI packets by datalink → ACL fragments reassembled per connection and direction → L2CAP
 /// frames → the ATT channel (CID 0x0004) → notifications, with the characteristic of each handle
 /// taken from the discovery earlier in the capture. Pure: no I/O; what it keeps is bounded (512
-/// connections, 1024 server databases of 8192 attributes, one L2CAP frame per connection and
-/// direction).
+/// live connections and handle tables, 1024 peer and 1024 local server databases of 8192
+/// attributes, one L2CAP frame per connection and direction).
 struct HCICaptureParser {
     let datalink: BtsnoopDatalink
     /// Characteristics of handles no discovery named (`--handle 0x0012=2a37`), for every connection.
@@ -75,7 +75,7 @@ struct HCICaptureParser {
     @inline(__always)
     mutating func nextEvent() -> CaptureEvent? { pending.popLast() }
 
-    private mutating func emit(_ event: CaptureEvent) { pending.append(event) }
+    private mutating func emit(_ event: consuming CaptureEvent) { pending.append(event) }
 
     /// Parses one record (`bytes[record.data]`); `nextEvent()` then hands out what it completed.
     mutating func consume(_ record: BtsnoopRecordReader.View, _ bytes: [UInt8]) {
@@ -351,7 +351,8 @@ struct HCICaptureParser {
         let uuid = databases[database].uuid(ofHandle: handle) ?? assumedHandles[handle]
         if uuid == nil { statistics.skip(.undiscoveredHandle) }
         statistics.notifications += 1
-        pending.append(
+        // Built in place: a notification held in a local first costs a copy of it.
+        emit(
             CaptureEvent(
                 record: record.number, time: record.time,
                 kind: .notification(
@@ -489,8 +490,14 @@ struct HCICaptureParser {
             slot = connections.count
             connections.append(connection)
         }
-        // A table of 4096 handles per controller that has connections (at most 512 of them).
+        // A table of 4096 handles per controller with connections: at most 512 of them, those of
+        // controllers without live connections dropped first.
         let table = handleTables.firstIndex { $0.adapter == info.adapter } ?? {
+            if handleTables.count >= Self.maximumConnections {
+                let live = Set(connections.filter(\.isLive).map(\.info.adapter))
+                handleTables.removeAll { !live.contains($0.adapter) }
+                lastTable = 0
+            }
             handleTables.append((info.adapter, [Int32](repeating: -1, count: 0x1000)))
             return handleTables.count - 1
         }()
@@ -531,6 +538,13 @@ struct HCICaptureParser {
 
     private mutating func localDatabase(_ adapter: UInt16) -> Int {
         if let index = localDatabaseIndex[adapter] { return index }
+        if localDatabaseIndex.count >= Self.maximumDatabases {
+            let live = Set(connections.filter(\.isLive).map(\.info.adapter))
+            for (key, index) in localDatabaseIndex where !live.contains(key) {
+                localDatabaseIndex[key] = nil
+                freeDatabase(index)
+            }
+        }
         let index = newDatabase()
         localDatabaseIndex[adapter] = index
         return index

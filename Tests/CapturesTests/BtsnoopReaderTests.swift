@@ -329,6 +329,23 @@ import Testing
         #expect(statistics.summary?.contains("1 fragment without a start") == true)
     }
 
+    @Test func controllersComeAndGoBeyondTheTableLimit() throws {
+        // 600 controllers, one link each, one after the other: the tables of gone links are reused.
+        var w = HCITrafficWriter()
+        for adapter in UInt16(0)..<600 {
+            w.adapter = adapter
+            w.connect(handle: 0x0040, peer: BluetoothAddress(UInt64(adapter) + 1), addressType: 0, at: Self.at(Int64(adapter)))
+            w.notify(handle: 0x0040, attribute: 0x0012, value: [UInt8(adapter & 0xFF)], at: Self.at(Int64(adapter)))
+            w.disconnect(handle: 0x0040, at: Self.at(Int64(adapter)))
+        }
+        let (events, statistics) = try Self.read(w.takeBytes(), assumedHandles: [0x0012: .batteryLevel])
+        let notifications = Self.notifications(events)
+        #expect(events.count == 1800)
+        #expect(notifications.map(\.connection.adapter) == Array(0..<600))
+        #expect(notifications.allSatisfy { $0.connection.peer == BluetoothAddress(UInt64($0.connection.adapter) + 1) })
+        #expect(statistics.skipped == [:])
+    }
+
     @Test func connectionsBeyondTheLimitAreCounted() throws {
         var w = HCITrafficWriter()
         for i in 0..<513 { w.connect(handle: UInt16(i), peer: BluetoothAddress(UInt64(i + 1)), addressType: 0, at: Self.at(0)) }

@@ -75,7 +75,7 @@ struct HCICaptureParser {
     @inline(__always)
     mutating func nextEvent() -> CaptureEvent? { pending.popLast() }
 
-    private mutating func emit(_ event: consuming CaptureEvent) { pending.append(event) }
+    private mutating func emit(_ event: CaptureEvent) { pending.append(event) }
 
     /// Parses one record (`bytes[record.data]`); `nextEvent()` then hands out what it completed.
     mutating func consume(_ record: BtsnoopRecordReader.View, _ bytes: [UInt8]) {
@@ -351,8 +351,9 @@ struct HCICaptureParser {
         let uuid = databases[database].uuid(ofHandle: handle) ?? assumedHandles[handle]
         if uuid == nil { statistics.skip(.undiscoveredHandle) }
         statistics.notifications += 1
-        // Built in place: a notification held in a local first costs a copy of it.
-        emit(
+        // Built in place, straight into `pending`: a notification held in a local first, or passed
+        // through `emit`, costs a copy of it.
+        pending.append(
             CaptureEvent(
                 record: record.number, time: record.time,
                 kind: .notification(

@@ -269,6 +269,7 @@ struct HCICaptureParser {
     }
 
     /// A complete L2CAP basic frame; only the LE attribute channel (CID 0x0004) matters here.
+    @inline(__always)
     private mutating func frame(
         _ b: [UInt8], _ r: Range<Int>, slot: Int, direction: HCIDirection, _ record: BtsnoopRecordReader.View
     ) {
@@ -343,6 +344,7 @@ struct HCICaptureParser {
         if direction == .sent { connections[slot].pendingSent = request } else { connections[slot].pendingReceived = request }
     }
 
+    @inline(__always)
     private mutating func notify(
         _ slot: Int, _ direction: HCIDirection, handle: UInt16, _ value: consuming ArraySlice<UInt8>, indication: Bool,
         _ record: BtsnoopRecordReader.View

@@ -20,7 +20,6 @@ enum ATTOpcode {
     static let writeResponse: UInt8 = 0x13
     static let handleValueNotification: UInt8 = 0x1B
     static let handleValueIndication: UInt8 = 0x1D
-    static let handleValueConfirmation: UInt8 = 0x1E
     static let multipleHandleValueNotification: UInt8 = 0x23
 
     /// Requests that a response answers (opcode + 1) or an Error Response: Exchange MTU, Find

@@ -49,7 +49,8 @@ public final class BtsnoopReader {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw BtsnoopError(.unreadable, record: 0, offset: 0, "cannot read \(url.path): \(error.localizedDescription)")
+            throw BtsnoopError(
+                .unreadable, record: 0, offset: 0, "cannot read \(url.path): \(error.localizedDescription)")
         }
         try self.init(ByteChunks(handle: handle), assumedHandles: assumedHandles)
     }
@@ -61,7 +62,8 @@ public final class BtsnoopReader {
 
     private init(_ chunks: ByteChunks, assumedHandles: [UInt16: BluetoothUUID]) throws(BtsnoopError) {
         let records = try BtsnoopRecordReader(chunks)
-        stream = Stream(records: records, parser: HCICaptureParser(datalink: records.datalink, assumedHandles: assumedHandles))
+        stream = Stream(
+            records: records, parser: HCICaptureParser(datalink: records.datalink, assumedHandles: assumedHandles))
     }
 
     /// The next event, or nil after the last record.

@@ -13,7 +13,9 @@ public struct BtsnoopRecord: Sendable, Equatable {
     /// The included bytes.
     public var data: [UInt8]
 
-    public init(flags: UInt32, time: BtsnoopTime, data: [UInt8], originalLength: UInt32? = nil, cumulativeDrops: UInt32 = 0) {
+    public init(
+        flags: UInt32, time: BtsnoopTime, data: [UInt8], originalLength: UInt32? = nil, cumulativeDrops: UInt32 = 0
+    ) {
         self.originalLength = originalLength ?? UInt32(data.count)
         self.flags = flags
         self.cumulativeDrops = cumulativeDrops

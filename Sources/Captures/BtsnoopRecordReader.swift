@@ -36,17 +36,20 @@ struct BtsnoopRecordReader {
         guard Array(b[s..<s + 8]) == Self.magic else {
             throw BtsnoopError(
                 .badMagic, record: 0, offset: 0,
-                "not a btsnoop file: it does not start with 'btsnoop\\0' (give a file from 'btmon -w', Android's btsnoop_hci.log or a JSONL trace)")
+                "not a btsnoop file: it does not start with 'btsnoop\\0' (give a file from 'btmon -w', Android's btsnoop_hci.log or a JSONL trace)"
+            )
         }
         let version = Self.uint32(b, s + 8)
         guard version == 1 else {
-            throw BtsnoopError(.unsupportedVersion, record: 0, offset: 8, "btsnoop version \(version); this reader reads version 1")
+            throw BtsnoopError(
+                .unsupportedVersion, record: 0, offset: 8, "btsnoop version \(version); this reader reads version 1")
         }
         let datalinkValue = Self.uint32(b, s + 12)
         guard let datalink = BtsnoopDatalink(rawValue: datalinkValue) else {
             throw BtsnoopError(
                 .unknownDatalink, record: 0, offset: 12,
-                "btsnoop datalink \(datalinkValue) is not one this reader parses (1001 HCI, 1002 HCI UART/H4, 2001 Linux monitor)")
+                "btsnoop datalink \(datalinkValue) is not one this reader parses (1001 HCI, 1002 HCI UART/H4, 2001 Linux monitor)"
+            )
         }
         self.datalink = datalink
         self.chunks.consume(Self.fileHeaderSize)
@@ -60,7 +63,8 @@ struct BtsnoopRecordReader {
             guard chunks.available == 0 else {
                 throw BtsnoopError(
                     .truncatedRecord, record: recordNumber + 1, offset: chunks.offset,
-                    "the file ends \(chunks.available) bytes into this record's 24-byte header: the capture was cut short (the \(recordNumber) records before it were read)")
+                    "the file ends \(chunks.available) bytes into this record's 24-byte header: the capture was cut short (the \(recordNumber) records before it were read)"
+                )
             }
             return nil
         }
@@ -71,21 +75,26 @@ struct BtsnoopRecordReader {
         guard includedLength <= BtsnoopRecord.maximumLength else {
             throw BtsnoopError(
                 .recordTooLong, record: recordNumber, offset: chunks.offset,
-                "a record of \(includedLength) bytes, longer than any HCI packet (\(BtsnoopRecord.maximumLength)); the file is corrupt from here")
+                "a record of \(includedLength) bytes, longer than any HCI packet (\(BtsnoopRecord.maximumLength)); the file is corrupt from here"
+            )
         }
         guard includedLength <= originalLength else {
             throw BtsnoopError(
                 .badRecordLength, record: recordNumber, offset: chunks.offset,
-                "the record includes \(includedLength) bytes of a \(originalLength)-byte packet; the file is corrupt from here")
+                "the record includes \(includedLength) bytes of a \(originalLength)-byte packet; the file is corrupt from here"
+            )
         }
         let flags = Self.uint32(chunks.buffer, s + 8)
         let time = BtsnoopTime(
-            microseconds: Int64(bitPattern: UInt64(Self.uint32(chunks.buffer, s + 16)) << 32 | UInt64(Self.uint32(chunks.buffer, s + 20))))
+            microseconds: Int64(
+                bitPattern: UInt64(Self.uint32(chunks.buffer, s + 16)) << 32
+                    | UInt64(Self.uint32(chunks.buffer, s + 20))))
         let total = headerSize + Int(includedLength)
         guard try chunks.require(total) else {
             throw BtsnoopError(
                 .truncatedRecord, record: recordNumber, offset: chunks.offset,
-                "the file ends inside this record (\(chunks.available - headerSize) of \(includedLength) bytes): the capture was cut short (the \(recordNumber - 1) records before it were read)")
+                "the file ends inside this record (\(chunks.available - headerSize) of \(includedLength) bytes): the capture was cut short (the \(recordNumber - 1) records before it were read)"
+            )
         }
         let dataStart = chunks.start + headerSize
         chunks.consume(total)

@@ -56,7 +56,8 @@ public final class BtsnoopTraceReader: TraceRecordSource {
             start = BtsnoopTime(unixMicroseconds: first - (first % 1000 + 1000) % 1000)
             var devices: [String: TraceDevice] = [:]
             for (key, connection) in scanner.connections {
-                devices[key] = TraceDevice(name: scan.remoteDatabase(of: connection)?.name, address: connection.peer?.description)
+                devices[key] = TraceDevice(
+                    name: scan.remoteDatabase(of: connection)?.name, address: connection.peer?.description)
             }
             header = TraceHeader(start: start.date, devices: devices)
         }
@@ -137,7 +138,8 @@ struct BtsnoopTraceTranslator {
             lost.insert(Self.device(connection))
             return .event(time: time(event.time), .disconnected(device: key))
         case .notification(let n):
-            guard n.direction == .received, let uuid = n.uuid, let key = key(for: n.connection, uuid: uuid, databases) else {
+            guard n.direction == .received, let uuid = n.uuid, let key = key(for: n.connection, uuid: uuid, databases)
+            else {
                 return nil
             }
             return .notification(time: time(event.time), device: key, uuid: uuid, bytes: Array(n.value))
@@ -165,7 +167,9 @@ struct BtsnoopTraceTranslator {
             let services = databases(connection)?.services ?? []
             var base = Self.serviceKeys.first { entry in services.contains { $0.uuid == entry.0 } }?.1
             if base == nil, let uuid {
-                base = Self.key(forCharacteristic: uuid) ?? connection.peer?.description ?? "connection-\(connection.number)"
+                base =
+                    Self.key(forCharacteristic: uuid) ?? connection.peer?.description
+                    ?? "connection-\(connection.number)"
             }
             guard let base else { return nil }
             key = unique(base)

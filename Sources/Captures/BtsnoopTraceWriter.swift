@@ -8,10 +8,11 @@ import SensorCore
 /// At t = 0 a controller appears and connects to every device (the header's address, or a random
 /// static one `C0:5B:00:00:00:0N`), exchanges the MTU (517), discovers it (a `GATTServerLayout` of
 /// the characteristics it notifies, with the header's name as Device Name; device N's services
-/// from handle 0x0N10) and enables notifications. Each notification is a Handle Value Notification on its characteristic's value
-/// handle, at its time to the microsecond. A `disconnected` event is an HCI Disconnection Complete
-/// (connection timeout); `connected` a new connection and discovery. What HCI cannot carry goes in
-/// `sensorbridge` log notes: the header line, each link's device key, and every trace event.
+/// from handle 0x0N10) and enables notifications. Each notification is a Handle Value Notification
+/// on its characteristic's value handle, at its time to the microsecond. A `disconnected` event is
+/// an HCI Disconnection Complete (connection timeout); `connected` a new connection and discovery.
+/// What HCI cannot carry goes in `sensorbridge` log notes: the header line, each link's device key,
+/// and every trace event.
 public struct BtsnoopTraceWriter {
     private var traffic = HCITrafficWriter(datalink: .linuxMonitor)
     private let start: BtsnoopTime
@@ -40,7 +41,8 @@ public struct BtsnoopTraceWriter {
         traffic.note(SensorBridgeNote.header(header).message, ident: SensorBridgeNote.ident, at: start)
         let keys = Set(header.devices.keys).union(characteristics.keys).sorted()
         guard keys.count <= Self.handles.count else {
-            throw .notRepresentable("\(keys.count) devices are more links than a controller has handles for (\(Self.handles.count))")
+            throw .notRepresentable(
+                "\(keys.count) devices are more links than a controller has handles for (\(Self.handles.count))")
         }
         var used: Set<BluetoothAddress> = [Self.controllerAddress]
         for (index, key) in keys.enumerated() {
@@ -55,7 +57,8 @@ public struct BtsnoopTraceWriter {
                 layout: GATTServerLayout(
                     characteristics: characteristics[key] ?? [], name: header.devices[key]?.name,
                     firstHandle: UInt16(0x0010 + 0x0100 * (index % 0xFF))))
-            traffic.note(SensorBridgeNote.device(key: key, address: address).message, ident: SensorBridgeNote.ident, at: start)
+            traffic.note(
+                SensorBridgeNote.device(key: key, address: address).message, ident: SensorBridgeNote.ident, at: start)
             connect(key, at: start)
         }
     }
@@ -83,7 +86,8 @@ public struct BtsnoopTraceWriter {
             }
             guard bytes.count <= Int(traffic.mtu) - 3 else {
                 throw .notRepresentable(
-                    "a \(bytes.count)-byte \(uuid) value of \(key) is longer than a notification can carry (\(Int(traffic.mtu) - 3) bytes)")
+                    "a \(bytes.count)-byte \(uuid) value of \(key) is longer than a notification can carry (\(Int(traffic.mtu) - 3) bytes)"
+                )
             }
             // A notification while the trace says the link is down: the link comes back quietly
             // (the notes, not the links, say what the events were).

@@ -56,7 +56,9 @@ public struct BtsnoopWriter: Sendable {
 
     /// Appends a monitor record that is not an HCI packet (new index, user logging, ...). Only
     /// datalink 2001 has them; for the others nothing is written.
-    public mutating func appendMonitor(_ opcode: BtsnoopMonitorOpcode, adapter: UInt16 = 0, _ data: [UInt8], at time: BtsnoopTime) {
+    public mutating func appendMonitor(
+        _ opcode: BtsnoopMonitorOpcode, adapter: UInt16 = 0, _ data: [UInt8], at time: BtsnoopTime
+    ) {
         guard datalink == .linuxMonitor else { return }
         append(BtsnoopRecord(flags: UInt32(adapter) << 16 | UInt32(opcode.rawValue), time: time, data: data))
     }

@@ -51,7 +51,8 @@ struct ByteChunks {
             do {
                 chunk = try handle.read(upToCount: max(Self.chunkSize, count - available))
             } catch {
-                throw BtsnoopError(.unreadable, record: 0, offset: offset, "cannot read the file: \(error.localizedDescription)")
+                throw BtsnoopError(
+                    .unreadable, record: 0, offset: offset, "cannot read the file: \(error.localizedDescription)")
             }
             if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { exhausted = true }
         }

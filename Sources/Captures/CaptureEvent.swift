@@ -79,7 +79,8 @@ public struct ATTNotification: Sendable, Equatable {
     public var isIndication: Bool
 
     public init(
-        connection: CaptureConnection, direction: HCIDirection, handle: UInt16, uuid: BluetoothUUID?, value: ArraySlice<UInt8>,
+        connection: CaptureConnection, direction: HCIDirection, handle: UInt16, uuid: BluetoothUUID?,
+        value: ArraySlice<UInt8>,
         isIndication: Bool = false
     ) {
         self.connection = connection

@@ -52,14 +52,18 @@ public enum CaptureSkip: String, Sendable, CaseIterable {
         case .malformedPacket: return plural ? "malformed HCI packets" : "malformed HCI packet"
         case .fragmentWithoutStart: return plural ? "fragments without a start" : "fragment without a start"
         case .incompleteFrame: return plural ? "incomplete L2CAP frames" : "incomplete L2CAP frame"
-        case .oversizedFrame: return plural ? "L2CAP frames longer than their header said" : "L2CAP frame longer than its header said"
+        case .oversizedFrame:
+            return plural ? "L2CAP frames longer than their header said" : "L2CAP frame longer than its header said"
         case .malformedATT: return plural ? "malformed ATT PDUs" : "malformed ATT PDU"
-        case .unpairedResponse: return plural ? "ATT responses without their request" : "ATT response without its request"
+        case .unpairedResponse:
+            return plural ? "ATT responses without their request" : "ATT response without its request"
         case .undiscoveredHandle:
             return (plural ? "notifications on handles" : "notification on a handle")
                 + " no discovery named (give --handle HANDLE=UUID, such as --handle 0x0012=2a37)"
-        case .connectionLimit: return plural ? "packets beyond the connection limit" : "packet beyond the connection limit"
-        case .attributeLimit: return plural ? "attributes beyond the database limit" : "attribute beyond the database limit"
+        case .connectionLimit:
+            return plural ? "packets beyond the connection limit" : "packet beyond the connection limit"
+        case .attributeLimit:
+            return plural ? "attributes beyond the database limit" : "attribute beyond the database limit"
         case .malformedNote: return plural ? "malformed sensorbridge notes" : "malformed sensorbridge note"
         }
     }

@@ -61,11 +61,13 @@ public struct GATTServerLayout: Sendable, Equatable {
             for uuid in group.members where handle + 3 <= 0xFFFF {
                 members.append(
                     Characteristic(
-                        uuid: uuid, properties: 0x10, declarationHandle: UInt16(handle + 1), valueHandle: UInt16(handle + 2),
+                        uuid: uuid, properties: 0x10, declarationHandle: UInt16(handle + 1),
+                        valueHandle: UInt16(handle + 2),
                         configurationHandle: UInt16(handle + 3)))
                 handle += 3
             }
-            services.append(Service(uuid: group.service, handles: UInt16(start)...UInt16(handle), characteristics: members))
+            services.append(
+                Service(uuid: group.service, handles: UInt16(start)...UInt16(handle), characteristics: members))
             next = (handle / 16 + 1) * 16
         }
     }

@@ -66,7 +66,9 @@ struct HCICaptureParser {
 
     /// The peer's GATT server as discovered so far on `connection`.
     func database(for connection: CaptureConnection) -> GATTDatabase? {
-        remoteDatabaseIndex[connection.peer.map(PeerKey.address) ?? .connection(connection.number)].map { databases[$0] }
+        remoteDatabaseIndex[connection.peer.map(PeerKey.address) ?? .connection(connection.number)].map {
+            databases[$0]
+        }
     }
 
     // MARK: - Records
@@ -97,7 +99,10 @@ struct HCICaptureParser {
                 controllerRemoved(adapter, record)
                 return
             case .systemNote:
-                emit(CaptureEvent(record: record.number, time: record.time, kind: .note(ident: "", message: Self.text(bytes, range))))
+                emit(
+                    CaptureEvent(
+                        record: record.number, time: record.time,
+                        kind: .note(ident: "", message: Self.text(bytes, range))))
                 return
             case .userLogging:
                 userLogging(bytes, range, record)
@@ -157,7 +162,8 @@ struct HCICaptureParser {
             }
             guard b[p + 1] == 0 else { return }  // the connection attempt failed
             let handle = Self.uint16(b, p + 2) & 0x0FFF
-            if let slot = slot(adapter, handle) { release(slot) }  // the handle was reused without a disconnection in the capture
+            // A handle reused without a disconnection in the capture: the old link is gone.
+            if let slot = slot(adapter, handle) { release(slot) }
             connectionCount += 1
             let info = CaptureConnection(
                 number: connectionCount, adapter: adapter, handle: handle, peer: peer, peerAddressType: b[p + 5],
@@ -193,7 +199,9 @@ struct HCICaptureParser {
         let gone = connections.indices.filter { connections[$0].isLive && connections[$0].info.adapter == adapter }
             .sorted { connections[$0].info.handle < connections[$1].info.handle }
         for slot in gone {
-            emit(CaptureEvent(record: record.number, time: record.time, kind: .disconnected(connections[slot].info, reason: nil)))
+            emit(
+                CaptureEvent(
+                    record: record.number, time: record.time, kind: .disconnected(connections[slot].info, reason: nil)))
             release(slot)
         }
         if let index = localDatabaseIndex.removeValue(forKey: adapter) { freeDatabase(index) }
@@ -208,7 +216,9 @@ struct HCICaptureParser {
         let identEnd = r.lowerBound + 2 + Int(b[r.lowerBound + 1])
         let ident = Self.text(b, r.lowerBound + 2..<identEnd)
         emit(
-            CaptureEvent(record: record.number, time: record.time, kind: .note(ident: ident, message: Self.text(b, identEnd..<r.upperBound))))
+            CaptureEvent(
+                record: record.number, time: record.time,
+                kind: .note(ident: ident, message: Self.text(b, identEnd..<r.upperBound))))
     }
 
     // MARK: - ACL and L2CAP
@@ -240,11 +250,17 @@ struct HCICaptureParser {
         let outcome: L2CAPReassembly.Outcome
         if isContinuation {
             outcome =
-                direction == .sent ? connections[slot].sentFrame.append(b, data) : connections[slot].receivedFrame.append(b, data)
+                direction == .sent
+                ? connections[slot].sentFrame.append(b, data) : connections[slot].receivedFrame.append(b, data)
         } else {
-            if direction == .sent ? connections[slot].sentFrame.inProgress : connections[slot].receivedFrame.inProgress {
+            if direction == .sent ? connections[slot].sentFrame.inProgress : connections[slot].receivedFrame.inProgress
+            {
                 statistics.skip(.incompleteFrame)
-                if direction == .sent { connections[slot].sentFrame.clear() } else { connections[slot].receivedFrame.clear() }
+                if direction == .sent {
+                    connections[slot].sentFrame.clear()
+                } else {
+                    connections[slot].receivedFrame.clear()
+                }
             }
             // The common case: the start fragment is the whole frame; parse it in place.
             if data.count >= 4, 4 + Int(Self.uint16(b, data.lowerBound)) == data.count {
@@ -252,7 +268,8 @@ struct HCICaptureParser {
                 return
             }
             outcome =
-                direction == .sent ? connections[slot].sentFrame.start(b, data) : connections[slot].receivedFrame.start(b, data)
+                direction == .sent
+                ? connections[slot].sentFrame.start(b, data) : connections[slot].receivedFrame.start(b, data)
         }
         switch outcome {
         case .pending:
@@ -261,10 +278,15 @@ struct HCICaptureParser {
             statistics.skip(reason)
         case .complete:
             do {
-                let whole = direction == .sent ? connections[slot].sentFrame.frame : connections[slot].receivedFrame.frame
+                let whole =
+                    direction == .sent ? connections[slot].sentFrame.frame : connections[slot].receivedFrame.frame
                 frame(whole, 0..<whole.count, slot: slot, direction: direction, record)
             }
-            if direction == .sent { connections[slot].sentFrame.clear() } else { connections[slot].receivedFrame.clear() }
+            if direction == .sent {
+                connections[slot].sentFrame.clear()
+            } else {
+                connections[slot].receivedFrame.clear()
+            }
         }
     }
 
@@ -341,7 +363,11 @@ struct HCICaptureParser {
     }
 
     private mutating func setPending(_ slot: Int, _ direction: HCIDirection, _ request: ATTRequest?) {
-        if direction == .sent { connections[slot].pendingSent = request } else { connections[slot].pendingReceived = request }
+        if direction == .sent {
+            connections[slot].pendingSent = request
+        } else {
+            connections[slot].pendingReceived = request
+        }
     }
 
     @inline(__always)
@@ -360,12 +386,15 @@ struct HCICaptureParser {
                 record: record.number, time: record.time,
                 kind: .notification(
                     ATTNotification(
-                        connection: connections[slot].info, direction: direction, handle: handle, uuid: uuid, value: value,
+                        connection: connections[slot].info, direction: direction, handle: handle, uuid: uuid,
+                        value: value,
                         isIndication: indication))))
     }
 
     /// What a discovery response says about the server that sent it (Vol 3 Part G 4.4-4.7).
-    private mutating func response(_ b: [UInt8], _ r: Range<Int>, to request: ATTRequest, slot: Int, server: HCIDirection) {
+    private mutating func response(
+        _ b: [UInt8], _ r: Range<Int>, to request: ATTRequest, slot: Int, server: HCIDirection
+    ) {
         let p = r.lowerBound + 1
         let n = r.count
         var refused = 0
@@ -391,7 +420,8 @@ struct HCICaptureParser {
                 }
             case ATTOpcode.findByTypeValueResponse:
                 // Found handle, group end handle; the service UUID was the request's value.
-                guard let type = request.attributeType, type == ATTOpcode.primaryService || type == ATTOpcode.secondaryService,
+                guard let type = request.attributeType,
+                    type == ATTOpcode.primaryService || type == ATTOpcode.secondaryService,
                     let service = request.value
                 else { return }
                 entries(from: p, size: 4) { i in
@@ -401,7 +431,9 @@ struct HCICaptureParser {
                         malformed = true
                         return
                     }
-                    if !db.addService(.init(handles: start...end, uuid: service, isPrimary: type == ATTOpcode.primaryService)) {
+                    if !db.addService(
+                        .init(handles: start...end, uuid: service, isPrimary: type == ATTOpcode.primaryService))
+                    {
                         refused += 1
                     }
                 }
@@ -427,7 +459,9 @@ struct HCICaptureParser {
                     }
                 }
             case ATTOpcode.readResponse:
-                if db.uuid(ofHandle: request.handle) == ATTOpcode.deviceName { db.setName(Self.text(b, p..<r.upperBound)) }
+                if db.uuid(ofHandle: request.handle) == ATTOpcode.deviceName {
+                    db.setName(Self.text(b, p..<r.upperBound))
+                }
             case ATTOpcode.readByGroupTypeResponse:
                 // Length, then (start handle, end group handle, UUID) entries of that length.
                 guard n >= 2, b[p] == 6 || b[p] == 20, let type = request.attributeType,
@@ -445,7 +479,8 @@ struct HCICaptureParser {
                         return
                     }
                     let service = GATTDatabase.Service(
-                        handles: start...end, uuid: Self.uuid(b, i + 4, size - 4)!, isPrimary: type == ATTOpcode.primaryService)
+                        handles: start...end, uuid: Self.uuid(b, i + 4, size - 4)!,
+                        isPrimary: type == ATTOpcode.primaryService)
                     if !db.setType(type, at: start) || !db.addService(service) { refused += 1 }
                 }
             default:
@@ -495,15 +530,17 @@ struct HCICaptureParser {
         }
         // A table of 4096 handles per controller with connections: at most 512 of them, those of
         // controllers without live connections dropped first.
-        let table = handleTables.firstIndex { $0.adapter == info.adapter } ?? {
-            if handleTables.count >= Self.maximumConnections {
-                let live = Set(connections.filter(\.isLive).map(\.info.adapter))
-                handleTables.removeAll { !live.contains($0.adapter) }
-                lastTable = 0
-            }
-            handleTables.append((info.adapter, [Int32](repeating: -1, count: 0x1000)))
-            return handleTables.count - 1
-        }()
+        let table =
+            handleTables.firstIndex { $0.adapter == info.adapter }
+            ?? {
+                if handleTables.count >= Self.maximumConnections {
+                    let live = Set(connections.filter(\.isLive).map(\.info.adapter))
+                    handleTables.removeAll { !live.contains($0.adapter) }
+                    lastTable = 0
+                }
+                handleTables.append((info.adapter, [Int32](repeating: -1, count: 0x1000)))
+                return handleTables.count - 1
+            }()
         handleTables[table].slots[Int(info.handle)] = Int32(slot)
         liveConnections += 1
         return slot

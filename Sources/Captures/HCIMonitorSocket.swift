@@ -28,7 +28,8 @@ public final class HCIMonitorSocket {
     /// flags, the kernel's receive time), or nil when none arrived within `timeout` or a signal
     /// interrupted the wait. The corresponding C calls are `poll(2)` and `recvmsg(2)`.
     public func receive(timeout: Duration) throws(HCIMonitorError) -> BtsnoopRecord? {
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         switch cbluetooth_wait_readable(descriptor, milliseconds) {
         case 0: return nil
         case 1: break
@@ -49,7 +50,8 @@ public final class HCIMonitorSocket {
         let index = UInt16(buffer[2]) | UInt16(buffer[3]) << 8
         let length = min(Int(UInt16(buffer[4]) | UInt16(buffer[5]) << 8), received - 6)
         return BtsnoopRecord(
-            flags: UInt32(index) << 16 | UInt32(opcode), time: BtsnoopTime(unixMicroseconds: seconds * 1_000_000 + microseconds),
+            flags: UInt32(index) << 16 | UInt32(opcode),
+            time: BtsnoopTime(unixMicroseconds: seconds * 1_000_000 + microseconds),
             data: Array(buffer[6..<6 + length]))
     }
 }

@@ -41,7 +41,8 @@ public struct HCITrafficWriter: Sendable {
         // Scan interval and window 60 ms, no filter list, own public address, connection interval
         // 30-50 ms, latency 0, supervision timeout 420 ms, no CE length hints.
         var parameters: [UInt8] = Self.le16(0x0060) + Self.le16(0x0060) + [0, addressType] + address + [0]
-        parameters += Self.le16(0x0018) + Self.le16(0x0028) + Self.le16(0) + Self.le16(0x002A) + Self.le16(0) + Self.le16(0)
+        parameters +=
+            Self.le16(0x0018) + Self.le16(0x0028) + Self.le16(0) + Self.le16(0x002A) + Self.le16(0) + Self.le16(0)
         command(0x200D, parameters, at: time)
         event(0x0F, [0x00, 0x01] + Self.le16(0x200D), at: time)
         // Subevent 0x01, success, handle, role central, peer address type and address, interval
@@ -62,8 +63,12 @@ public struct HCITrafficWriter: Sendable {
     // MARK: - ATT
 
     /// A Handle Value Notification (or Indication) from the peer's server.
-    public mutating func notify(handle: UInt16, attribute: UInt16, value: [UInt8], indication: Bool = false, at time: BtsnoopTime) {
-        att([indication ? ATTOpcode.handleValueIndication : ATTOpcode.handleValueNotification] + Self.le16(attribute) + value,
+    public mutating func notify(
+        handle: UInt16, attribute: UInt16, value: [UInt8], indication: Bool = false, at time: BtsnoopTime
+    ) {
+        att(
+            [indication ? ATTOpcode.handleValueIndication : ATTOpcode.handleValueNotification] + Self.le16(attribute)
+                + value,
             handle: handle, direction: .received, at: time)
     }
 
@@ -82,7 +87,9 @@ public struct HCITrafficWriter: Sendable {
 
     /// The HCI ACL packets that carry `pdu` on CID 0x0004 (Vol 4 Part E 5.4.2): the first with
     /// packet boundary flag 0b00 going to the controller or 0b10 coming from it, the rest 0b01.
-    public static func aclPackets(att pdu: [UInt8], handle: UInt16, direction: HCIDirection, fragmentSize: Int) -> [[UInt8]] {
+    public static func aclPackets(att pdu: [UInt8], handle: UInt16, direction: HCIDirection, fragmentSize: Int)
+        -> [[UInt8]]
+    {
         let frame = le16(UInt16(truncatingIfNeeded: pdu.count)) + le16(0x0004) + pdu
         let size = max(1, fragmentSize)
         var packets: [[UInt8]] = []
@@ -104,7 +111,9 @@ public struct HCITrafficWriter: Sendable {
     public mutating func discover(_ server: GATTServerLayout, handle: UInt16, at time: BtsnoopTime) {
         func request(_ pdu: [UInt8]) { att(pdu, handle: handle, direction: .sent, at: time) }
         func respond(_ pdu: [UInt8]) { att(pdu, handle: handle, direction: .received, at: time) }
-        func notFound(_ opcode: UInt8, _ start: UInt16) { respond([ATTOpcode.errorResponse, opcode] + Self.le16(start) + [0x0A]) }
+        func notFound(_ opcode: UInt8, _ start: UInt16) {
+            respond([ATTOpcode.errorResponse, opcode] + Self.le16(start) + [0x0A])
+        }
         let capacity = max(Int(mtu), 23)  // the LE minimum ATT_MTU (Vol 3 Part F 3.2.8)
 
         request([ATTOpcode.exchangeMTURequest] + Self.le16(517))
@@ -113,7 +122,9 @@ public struct HCITrafficWriter: Sendable {
         var services = server.services[...]
         var start: UInt16 = 0x0001
         while true {
-            request([ATTOpcode.readByGroupTypeRequest] + Self.le16(start) + Self.le16(0xFFFF) + Self.le16(0x2800))
+            request(
+                [ATTOpcode.readByGroupTypeRequest] + Self.le16(start) + Self.le16(0xFFFF)
+                    + Self.uuidBytes(ATTOpcode.primaryService))
             guard let first = services.first else {
                 notFound(ATTOpcode.readByGroupTypeRequest, start)
                 break
@@ -134,15 +145,21 @@ public struct HCITrafficWriter: Sendable {
             var characteristics = service.characteristics[...]
             var start = service.handles.lowerBound
             while start <= service.handles.upperBound {
-                request([ATTOpcode.readByTypeRequest] + Self.le16(start) + Self.le16(service.handles.upperBound) + Self.le16(0x2803))
+                request(
+                    [ATTOpcode.readByTypeRequest] + Self.le16(start) + Self.le16(service.handles.upperBound)
+                        + Self.uuidBytes(ATTOpcode.characteristic))
                 guard let first = characteristics.first else {
                     notFound(ATTOpcode.readByTypeRequest, start)
                     break
                 }
                 let size = 5 + Self.uuidBytes(first.uuid).count
                 var pdu: [UInt8] = [ATTOpcode.readByTypeResponse, UInt8(size)]
-                while let c = characteristics.first, 5 + Self.uuidBytes(c.uuid).count == size, pdu.count + size <= capacity {
-                    pdu += Self.le16(c.declarationHandle) + [c.properties] + Self.le16(c.valueHandle) + Self.uuidBytes(c.uuid)
+                while let c = characteristics.first, 5 + Self.uuidBytes(c.uuid).count == size,
+                    pdu.count + size <= capacity
+                {
+                    pdu +=
+                        Self.le16(c.declarationHandle) + [c.properties] + Self.le16(c.valueHandle)
+                        + Self.uuidBytes(c.uuid)
                     characteristics.removeFirst()
                 }
                 respond(pdu)
@@ -153,14 +170,17 @@ public struct HCITrafficWriter: Sendable {
             for c in service.characteristics {
                 guard let configuration = c.configurationHandle else { continue }
                 request([ATTOpcode.findInformationRequest] + Self.le16(configuration) + Self.le16(configuration))
-                respond([ATTOpcode.findInformationResponse, 0x01] + Self.le16(configuration) + Self.le16(0x2902))
+                respond(
+                    [ATTOpcode.findInformationResponse, 0x01] + Self.le16(configuration)
+                        + Self.uuidBytes(ATTOpcode.clientCharacteristicConfiguration))
             }
         }
 
         for service in server.services {
             for c in service.characteristics {
                 guard let configuration = c.configurationHandle else { continue }
-                request([ATTOpcode.writeRequest] + Self.le16(configuration) + Self.le16(c.properties & 0x20 != 0 ? 2 : 1))
+                request(
+                    [ATTOpcode.writeRequest] + Self.le16(configuration) + Self.le16(c.properties & 0x20 != 0 ? 2 : 1))
                 respond([ATTOpcode.writeResponse])
             }
         }
@@ -173,7 +193,9 @@ public struct HCITrafficWriter: Sendable {
                 guard value.count + bytes.count <= min(capacity - 4, 253) else { break }
                 value += bytes
             }
-            request([ATTOpcode.readByTypeRequest] + Self.le16(0x0001) + Self.le16(0xFFFF) + Self.le16(0x2A00))
+            request(
+                [ATTOpcode.readByTypeRequest] + Self.le16(0x0001) + Self.le16(0xFFFF)
+                    + Self.uuidBytes(ATTOpcode.deviceName))
             respond([ATTOpcode.readByTypeResponse, UInt8(2 + value.count)] + Self.le16(nameHandle) + value)
         }
     }
@@ -184,20 +206,25 @@ public struct HCITrafficWriter: Sendable {
     /// `ident`, `message` (datalink 2001 only).
     public mutating func note(_ message: String, ident: String, at time: BtsnoopTime) {
         let identBytes = Array(ident.utf8.prefix(254)) + [0]
-        writer.appendMonitor(.userLogging, adapter: adapter, [6, UInt8(identBytes.count)] + identBytes + Array(message.utf8) + [0], at: time)
+        writer.appendMonitor(
+            .userLogging, adapter: adapter, [6, UInt8(identBytes.count)] + identBytes + Array(message.utf8) + [0],
+            at: time)
     }
 
     // MARK: - Packets
 
     private mutating func command(_ opcode: UInt16, _ parameters: [UInt8], at time: BtsnoopTime) {
-        writer.append(.command, .sent, adapter: adapter, Self.le16(opcode) + [UInt8(parameters.count)] + parameters, at: time)
+        writer.append(
+            .command, .sent, adapter: adapter, Self.le16(opcode) + [UInt8(parameters.count)] + parameters, at: time)
     }
 
     private mutating func event(_ code: UInt8, _ parameters: [UInt8], at time: BtsnoopTime) {
         writer.append(.event, .received, adapter: adapter, [code, UInt8(parameters.count)] + parameters, at: time)
     }
 
-    static func le16(_ value: UInt16) -> [UInt8] { [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)] }
+    static func le16(_ value: UInt16) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+    }
 
     /// A UUID as ATT carries it: 2 bytes for SIG 16-bit UUIDs, else 16, little-endian.
     static func uuidBytes(_ uuid: BluetoothUUID) -> [UInt8] {

@@ -21,7 +21,9 @@ public enum CaptureFile {
         -> any TraceRecordSource
     {
         do {
-            if BtsnoopReader.isBtsnoop(url) { return try BtsnoopTraceReader(contentsOf: url, assumedHandles: assumedHandles) }
+            if BtsnoopReader.isBtsnoop(url) {
+                return try BtsnoopTraceReader(contentsOf: url, assumedHandles: assumedHandles)
+            }
         } catch {
             throw .btsnoop(error)
         }

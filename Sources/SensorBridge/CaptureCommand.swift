@@ -37,7 +37,8 @@ enum CaptureCommand {
         }
         let adapter = try arguments["adapter"].map { text throws(UsageError) -> UInt16 in
             guard text.hasPrefix("hci"), let index = UInt16(text.dropFirst(3)) else {
-                throw UsageError("--adapter \(text) is not an adapter name; give hci0, hci1, ... (ls /sys/class/bluetooth)")
+                throw UsageError(
+                    "--adapter \(text) is not an adapter name; give hci0, hci1, ... (ls /sys/class/bluetooth)")
             }
             return index
         }
@@ -50,7 +51,9 @@ enum CaptureCommand {
             return .failure
         }
         if let adapter, !FileManager.default.fileExists(atPath: "/sys/class/bluetooth/hci\(adapter)") {
-            context.errors.line("sensorbridge capture: there is no adapter hci\(adapter); the adapters are in /sys/class/bluetooth (or run 'bluetoothctl list')")
+            context.errors.line(
+                "sensorbridge capture: there is no adapter hci\(adapter); the adapters are in /sys/class/bluetooth (or run 'bluetoothctl list')"
+            )
             return .failure
         }
         let file: BtsnoopFileWriter
@@ -88,7 +91,8 @@ enum CaptureCommand {
             context.errors.line("\nsensorbridge capture: \(error)")
             return .failure
         }
-        context.errors.line("\(context.outputIsTerminal ? "\n" : "")sensorbridge capture: \(packets) packets written to \(path)")
+        context.errors.line(
+            "\(context.outputIsTerminal ? "\n" : "")sensorbridge capture: \(packets) packets written to \(path)")
         return .success
     }
 }

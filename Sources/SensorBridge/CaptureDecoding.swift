@@ -30,7 +30,9 @@ enum CaptureDecoding {
         if BtsnoopReader.isBtsnoop(url) {
             failure = btsnoop(url, handles: handles, &printer, context)
         } else {
-            guard handles.isEmpty else { throw UsageError("--handle maps the handles of a btsnoop capture; \(path) is a JSONL trace") }
+            guard handles.isEmpty else {
+                throw UsageError("--handle maps the handles of a btsnoop capture; \(path) is a JSONL trace")
+            }
             failure = trace(url, &printer)
         }
         guard let failure else { return .success }
@@ -39,7 +41,9 @@ enum CaptureDecoding {
     }
 
     /// Prints the capture's notifications; the reason it stopped early, if it did.
-    private static func btsnoop(_ url: URL, handles: [UInt16: BluetoothUUID], _ printer: inout Printer, _ context: CommandContext)
+    private static func btsnoop(
+        _ url: URL, handles: [UInt16: BluetoothUUID], _ printer: inout Printer, _ context: CommandContext
+    )
         -> String?
     {
         let reader: BtsnoopReader
@@ -58,8 +62,10 @@ enum CaptureDecoding {
                 guard case .notification(let n) = event.kind else { continue }
                 let link: JSONObject = [
                     "time": .number(event.time.secondsSince1970), "record": .number(Double(event.record)),
-                    "adapter": .number(Double(n.connection.adapter)), "connection": .number(Double(n.connection.handle)),
-                    "handle": .number(Double(n.handle)), "direction": .string(n.direction == .received ? "received" : "sent"),
+                    "adapter": .number(Double(n.connection.adapter)),
+                    "connection": .number(Double(n.connection.handle)),
+                    "handle": .number(Double(n.handle)),
+                    "direction": .string(n.direction == .received ? "received" : "sent"),
                     "pdu": .string(n.isIndication ? "indication" : "notification"),
                 ]
                 printer.print(
@@ -142,7 +148,8 @@ enum CaptureDecoding {
             }
             let uuid = line.uuid?.description ?? "?"
             output.line(
-                "\(line.time)  \(pad(line.linkColumn, 6))  \(pad(line.handleColumn, 6))  \(pad(uuid, 4))  \(fields.joined(separator: " "))")
+                "\(line.time)  \(pad(line.linkColumn, 6))  \(pad(line.handleColumn, 6))  \(pad(uuid, 4))  \(fields.joined(separator: " "))"
+            )
         }
 
         private func pad(_ text: String, _ width: Int) -> String {

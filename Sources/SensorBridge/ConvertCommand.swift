@@ -36,9 +36,13 @@ enum ConvertCommand {
         }
         try arguments.expectPositionals(atMost: 2)
         guard arguments.positionals.count == 2 else {
-            throw UsageError("give the file to read and the file to write, for example: sensorbridge convert btsnoop_hci.log ride.jsonl")
+            throw UsageError(
+                "give the file to read and the file to write, for example: sensorbridge convert btsnoop_hci.log ride.jsonl"
+            )
         }
-        let (input, output) = (URL(fileURLWithPath: arguments.positionals[0]), URL(fileURLWithPath: arguments.positionals[1]))
+        let (input, output) = (
+            URL(fileURLWithPath: arguments.positionals[0]), URL(fileURLWithPath: arguments.positionals[1])
+        )
         guard input.standardizedFileURL != output.standardizedFileURL else {
             throw UsageError("IN and OUT are the same file; write to another one")
         }
@@ -47,7 +51,8 @@ enum ConvertCommand {
         let kinds: String
         if BtsnoopReader.isBtsnoop(input) {
             guard !["btsnoop", "log", "cfa"].contains(output.pathExtension.lowercased()) else {
-                throw UsageError("\(input.lastPathComponent) is a btsnoop capture, so OUT is a JSONL trace; name it .jsonl")
+                throw UsageError(
+                    "\(input.lastPathComponent) is a btsnoop capture, so OUT is a JSONL trace; name it .jsonl")
             }
             kinds = "btsnoop capture -> JSONL trace"
             do {
@@ -56,11 +61,16 @@ enum ConvertCommand {
                 context.errors.line("sensorbridge convert: \(error)")
                 return .failure
             }
-            if let skipped = summary.statistics.summary { context.errors.line("sensorbridge convert: \(input.path): skipped \(skipped)") }
+            if let skipped = summary.statistics.summary {
+                context.errors.line("sensorbridge convert: \(input.path): skipped \(skipped)")
+            }
         } else {
-            guard handles.isEmpty else { throw UsageError("--handle maps the handles of a btsnoop capture; IN is a JSONL trace") }
+            guard handles.isEmpty else {
+                throw UsageError("--handle maps the handles of a btsnoop capture; IN is a JSONL trace")
+            }
             guard output.pathExtension.lowercased() != "jsonl" else {
-                throw UsageError("\(input.lastPathComponent) is a JSONL trace, so OUT is a btsnoop capture; name it .btsnoop")
+                throw UsageError(
+                    "\(input.lastPathComponent) is a JSONL trace, so OUT is a btsnoop capture; name it .btsnoop")
             }
             kinds = "JSONL trace -> btsnoop capture"
             do {
@@ -70,7 +80,8 @@ enum ConvertCommand {
                 return .failure
             }
         }
-        context.output.line("\(output.path): \(kinds), \(summary.notifications) notifications, \(summary.events) events")
+        context.output.line(
+            "\(output.path): \(kinds), \(summary.notifications) notifications, \(summary.events) events")
         return .success
     }
 }

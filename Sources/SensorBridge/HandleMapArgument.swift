@@ -20,12 +20,16 @@ enum HandleMapArgument {
             let parts = entry.split(separator: "=", omittingEmptySubsequences: false)
             let handleText = parts.first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             let handle: UInt16? =
-                handleText.lowercased().hasPrefix("0x") ? UInt16(handleText.dropFirst(2), radix: 16) : UInt16(handleText)
-            guard parts.count == 2, let handle, let uuid = BluetoothUUID(parts[1].trimmingCharacters(in: .whitespaces)) else {
+                handleText.lowercased().hasPrefix("0x")
+                ? UInt16(handleText.dropFirst(2), radix: 16) : UInt16(handleText)
+            guard parts.count == 2, let handle, let uuid = BluetoothUUID(parts[1].trimmingCharacters(in: .whitespaces))
+            else {
                 throw UsageError(
                     "--handle: '\(entry)' is not HANDLE=UUID; write for example --handle 0x0012=2a37,0x0022=2a63")
             }
-            guard map[handle] == nil else { throw UsageError("--handle names handle \(handleText) twice; give it once") }
+            guard map[handle] == nil else {
+                throw UsageError("--handle names handle \(handleText) twice; give it once")
+            }
             map[handle] = uuid
         }
         return map

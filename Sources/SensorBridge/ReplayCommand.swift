@@ -41,7 +41,8 @@ enum ReplayCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "replay",
-            options: Set(["pace", "activity", "hr-zones", "power-zones", HandleMapArgument.option]).union(ProfileArguments.options),
+            options: Set(["pace", "activity", "hr-zones", "power-zones", HandleMapArgument.option])
+                .union(ProfileArguments.options),
             flags: ["json", "events"])
         if arguments.has("help") {
             context.output.line(help)

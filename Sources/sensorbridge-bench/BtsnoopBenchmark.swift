@@ -30,7 +30,8 @@ enum BtsnoopBenchmark {
         w.addController(address: BluetoothAddress(0x001A_7DDA_7113), at: time)
         var handles: [(link: UInt16, attribute: UInt16, uuid: BluetoothUUID)] = []
         for (index, sensor) in sensors.enumerated() {
-            let layout = GATTServerLayout(characteristics: sensor.characteristics, firstHandle: UInt16(0x0010 + 0x0100 * index))
+            let layout = GATTServerLayout(
+                characteristics: sensor.characteristics, firstHandle: UInt16(0x0010 + 0x0100 * index))
             w.connect(handle: sensor.handle, peer: BluetoothAddress(sensor.address), addressType: 0, at: time)
             w.discover(layout, handle: sensor.handle, at: time)
             for uuid in sensor.characteristics { handles.append((sensor.handle, layout.valueHandle(of: uuid)!, uuid)) }
@@ -47,7 +48,11 @@ enum BtsnoopBenchmark {
                 let value: [UInt8] =
                     switch uuid.shortValue {
                     case 0x2A37: [0x16, 120 + noise, 0x10, 0x03, 0x08, 0x03]
-                    case 0x2A63: [0x20, 0x00, 0xC8 &+ noise, 0x00, UInt8(revolutions & 0xFF), UInt8(revolutions >> 8), 0x00, 0x28]
+                    case 0x2A63:
+                        [
+                            0x20, 0x00, 0xC8 &+ noise, 0x00, UInt8(revolutions & 0xFF), UInt8(revolutions >> 8), 0x00,
+                            0x28,
+                        ]
                     case 0x2A64: [0x04] + (0..<12).flatMap { _ in [UInt8(truncatingIfNeeded: rng.next()), 0x01] }
                     default: [0x02, UInt8(revolutions & 0xFF), UInt8(revolutions >> 8), 0x00, 0x28]
                     }
@@ -84,7 +89,9 @@ enum BtsnoopBenchmark {
     /// line count.
     static func runTshark(_ tshark: URL, _ capture: URL) -> (cpuSeconds: Double, seconds: Double, lines: Int) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bench-tshark.txt")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { fatalError("cannot create \(output.path)") }
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+            fatalError("cannot create \(output.path)")
+        }
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
         process.executableURL = tshark
@@ -100,7 +107,9 @@ enum BtsnoopBenchmark {
         }
         process.waitUntilExit()
         let seconds = (ContinuousClock.now - start).seconds
-        guard process.terminationStatus == 0 else { fatalError("tshark failed with status \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            fatalError("tshark failed with status \(process.terminationStatus)")
+        }
         let text = [UInt8]((try? Data(contentsOf: output)) ?? Data())
         return (cpuSeconds(RUSAGE_CHILDREN) - cpuBefore, seconds, text.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 })
     }
@@ -109,16 +118,20 @@ enum BtsnoopBenchmark {
     static func cpuSeconds(_ who: __rusage_who) -> Double {
         var usage = rusage()
         getrusage(who.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+            usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     static func run(json: Bool) {
         guard let tshark else {
             FileHandle.standardError.write(
-                Data("btsnoop: this benchmark compares with Wireshark's tshark, which is not installed; install it with: sudo apt-get install tshark\n".utf8))
+                Data(
+                    "btsnoop: this benchmark compares with Wireshark's tshark, which is not installed; install it with: sudo apt-get install tshark\n"
+                        .utf8))
             exit(1)
         }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bench-\(getpid()).btsnoop")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sensorbridge-bench-\(getpid()).btsnoop")
         let (bytes, notifications) = makeCapture()
         do {
             try Data(bytes).write(to: url)
@@ -140,7 +153,8 @@ enum BtsnoopBenchmark {
         // tshark's best of two runs (each takes seconds), as ours is the best of ten.
         let theirs = [runTshark(tshark, url), runTshark(tshark, url)].min { $0.cpuSeconds < $1.cpuSeconds }!
         if theirs.lines != notifications {
-            FileHandle.standardError.write(Data("btsnoop: tshark listed \(theirs.lines) notifications, the capture holds \(notifications)\n".utf8))
+            FileHandle.standardError.write(
+                Data("btsnoop: tshark listed \(theirs.lines) notifications, the capture holds \(notifications)\n".utf8))
         }
         let ours = megabytes / best.cpu
         let tsharkRate = megabytes / theirs.cpuSeconds
@@ -151,10 +165,20 @@ enum BtsnoopBenchmark {
                 "ratio": .number((ours / tsharkRate * 10).rounded() / 10),
             ])
         } else {
-            print(String(format: "btsnoop: a generated %.1f MB capture, %d notifications on 3 links (27-byte ACL fragments)", megabytes, notifications))
+            print(
+                String(
+                    format: "btsnoop: a generated %.1f MB capture, %d notifications on 3 links (27-byte ACL fragments)",
+                    megabytes, notifications))
             print("  MB per CPU second (wall time in brackets)")
-            print(String(format: "  SensorBridge  %8.1f MB/s  BtsnoopReader over the file, best of 10: %.3f s CPU (%.3f s)", ours, best.cpu, best.wall))
-            print(String(format: "  tshark        %8.2f MB/s  tshark -r FILE -Y btatt.opcode==0x1b, best of 2: %.1f s CPU (%.1f s)", tsharkRate, theirs.cpuSeconds, theirs.seconds))
+            print(
+                String(
+                    format: "  SensorBridge  %8.1f MB/s  BtsnoopReader over the file, best of 10: %.3f s CPU (%.3f s)",
+                    ours, best.cpu, best.wall))
+            print(
+                String(
+                    format:
+                        "  tshark        %8.2f MB/s  tshark -r FILE -Y btatt.opcode==0x1b, best of 2: %.1f s CPU (%.1f s)",
+                    tsharkRate, theirs.cpuSeconds, theirs.seconds))
             print(String(format: "  ratio         %8.0fx      target >= 100x", ours / tsharkRate))
         }
     }

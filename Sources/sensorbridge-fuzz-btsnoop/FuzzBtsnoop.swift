@@ -9,7 +9,7 @@ import Foundation
 import GATT
 
 #if FUZZING
-import CFuzzer
+    import CFuzzer
 #endif
 
 /// Reads `bytes` as a btsnoop capture through everything that parses one: the event reader (with
@@ -33,38 +33,39 @@ func exercise(_ bytes: [UInt8]) -> Int {
 }
 
 #if FUZZING
-/// libFuzzer's per-input entry point.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzBtsnoop(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    _ = exercise(bytes)
-    return 0
-}
+    /// libFuzzer's per-input entry point.
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzBtsnoop(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+        _ = exercise(bytes)
+        return 0
+    }
 
-/// The program's entry point: SwiftPM links `main` to `<module>_main`, so libFuzzer's own `main`
-/// is not used; this hands the command line to libFuzzer's driver instead.
-@_cdecl("sensorbridge_fuzz_btsnoop_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzBtsnoop(data, size) }
-}
+    /// The program's entry point: SwiftPM links `main` to `<module>_main`, so libFuzzer's own `main`
+    /// is not used; this hands the command line to libFuzzer's driver instead.
+    @_cdecl("sensorbridge_fuzz_btsnoop_main")
+    public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzBtsnoop(data, size) }
+    }
 #else
-@main
-enum FuzzReplay {
-    static func main() {
-        let paths = CommandLine.arguments.dropFirst()
-        guard !paths.isEmpty else {
-            FileHandle.standardError.write(Data("usage: sensorbridge-fuzz-btsnoop FILE...  (runs the fuzz harness over each file)\n".utf8))
-            exit(2)
-        }
-        for path in paths {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
-                exit(1)
+    @main
+    enum FuzzReplay {
+        static func main() {
+            let paths = CommandLine.arguments.dropFirst()
+            guard !paths.isEmpty else {
+                FileHandle.standardError.write(
+                    Data("usage: sensorbridge-fuzz-btsnoop FILE...  (runs the fuzz harness over each file)\n".utf8))
+                exit(2)
             }
-            print("\(path): \(exercise([UInt8](data))) events and records")
+            for path in paths {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
+                    exit(1)
+                }
+                print("\(path): \(exercise([UInt8](data))) events and records")
+            }
         }
     }
-}
 #endif

@@ -82,7 +82,8 @@ import Testing
         #expect(gone == connection)
         #expect(reason == 0x13)  // remote user terminated
         let database = try #require(reader.remoteDatabase(of: connection))
-        #expect(database.services.map(\.uuid) == [.heartRateService, .cyclingPowerService, .cyclingSpeedAndCadenceService])
+        #expect(
+            database.services.map(\.uuid) == [.heartRateService, .cyclingPowerService, .cyclingSpeedAndCadenceService])
         #expect(database.services.map(\.handles) == [0x0010...0x0015, 0x0020...0x002A, 0x0030...0x0035])
         #expect(database.uuid(ofHandle: 0x0015) == .bodySensorLocation)
         #expect(database.uuid(ofHandle: 0x0013) == BluetoothUUID(0x2902))
@@ -95,7 +96,8 @@ import Testing
         #expect(BtsnoopTime(microseconds: 63_868_256_000_250_000).secondsSince1970 == 1_700_000_000.25)
         #expect(BtsnoopTime(unixMicroseconds: 1_700_000_000_250_000).description == "2023-11-14T22:13:20.250000Z")
         #expect(BtsnoopTime(unixMicroseconds: -1).description == "1969-12-31T23:59:59.999999Z")
-        #expect(BtsnoopTime(Date(timeIntervalSince1970: 1_700_000_000.000001)).unixMicroseconds == 1_700_000_000_000_001)
+        #expect(
+            BtsnoopTime(Date(timeIntervalSince1970: 1_700_000_000.000001)).unixMicroseconds == 1_700_000_000_000_001)
         #expect(BtsnoopTime(unixMicroseconds: 5).adding(.nanoseconds(1_499)).unixMicroseconds == 6)
     }
 }

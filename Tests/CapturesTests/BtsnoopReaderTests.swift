@@ -9,7 +9,9 @@ import Testing
     static let strap = BluetoothAddress("C4:7E:11:22:33:44")!
     static let meter = BluetoothAddress("E8:FE:6E:91:9F:16")!
 
-    static func at(_ milliseconds: Int64) -> BtsnoopTime { BtsnoopTime(microseconds: t0.microseconds + milliseconds * 1000) }
+    static func at(_ milliseconds: Int64) -> BtsnoopTime {
+        BtsnoopTime(microseconds: t0.microseconds + milliseconds * 1000)
+    }
 
     static func read(_ bytes: [UInt8], assumedHandles: [UInt16: BluetoothUUID] = [:]) throws(BtsnoopError)
         -> (events: [CaptureEvent], statistics: CaptureStatistics)
@@ -30,14 +32,18 @@ import Testing
         w.aclFragmentSize = fragmentSize
         w.addController(address: BluetoothAddress(0x001A_7DDA_7113), at: at(0))
         w.connect(handle: 0x0040, peer: strap, addressType: 0, at: at(0))
-        w.discover(GATTServerLayout(characteristics: [.heartRateMeasurement, .bodySensorLocation], name: "HRM-Pro"), handle: 0x0040, at: at(1))
+        w.discover(
+            GATTServerLayout(characteristics: [.heartRateMeasurement, .bodySensorLocation], name: "HRM-Pro"),
+            handle: 0x0040, at: at(1))
         return w
     }
 
     // MARK: - Fragments and connections
 
     @Test func fragmentedFramesAreReassembled() throws {
-        let payloads: [[UInt8]] = [[0x10, 72] + (0..<20).map { UInt8($0) }, [0x00, 73], Array(repeating: 0x16, count: 40)]
+        let payloads: [[UInt8]] = [
+            [0x10, 72] + (0..<20).map { UInt8($0) }, [0x00, 73], Array(repeating: 0x16, count: 40),
+        ]
         func capture(fragmentSize: Int) throws -> (events: [CaptureEvent], statistics: CaptureStatistics) {
             var w = Self.strapSession(fragmentSize: fragmentSize)
             for (i, payload) in payloads.enumerated() {
@@ -68,8 +74,10 @@ import Testing
         let heart: [UInt8] = [0x10, 72] + Array(repeating: 0x03, count: 60)
         let power: [UInt8] = [0x20, 0x00, 0xFA, 0x00] + Array(repeating: 0x01, count: 50)
         let write: [UInt8] = [0x52, 0x20, 0x00] + Array(repeating: 0xEE, count: 87)  // a long Write Command going out
-        let a = HCITrafficWriter.aclPackets(att: [0x1B, 0x12, 0x00] + heart, handle: 0x0040, direction: .received, fragmentSize: 27)
-        let b = HCITrafficWriter.aclPackets(att: [0x1B, 0x12, 0x00] + power, handle: 0x0041, direction: .received, fragmentSize: 27)
+        let a = HCITrafficWriter.aclPackets(
+            att: [0x1B, 0x12, 0x00] + heart, handle: 0x0040, direction: .received, fragmentSize: 27)
+        let b = HCITrafficWriter.aclPackets(
+            att: [0x1B, 0x12, 0x00] + power, handle: 0x0041, direction: .received, fragmentSize: 27)
         let c = HCITrafficWriter.aclPackets(att: write, handle: 0x0040, direction: .sent, fragmentSize: 27)
         #expect(a.count == 3 && b.count == 3 && c.count == 4)
         for i in 0..<4 {
@@ -121,7 +129,10 @@ import Testing
             return bytes
         }
         // LE Connection Complete: handle 0x0041, central, random address C0:FF:EE:12:34:56.
-        let connection: [UInt8] = [0x3E, 0x13, 0x01, 0x00, 0x41, 0x00, 0x00, 0x01, 0x56, 0x34, 0x12, 0xEE, 0xFF, 0xC0, 0x18, 0x00, 0x00, 0x00, 0x2A, 0x00, 0x00]
+        let connection: [UInt8] = [
+            0x3E, 0x13, 0x01, 0x00, 0x41, 0x00, 0x00, 0x01, 0x56, 0x34, 0x12, 0xEE, 0xFF, 0xC0, 0x18, 0x00, 0x00, 0x00,
+            0x2A, 0x00, 0x00,
+        ]
         // ACL, handle 0x0041 first fragment (0x2041), 9 bytes; L2CAP 5 bytes on CID 4; notification of 0x0012: 00 48.
         let notification: [UInt8] = [0x41, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x1B, 0x12, 0x00, 0x00, 0x48]
         // H4: a type byte before each packet; flags bit 0 received, bit 1 command/event.
@@ -137,7 +148,9 @@ import Testing
                 continue
             }
             #expect(c.peer == BluetoothAddress("C0:FF:EE:12:34:56") && c.handle == 0x0041 && c.peerAddressType == 1)
-            #expect(n.connection == c && n.handle == 0x0012 && n.uuid == .heartRateMeasurement && Array(n.value) == [0x00, 0x48])
+            #expect(
+                n.connection == c && n.handle == 0x0012 && n.uuid == .heartRateMeasurement
+                    && Array(n.value) == [0x00, 0x48])
             #expect(events.last?.time == BtsnoopTime(microseconds: 0x00E2_E7D7_273E_7DC1))
         }
     }
@@ -156,18 +169,26 @@ import Testing
         // Read By Type for the Device Name (0x2A00), answered with a 7-byte entry that looks like a
         // characteristic declaration of 2A37 at 0x0012: it is a name, not a declaration.
         w.att([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x2A], handle: 0x0040, direction: .sent, at: Self.at(1))
-        w.att([0x09, 0x07, 0x03, 0x00, 0x10, 0x12, 0x00, 0x37, 0x2A], handle: 0x0040, direction: .received, at: Self.at(2))
+        w.att(
+            [0x09, 0x07, 0x03, 0x00, 0x10, 0x12, 0x00, 0x37, 0x2A], handle: 0x0040, direction: .received, at: Self.at(2)
+        )
         // A characteristic-declaration response with no request before it: skipped.
-        w.att([0x09, 0x07, 0x21, 0x00, 0x10, 0x22, 0x00, 0x63, 0x2A], handle: 0x0040, direction: .received, at: Self.at(3))
+        w.att(
+            [0x09, 0x07, 0x21, 0x00, 0x10, 0x22, 0x00, 0x63, 0x2A], handle: 0x0040, direction: .received, at: Self.at(3)
+        )
         // A request answered by an Error Response; the late response after it is unpaired.
         w.att([0x08, 0x20, 0x00, 0xFF, 0xFF, 0x03, 0x28], handle: 0x0040, direction: .sent, at: Self.at(4))
         w.att([0x01, 0x08, 0x20, 0x00, 0x0A], handle: 0x0040, direction: .received, at: Self.at(5))
-        w.att([0x09, 0x07, 0x31, 0x00, 0x10, 0x32, 0x00, 0x5B, 0x2A], handle: 0x0040, direction: .received, at: Self.at(6))
+        w.att(
+            [0x09, 0x07, 0x31, 0x00, 0x10, 0x32, 0x00, 0x5B, 0x2A], handle: 0x0040, direction: .received, at: Self.at(6)
+        )
         // A proper pair with a 128-bit characteristic UUID.
         let vendor = BluetoothUUID("6e400003-b5a3-f393-e0a9-e50e24dcca9e")!
         w.att([0x08, 0x40, 0x00, 0x4F, 0x00, 0x03, 0x28], handle: 0x0040, direction: .sent, at: Self.at(7))
         w.att(
-            [0x09, 0x15, 0x41, 0x00, 0x10, 0x42, 0x00] + [0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x03, 0x00, 0x40, 0x6E],
+            [0x09, 0x15, 0x41, 0x00, 0x10, 0x42, 0x00] + [
+                0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x03, 0x00, 0x40, 0x6E,
+            ],
             handle: 0x0040, direction: .received, at: Self.at(8))
         for attribute: UInt16 in [0x0012, 0x0022, 0x0032, 0x0042] {
             w.notify(handle: 0x0040, attribute: attribute, value: [0x00, 0x48], at: Self.at(10))
@@ -188,9 +209,13 @@ import Testing
         w.att([0x07, 0x20, 0x00, 0x2A, 0x00], handle: 0x0040, direction: .received, at: Self.at(2))
         // Find Information over the service: 0x0022 is 2A63, 0x0023 the CCCD.
         w.att([0x04, 0x21, 0x00, 0x2A, 0x00], handle: 0x0040, direction: .sent, at: Self.at(3))
-        w.att([0x05, 0x01, 0x21, 0x00, 0x03, 0x28, 0x22, 0x00, 0x63, 0x2A, 0x23, 0x00, 0x02, 0x29], handle: 0x0040, direction: .received, at: Self.at(4))
+        w.att(
+            [0x05, 0x01, 0x21, 0x00, 0x03, 0x28, 0x22, 0x00, 0x63, 0x2A, 0x23, 0x00, 0x02, 0x29], handle: 0x0040,
+            direction: .received, at: Self.at(4))
         // A Multiple Handle Value Notification: 0x0022 (2 bytes), then 0x0023 (1 byte).
-        w.att([0x23, 0x22, 0x00, 0x02, 0x00, 0xAA, 0xBB, 0x23, 0x00, 0x01, 0x00, 0xCC], handle: 0x0040, direction: .received, at: Self.at(5))
+        w.att(
+            [0x23, 0x22, 0x00, 0x02, 0x00, 0xAA, 0xBB, 0x23, 0x00, 0x01, 0x00, 0xCC], handle: 0x0040,
+            direction: .received, at: Self.at(5))
         let reader = try BtsnoopReader(bytes: w.takeBytes())
         var events: [CaptureEvent] = []
         while let event = try reader.next() { events.append(event) }
@@ -198,7 +223,10 @@ import Testing
         #expect(notifications.map { Array($0.value) } == [[0xAA, 0xBB], [0xCC]])
         #expect(notifications.map(\.uuid) == [.cyclingPowerMeasurement, BluetoothUUID(0x2902)])
         guard case .connected(let connection) = events.first?.kind else { return }
-        #expect(reader.remoteDatabase(of: connection)?.services == [.init(handles: 0x0020...0x002A, uuid: .cyclingPowerService)])
+        #expect(
+            reader.remoteDatabase(of: connection)?.services == [
+                .init(handles: 0x0020...0x002A, uuid: .cyclingPowerService)
+            ])
         #expect(reader.statistics.skipped == [:])
     }
 
@@ -260,7 +288,9 @@ import Testing
 
     static let header = Array("btsnoop\0".utf8) + [0, 0, 0, 1, 0, 0, 0x07, 0xD1]
 
-    static func expectError(_ bytes: [UInt8], _ kind: BtsnoopError.Kind, record: Int, mentions: String, eventsBefore: Int = 0) {
+    static func expectError(
+        _ bytes: [UInt8], _ kind: BtsnoopError.Kind, record: Int, mentions: String, eventsBefore: Int = 0
+    ) {
         var events = 0
         do {
             let reader = try BtsnoopReader(bytes: bytes)
@@ -277,14 +307,19 @@ import Testing
     @Test func fileProblemsAreTypedErrors() {
         Self.expectError([], .truncatedHeader, record: 0, mentions: "empty")
         Self.expectError(Array(Self.header.prefix(10)), .truncatedHeader, record: 0, mentions: "10 bytes")
-        Self.expectError(Array("btsnoOp\0".utf8) + Self.header.suffix(8), .badMagic, record: 0, mentions: "not a btsnoop file")
-        Self.expectError(Array(Self.header.prefix(8)) + [0, 0, 0, 2, 0, 0, 0x07, 0xD1], .unsupportedVersion, record: 0, mentions: "version 2")
-        Self.expectError(Array(Self.header.prefix(12)) + [0, 0, 0x03, 0xEB], .unknownDatalink, record: 0, mentions: "1003")
+        Self.expectError(
+            Array("btsnoOp\0".utf8) + Self.header.suffix(8), .badMagic, record: 0, mentions: "not a btsnoop file")
+        Self.expectError(
+            Array(Self.header.prefix(8)) + [0, 0, 0, 2, 0, 0, 0x07, 0xD1], .unsupportedVersion, record: 0,
+            mentions: "version 2")
+        Self.expectError(
+            Array(Self.header.prefix(12)) + [0, 0, 0x03, 0xEB], .unknownDatalink, record: 0, mentions: "1003")
         // A record that claims 4 GiB: refused before anything is allocated.
         let huge: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 16)
         Self.expectError(Self.header + huge, .recordTooLong, record: 1, mentions: "longer than any HCI packet")
         let inverted: [UInt8] = [0, 0, 0, 2, 0, 0, 0, 4] + [UInt8](repeating: 0, count: 16) + [1, 2, 3, 4]
-        Self.expectError(Self.header + inverted, .badRecordLength, record: 1, mentions: "includes 4 bytes of a 2-byte packet")
+        Self.expectError(
+            Self.header + inverted, .badRecordLength, record: 1, mentions: "includes 4 bytes of a 2-byte packet")
     }
 
     @Test func aCaptureCutShortYieldsEverythingBeforeTheCut() throws {
@@ -294,14 +329,19 @@ import Testing
         let events = try Self.read(whole).events.count  // connected, notification
         #expect(events == 2)
         // Cut inside the last record's data, then inside its header.
-        Self.expectError(Array(whole.dropLast(3)), .truncatedRecord, record: try Self.read(whole).statistics.records, mentions: "cut short", eventsBefore: 1)
+        Self.expectError(
+            Array(whole.dropLast(3)), .truncatedRecord, record: try Self.read(whole).statistics.records,
+            mentions: "cut short", eventsBefore: 1)
         let lastRecordSize = 24 + 4 + 4 + 3 + 2
-        Self.expectError(Array(whole.dropLast(lastRecordSize - 10)), .truncatedRecord, record: try Self.read(whole).statistics.records, mentions: "10 bytes into", eventsBefore: 1)
+        Self.expectError(
+            Array(whole.dropLast(lastRecordSize - 10)), .truncatedRecord,
+            record: try Self.read(whole).statistics.records, mentions: "10 bytes into", eventsBefore: 1)
     }
 
     @Test func brokenPacketsAreCountedAndSkipped() throws {
         var w = Self.strapSession()
-        let notification = HCITrafficWriter.aclPackets(att: [0x1B, 0x12, 0x00, 0x00, 0x48, 0x01, 0x02], handle: 0x0040, direction: .received, fragmentSize: 4)
+        let notification = HCITrafficWriter.aclPackets(
+            att: [0x1B, 0x12, 0x00, 0x00, 0x48, 0x01, 0x02], handle: 0x0040, direction: .received, fragmentSize: 4)
         #expect(notification.count == 3)
         // A continuation with no start before it.
         w.acl(notification[1], direction: .received, at: Self.at(10))
@@ -318,12 +358,14 @@ import Testing
         w.acl([0x40, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00], direction: .received, at: Self.at(14))
         w.att([0x1B, 0x12], handle: 0x0040, direction: .received, at: Self.at(15))
         // A packet the capture kept only the start of.
-        w.writer.append(BtsnoopRecord(flags: 5, time: Self.at(16), data: Array(notification[0].prefix(4)), originalLength: 8))
+        w.writer.append(
+            BtsnoopRecord(flags: 5, time: Self.at(16), data: Array(notification[0].prefix(4)), originalLength: 8))
         let (events, statistics) = try Self.read(w.takeBytes())
         #expect(Self.notifications(events).map { Array($0.value) } == [[0x00, 0x48, 0x01, 0x02]])
         #expect(
             statistics.skipped == [
-                .fragmentWithoutStart: 1, .incompleteFrame: 1, .oversizedFrame: 1, .malformedPacket: 1, .malformedATT: 1,
+                .fragmentWithoutStart: 1, .incompleteFrame: 1, .oversizedFrame: 1, .malformedPacket: 1,
+                .malformedATT: 1,
                 .snappedPacket: 1,
             ])
         #expect(statistics.summary?.contains("1 fragment without a start") == true)
@@ -334,7 +376,9 @@ import Testing
         var w = HCITrafficWriter()
         for adapter in UInt16(0)..<600 {
             w.adapter = adapter
-            w.connect(handle: 0x0040, peer: BluetoothAddress(UInt64(adapter) + 1), addressType: 0, at: Self.at(Int64(adapter)))
+            w.connect(
+                handle: 0x0040, peer: BluetoothAddress(UInt64(adapter) + 1), addressType: 0, at: Self.at(Int64(adapter))
+            )
             w.notify(handle: 0x0040, attribute: 0x0012, value: [UInt8(adapter & 0xFF)], at: Self.at(Int64(adapter)))
             w.disconnect(handle: 0x0040, at: Self.at(Int64(adapter)))
         }
@@ -348,7 +392,9 @@ import Testing
 
     @Test func connectionsBeyondTheLimitAreCounted() throws {
         var w = HCITrafficWriter()
-        for i in 0..<513 { w.connect(handle: UInt16(i), peer: BluetoothAddress(UInt64(i + 1)), addressType: 0, at: Self.at(0)) }
+        for i in 0..<513 {
+            w.connect(handle: UInt16(i), peer: BluetoothAddress(UInt64(i + 1)), addressType: 0, at: Self.at(0))
+        }
         let (events, statistics) = try Self.read(w.takeBytes())
         #expect(events.count == 512)
         #expect(statistics.skipped == [.connectionLimit: 1])

@@ -7,7 +7,8 @@ import Testing
 
 /// `decode --capture`, `convert`, `replay` of btsnoop captures, and `capture`'s error path.
 @Suite struct CaptureCommandsTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        .standardized
     static let fixture = root.appendingPathComponent("Tests/Fixtures/conformance/gatt-cases.btsnoop").path
     static let profile = ["--age", "40", "--resting-hr", "50", "--ftp", "250"]
 
@@ -38,7 +39,10 @@ import Testing
             // After the link keys, exactly what `decode` prints for the same payload.
             let single = try JSONValue(parsing: runCLI(["decode", "--uuid", uuid, "--hex", hex]).output)
             let keys = try #require(line.objectValue?.keys)
-            #expect(Array(keys.prefix(9)) == ["time", "record", "adapter", "connection", "handle", "direction", "pdu", "uuid", "hex"])
+            #expect(
+                Array(keys.prefix(9)) == [
+                    "time", "record", "adapter", "connection", "handle", "direction", "pdu", "uuid", "hex",
+                ])
             #expect(Array(keys.dropFirst(9)) == single.objectValue?.keys.filter { $0 != "uuid" })
             for key in keys.dropFirst(9) { #expect(line[key] == single[key], "\(key) of \(hex)") }
         }
@@ -50,22 +54,26 @@ import Testing
         let lines = run.output.split(separator: "\n")
         #expect(lines.count == 721)
         #expect(lines.first == "time (UTC)                   link    handle  uuid  value")
-        #expect(lines[1] == "2023-11-14T22:13:20.000000Z  0x0040  0x0012  2a37  heartRate=184 sensorContact=notSupported")
+        #expect(
+            lines[1] == "2023-11-14T22:13:20.000000Z  0x0040  0x0012  2a37  heartRate=184 sensorContact=notSupported")
     }
 
     @Test func decodeCaptureOfAJSONLTrace() throws {
         let trace = Self.temporary("trace.jsonl")
         try """
-            {"sensorbridge":"trace","version":1,"start":"2026-11-29T07:00:00Z","devices":{}}
-            {"t":0.5,"device":"hr","uuid":"2a37","hex":"16480003"}
-            {"t":1,"event":"lap"}
-            {"t":1.25,"device":"power","uuid":"2a63","hex":"2000"}
-            """.write(to: trace, atomically: true, encoding: .utf8)
+        {"sensorbridge":"trace","version":1,"start":"2026-11-29T07:00:00Z","devices":{}}
+        {"t":0.5,"device":"hr","uuid":"2a37","hex":"16480003"}
+        {"t":1,"event":"lap"}
+        {"t":1.25,"device":"power","uuid":"2a63","hex":"2000"}
+        """.write(to: trace, atomically: true, encoding: .utf8)
         let run = runCLI(["decode", "--capture", trace.path, "--jsonl"])
         #expect(run.status == .success)
         let lines = try jsonLines(run.output)
         #expect(lines.count == 2)
-        #expect(lines[0].objectValue?.keys == ["time", "device", "uuid", "hex", "heartRate", "sensorContact", "rrIntervals"])
+        #expect(
+            lines[0].objectValue?.keys == [
+                "time", "device", "uuid", "hex", "heartRate", "sensorContact", "rrIntervals",
+            ])
         #expect(lines[0]["time"] == 1_795_935_600.5)
         #expect(lines[1]["error"]?["kind"] == "truncated")
         #expect(runCLI(["decode", "--capture", trace.path, "--handle", "0x0012=2a37"]).status == .usage)
@@ -73,7 +81,9 @@ import Testing
 
     @Test func undiscoveredHandlesAndACaptureCutShort() throws {
         var w = HCITrafficWriter()
-        w.connect(handle: 0x0040, peer: BluetoothAddress(0xC47E_1122_3344), addressType: 0, at: BtsnoopTime(unixMicroseconds: 0))
+        w.connect(
+            handle: 0x0040, peer: BluetoothAddress(0xC47E_1122_3344), addressType: 0,
+            at: BtsnoopTime(unixMicroseconds: 0))
         w.notify(handle: 0x0040, attribute: 0x0012, value: [0x00, 0x48], at: BtsnoopTime(unixMicroseconds: 1))
         w.notify(handle: 0x0040, attribute: 0x0012, value: [0x00, 0x49], at: BtsnoopTime(unixMicroseconds: 2))
         let bytes = w.takeBytes()
@@ -134,13 +144,16 @@ import Testing
         var w = HCITrafficWriter()
         w.addController(address: BluetoothAddress(0x001A_7DDA_7113), at: start)
         w.connect(handle: 0x0040, peer: BluetoothAddress(0xC47E_1122_3344), addressType: 0, at: start)
-        w.discover(GATTServerLayout(characteristics: [.heartRateMeasurement], name: "HRM-Pro"), handle: 0x0040, at: start)
+        w.discover(
+            GATTServerLayout(characteristics: [.heartRateMeasurement], name: "HRM-Pro"), handle: 0x0040, at: start)
         w.connect(handle: 0x0041, peer: BluetoothAddress(0xE8FE_6E91_9F16), addressType: 0, at: start)
         w.discover(GATTServerLayout(characteristics: [.cyclingPowerMeasurement]), handle: 0x0041, at: start)
         for second in 0..<10 {
             let time = at(Double(second))
             if second == 4 { w.disconnect(handle: 0x0041, at: time) }
-            if second == 6 { w.connect(handle: 0x0041, peer: BluetoothAddress(0xE8FE_6E91_9F16), addressType: 0, at: time) }
+            if second == 6 {
+                w.connect(handle: 0x0041, peer: BluetoothAddress(0xE8FE_6E91_9F16), addressType: 0, at: time)
+            }
             w.notify(handle: 0x0040, attribute: 0x0012, value: [0x00, 150], at: time)
             if second < 4 || second >= 6 {
                 w.notify(handle: 0x0041, attribute: 0x0012, value: [0x00, 0x00, 200, 0x00], at: time)

@@ -48,7 +48,8 @@ let package = Package(
         // -DFUZZING); built normally it runs the same harness over files named on its command line.
         .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
         .executableTarget(
-            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer"], swiftSettings: swiftSettings),
+            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer"],
+            swiftSettings: swiftSettings),
         // Test-only helpers: payload encoders and fixtures.
         .target(name: "SensorTestSupport", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),

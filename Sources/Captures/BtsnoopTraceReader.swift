@@ -18,18 +18,22 @@ import SensorCore
 /// of a device is the start of its recording, not an event. The trace starts at the capture's
 /// first record, on a whole millisecond (the header's precision). Times never go backwards (a
 /// record stamped earlier than the one before takes that one's time). Notifications this host's
-/// own GATT server sent, and notifications on handles no discovery named, are left out.
+/// own GATT server sent, and notifications on handles no discovery named, are left out. A capture
+/// cut short inside its last record ends before it (counted as `cutShort`); other damage throws.
 ///
 /// The header comes from a first pass over the whole capture; the records then stream.
 public final class BtsnoopTraceReader: TraceRecordSource {
     public let header: TraceHeader
     private let reader: BtsnoopReader
     private var translator: BtsnoopTraceTranslator
+    /// The file ended inside a record: the trace ended before it.
+    private var cutShort = false
 
     /// What was skipped so far (everything, once `next()` has returned nil).
     public var statistics: CaptureStatistics {
         var statistics = reader.statistics
         if translator.malformedNotes > 0 { statistics.skip(.malformedNote, translator.malformedNotes) }
+        if cutShort { statistics.skip(.cutShort) }
         return statistics
     }
 
@@ -44,7 +48,8 @@ public final class BtsnoopTraceReader: TraceRecordSource {
     private init(open: () throws(BtsnoopError) -> BtsnoopReader) throws(BtsnoopError) {
         let scan = try open()
         var scanner = BtsnoopTraceTranslator(start: nil)
-        while !scanner.finished, let event = try scan.next() {
+        var cut = false
+        while !scanner.finished, let event = try Self.next(scan, cut: &cut) {
             _ = scanner.translate(event, databases: scan.remoteDatabase(of:))
         }
         let start: BtsnoopTime
@@ -66,10 +71,22 @@ public final class BtsnoopTraceReader: TraceRecordSource {
     }
 
     public func next() throws(BtsnoopError) -> TraceRecord? {
-        while !translator.finished, let event = try reader.next() {
+        while !translator.finished, let event = try Self.next(reader, cut: &cutShort) {
             if let record = translator.translate(event, databases: reader.remoteDatabase(of:)) { return record }
         }
         return nil
+    }
+
+    /// The next event of `reader`, or nil at the end. A file that ends inside a record (a capture
+    /// cut short, as when btmon is killed) ends the trace there and sets `cut`; other errors throw.
+    private static func next(_ reader: BtsnoopReader, cut: inout Bool) throws(BtsnoopError) -> CaptureEvent? {
+        do throws(BtsnoopError) {
+            return try reader.next()
+        } catch {
+            guard error.kind == .truncatedRecord else { throw error }
+            cut = true
+            return nil
+        }
     }
 }
 

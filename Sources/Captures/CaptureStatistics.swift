@@ -44,6 +44,8 @@ public enum CaptureSkip: String, Sendable, CaseIterable {
     case attributeLimit
     /// A `sensorbridge` log note that is not a trace line.
     case malformedNote
+    /// The file ends inside its last record (a capture cut short); read as a trace, it ends before it.
+    case cutShort
 
     func phrase(_ count: Int) -> String {
         let plural = count != 1
@@ -65,6 +67,7 @@ public enum CaptureSkip: String, Sendable, CaseIterable {
         case .attributeLimit:
             return plural ? "attributes beyond the database limit" : "attribute beyond the database limit"
         case .malformedNote: return plural ? "malformed sensorbridge notes" : "malformed sensorbridge note"
+        case .cutShort: return plural ? "records cut short at the end of the file" : "record cut short at the end of the file"
         }
     }
 }

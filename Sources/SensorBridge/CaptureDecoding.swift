@@ -43,9 +43,7 @@ enum CaptureDecoding {
     /// Prints the capture's notifications; the reason it stopped early, if it did.
     private static func btsnoop(
         _ url: URL, handles: [UInt16: BluetoothUUID], _ printer: inout Printer, _ context: CommandContext
-    )
-        -> String?
-    {
+    ) -> String? {
         let reader: BtsnoopReader
         do {
             reader = try BtsnoopReader(contentsOf: url, assumedHandles: handles)

@@ -163,6 +163,22 @@ import Testing
         #expect(statistics.skipped == [.undiscoveredHandle: 1])
     }
 
+    @Test func aCaptureCutShortEndsTheTraceAndAnyOtherDamageThrows() throws {
+        var w = HCITrafficWriter()
+        w.connect(handle: 0x0040, peer: BluetoothAddress("C4:7E:11:22:33:44")!, addressType: 0, at: Self.t0)
+        w.discover(GATTServerLayout(characteristics: [.heartRateMeasurement]), handle: 0x0040, at: Self.t0)
+        w.notify(handle: 0x0040, attribute: 0x0012, value: [0x00, 0x48], at: Self.at(1))
+        w.notify(handle: 0x0040, attribute: 0x0012, value: [0x00, 0x49], at: Self.at(2))
+        let bytes = w.takeBytes()
+        let (_, records, statistics) = try Self.read(Array(bytes.dropLast(2)))
+        #expect(records.count == 1)
+        #expect(statistics.skipped == [.cutShort: 1])
+        // A record longer than any packet: the file is corrupt, not cut short.
+        var corrupt = Array(bytes.dropLast(37))
+        corrupt += [0, 0x10, 0, 0, 0, 0x10, 0, 0] + [UInt8](repeating: 0, count: 16)
+        #expect(throws: BtsnoopError.self) { try Self.read(corrupt) }
+    }
+
     @Test func malformedSensorBridgeNotesAreCounted() throws {
         var w = HCITrafficWriter()
         w.note("{\"event\":\"jump\"}", ident: "sensorbridge", at: Self.t0)

@@ -173,6 +173,20 @@ import Testing
         #expect(workout?["start"] == "2026-11-29T07:00:00Z")
     }
 
+    @Test func replayOfACaptureCutShort() throws {
+        let capture = Self.temporary("cut.btsnoop")
+        #expect(runCLI(["convert", Self.root.appendingPathComponent("Captures/run-30min-hr.jsonl").path, capture.path]).status == .success)
+        let bytes = try Data(contentsOf: capture)
+        try bytes.dropLast(3).write(to: capture)
+        let run = runCLI(["replay", capture.path, "--json"] + Self.profile)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("skipped 1 record cut short at the end of the file"))
+        // The last record was the `end` note at 1800 s: the workout ends at the last notification.
+        let workout = try JSONValue(parsing: run.output)["workout"]
+        #expect(workout?["statistics"]?["heartRate"]?["count"] == 1800)
+        #expect(workout?["duration"] == 1799)
+    }
+
     @Test func convertAndReplayUsageErrors() throws {
         let trace = Self.root.appendingPathComponent("Captures/run-30min-hr.jsonl").path
         #expect(runCLI(["convert", trace]).status == .usage)

@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "sensorbridge", targets: ["sensorbridge"]),
         .executable(name: "sensorbridge-bench", targets: ["sensorbridge-bench"]),
+        .executable(name: "sensorbridge-fuzz-btsnoop", targets: ["sensorbridge-fuzz-btsnoop"]),
         .library(name: "SensorCore", targets: ["SensorCore"]),
         .library(name: "GATT", targets: ["GATT"]),
         .library(name: "SampleRing", targets: ["SampleRing"]),
@@ -28,20 +29,22 @@ let package = Package(
         .target(name: "Workouts", dependencies: ["SensorCore", "Zones"], swiftSettings: swiftSettings),
         // The lock-free hand-off between threads; imports only Synchronization.
         .target(name: "SampleRing", swiftSettings: swiftSettings),
-        // The system SQLite (Debian libsqlite3-dev); a module map and a shim header, nothing else.
         // The system D-Bus library (Debian libdbus-1-dev); a module map and a shim header.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A small typed libdbus binding; unsafe pointers stay inside it.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: swiftSettings),
         // The org.bluez object mirror, discovery, connections and notification sources.
         .target(name: "BlueZ", dependencies: ["DBus", "SensorCore"], swiftSettings: swiftSettings),
+        // The system SQLite (Debian libsqlite3-dev); a module map and a shim header, nothing else.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Workouts, samples, zones and preferences in SQLite; unsafe pointers only in its SQLite layer.
         .target(
             name: "WorkoutStore", dependencies: ["CSQLite", "SensorCore", "Zones", "Workouts"],
             swiftSettings: swiftSettings),
-        // Capture files: JSONL traces (and, later, btsnoop).
-        .target(name: "Captures", dependencies: ["SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // libbluetooth's headers (Debian libbluetooth-dev) for the HCI monitor socket; nothing is linked.
+        .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
+        // Capture files: JSONL traces, btsnoop (HCI -> L2CAP -> ATT), the HCI monitor socket.
+        .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
@@ -58,6 +61,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The btsnoop reader under libFuzzer (scripts/fuzz-btsnoop builds it with -sanitize=fuzzer
+        // -DFUZZING); built normally it runs the same harness over files named on its command line.
+        .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
+        .executableTarget(
+            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer"],
+            swiftSettings: swiftSettings),
         // Test-only helpers: payload encoders, fixtures and synthetic workouts (also for the benchmarks).
         .target(
             name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones"],
@@ -80,7 +89,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SensorBridgeTests",
-            dependencies: ["SensorBridge", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones"],
+            dependencies: [
+                "SensorBridge", "Captures", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones",
+            ],
             swiftSettings: swiftSettings
         ),
     ],

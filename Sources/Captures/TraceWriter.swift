@@ -31,14 +31,19 @@ public enum TraceWriter {
             object.append("uuid", .string(uuid.description))
             object.append("hex", .string(Hex.encode(bytes)))
         case .event(_, let event):
-            object.append("event", .string(event.name))
-            switch event {
-            case .activity(let type): object.append("activityType", .string(type))
-            case .connected(let device), .disconnected(let device): object.append("device", .string(device))
-            default: break
-            }
+            appendFields(of: event, to: &object)
         }
         return JSONValue.object(object).serialized
+    }
+
+    /// An event's members after `t`: `"event"`, then `"activityType"` or `"device"` when it has one.
+    static func appendFields(of event: TraceEvent, to object: inout JSONObject) {
+        object.append("event", .string(event.name))
+        switch event {
+        case .activity(let type): object.append("activityType", .string(type))
+        case .connected(let device), .disconnected(let device): object.append("device", .string(device))
+        default: break
+        }
     }
 
     /// The whole trace as text, one line each, newline-terminated.

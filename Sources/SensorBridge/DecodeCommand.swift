@@ -6,6 +6,7 @@ enum DecodeCommand {
     static let help = """
         Usage: sensorbridge decode --uuid UUID --hex HEX
                sensorbridge decode --jsonl < lines.jsonl
+               sensorbridge decode --capture FILE [--jsonl] [--handle H=UUID,...]
 
         Decodes GATT characteristic values (Heart Rate Measurement 2a37, Cycling Power
         Measurement 2a63, Cycling Power Vector 2a64, CSC Measurement 2a5b, Cycling Power
@@ -17,24 +18,44 @@ enum DecodeCommand {
           --hex HEX     the value's bytes as hex (spaces or colons between bytes allowed)
           --jsonl       read lines {"uuid":"2a63","hex":"..."} on standard input and write
                         one JSON object per line, in order
+          --capture FILE
+                        every notification and indication in a btsnoop capture ('btmon -w',
+                        Android's btsnoop_hci.log) or a JSONL trace, in order: a table, or
+                        with --jsonl one JSON object per line: {"time" (Unix seconds),
+                        "record", "adapter", "connection", "handle", "direction", "pdu",
+                        "uuid", "hex", then the decoded fields} ("device" instead of the
+                        link keys for a JSONL trace)
+        \(HandleMapArgument.help)
 
         Examples:
           sensorbridge decode --uuid 2a37 --hex 16480003
           {"uuid":"2a37","heartRate":72,"sensorContact":"detected","rrIntervals":[0.75]}
           echo '{"uuid":"2a63","hex":"2000c8000a00e803"}' | sensorbridge decode --jsonl
+          sensorbridge decode --capture btsnoop_hci.log --jsonl
 
         A payload that does not decode prints {"uuid":...,"error":{"kind":"truncated",
         "field":...,"offset":...,"message":...}}; error kinds are truncated, malformed,
-        unknownUUID, badHex and badLine. The single-payload form then exits with status 1.
+        unknownUUID, badHex and badLine, and undiscoveredHandle for a capture's handle no
+        discovery named (give --handle). The single-payload form then exits with status 1;
+        --capture exits with 1 only when the file cannot be read to its end.
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
-        let arguments = try CommandArguments(words, command: "decode", options: ["uuid", "hex"], flags: ["jsonl"])
+        let arguments = try CommandArguments(
+            words, command: "decode", options: ["uuid", "hex", "capture", HandleMapArgument.option], flags: ["jsonl"])
         if arguments.has("help") {
             context.output.line(help)
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
+        if let path = arguments["capture"] {
+            guard arguments["uuid"] == nil, arguments["hex"] == nil else {
+                throw UsageError("--capture takes each notification's uuid and bytes from the file; leave out --uuid and --hex")
+            }
+            return try CaptureDecoding.run(
+                path: path, jsonl: arguments.has("jsonl"), handles: try HandleMapArgument.parse(arguments), context)
+        }
+        if arguments[HandleMapArgument.option] != nil { throw UsageError("--handle goes with --capture FILE") }
         if arguments.has("jsonl") {
             guard arguments["uuid"] == nil, arguments["hex"] == nil else {
                 throw UsageError("--jsonl reads uuid and hex from each input line; leave out --uuid and --hex")
@@ -102,6 +123,11 @@ enum DecodeCommand {
         } catch {
             return (errorObject(uuid: uuid.description, kind: "badHex", message: error.description), true)
         }
+        return decode(uuid: uuid, bytes: bytes)
+    }
+
+    /// Decodes one value of characteristic `uuid` to its output object.
+    static func decode(uuid: BluetoothUUID, bytes: [UInt8]) -> (json: JSONValue, failed: Bool) {
         do {
             guard let value = try GATTValue.decode(uuid: uuid, bytes: bytes) else {
                 let known = GATTValue.supportedUUIDs.map(\.description).joined(separator: ", ")

@@ -8,10 +8,12 @@ enum ReplayCommand {
     static let help = """
         Usage: sensorbridge replay FILE [options]
 
-        Replays a JSONL trace (Captures/*.jsonl, or one written by 'record --trace') through the
-        decoders, the sample ring and the live workout builder, and prints the zoned workout.
-        Zones and profile come from the workout store ('sensorbridge zones set', 'sensorbridge
-        profile set') when it exists; the flags below override them.
+        Replays a recording through the decoders, the sample ring and the live workout builder,
+        and prints the zoned workout. FILE is a JSONL trace (Captures/*.jsonl, or one written by
+        'record --trace') or a btsnoop capture ('btmon -w', Android's btsnoop_hci.log,
+        'sensorbridge capture'), recognised by its first bytes. Zones and profile come from the
+        workout store ('sensorbridge zones set', 'sensorbridge profile set') when it exists; the
+        flags below override them.
 
         Options:
           --pace fast|realtime|N     fast (default), the recording's pace, or N times it
@@ -28,16 +30,23 @@ enum ReplayCommand {
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'
         \(StoreLocation.help)
+        \(HandleMapArgument.help)
+
+        A btsnoop capture's devices are named by what they are: 'power' for a peer with the
+        Cycling Power service, 'hr' for Heart Rate, 'csc' for Cycling Speed and Cadence ('hr2'
+        for a second strap), else its address. A disconnection is a sensor dropout, a
+        reconnection its return.
 
         Examples:
           sensorbridge replay Captures/ride-60min-hr-power.jsonl --age 40 --resting-hr 50 --ftp 250
           sensorbridge replay Captures/run-30min-hr.jsonl --hr-zones 120,140,155,170 --json
           sensorbridge replay Captures/ride-60min-hr-power.jsonl --save --store /tmp/rides.sqlite
+          sensorbridge replay btsnoop_hci.log --handle 0x0012=2a37 --age 40 --resting-hr 50
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "replay", options: WorkoutSetup.options.union(["pace"]), flags: WorkoutSetup.flags)
+            words, command: "replay", options: WorkoutSetup.options.union(["pace", HandleMapArgument.option]), flags: WorkoutSetup.flags)
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -53,13 +62,17 @@ enum ReplayCommand {
             return pace
         } ?? .fast
         var setup = try WorkoutSetup(arguments, context, command: "replay")
-
-        let reader: TraceReader
+        let handles = try HandleMapArgument.parse(arguments)
+        let reader: any TraceRecordSource
         do {
-            reader = try TraceReader(contentsOf: URL(fileURLWithPath: path))
+            reader = try CaptureFile.openTrace(URL(fileURLWithPath: path), assumedHandles: handles)
         } catch {
             context.errors.line("sensorbridge replay: \(path): \(error)")
             return .failure
+        }
+        let capture = reader as? BtsnoopTraceReader
+        if capture == nil, !handles.isEmpty {
+            throw UsageError("--handle maps the handles of a btsnoop capture; \(path) is a JSONL trace")
         }
         let replayer = TraceReplayer(reader: reader, pace: pace)
         let (builder, recorder) = try setup.begin(start: reader.header.start, sensors: replayer.sensorNames, context)
@@ -79,6 +92,7 @@ enum ReplayCommand {
             return .failure
         }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
+        if let skipped = capture?.statistics.summary { context.errors.line("sensorbridge replay: \(path): skipped \(skipped)") }
         try setup.finish(result, recorder: recorder, context)
         return .success
     }

@@ -24,22 +24,22 @@ public enum ReplayPace: Sendable, Equatable {
     }
 }
 
-/// The producer side of a replay: reads a trace as a stream, decodes its notifications into
-/// samples as the BlueZ layer does for live sensors, and pushes them with the trace's events into
-/// a ring.
+/// The producer side of a replay: reads a trace (JSONL or btsnoop) as a stream, decodes its
+/// notifications into samples as the BlueZ layer does for live sensors, and pushes them with the
+/// trace's events into a ring.
 ///
 /// `@unchecked Sendable`: it is created on one thread and then used by the producer thread only
 /// (`produce` runs once); `failure` is read after the session has finished, which the session's
 /// completion orders after the producer's last write.
 public final class TraceReplayer: @unchecked Sendable {
-    private let reader: TraceReader
+    private let reader: any TraceRecordSource
     public let pace: ReplayPace
     /// Session sensor ids by the trace's device keys; devices missing from the header get ids as they appear.
     private var sensorIDs: [String: SensorID]
-    /// Why the replay stopped early (a malformed line), if it did.
-    public private(set) var failure: TraceError?
+    /// Why the replay stopped early (a malformed line, a corrupt record), if it did.
+    public private(set) var failure: (any Error)?
 
-    public init(reader: TraceReader, pace: ReplayPace = .fast) {
+    public init(reader: any TraceRecordSource, pace: ReplayPace = .fast) {
         self.reader = reader
         self.pace = pace
         sensorIDs = Dictionary(
@@ -61,7 +61,8 @@ public final class TraceReplayer: @unchecked Sendable {
     /// Pushes every record, then `end`, into `ring`, waiting for room rather than dropping (a
     /// replay has no reason to lose samples). With a `speed` pace, each record waits for its
     /// time; `started` is when t = 0 was on the monotonic clock. The workout ends at the `end`
-    /// event, else at the last line; a malformed line ends it there and is kept in `failure`.
+    /// event, else at the last record; a malformed line or record ends it there and is kept in
+    /// `failure`.
     public func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
         var extractors: [String: SampleExtractor] = [:]
         var samples: [Sample] = []

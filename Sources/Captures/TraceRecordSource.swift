@@ -1,0 +1,53 @@
+public import Foundation
+public import GATT
+
+/// A stream of trace records with their header: what `replay` consumes. A JSONL trace
+/// (`TraceReader`) and a btsnoop capture (`BtsnoopTraceReader`) are both one.
+public protocol TraceRecordSource: AnyObject {
+    associatedtype Failure: Error
+    var header: TraceHeader { get }
+    /// The next record in time order, or nil at the end.
+    func next() throws(Failure) -> TraceRecord?
+}
+
+extension TraceReader: TraceRecordSource {}
+
+/// Opening capture files of either kind.
+public enum CaptureFile {
+    /// Opens a btsnoop capture (recognised by its magic, `btsnoop\0`) or else a JSONL trace, as
+    /// trace records.
+    /// - Parameter assumedHandles: for btsnoop, characteristics of handles no discovery names.
+    public static func openTrace(_ url: URL, assumedHandles: [UInt16: BluetoothUUID] = [:]) throws(CaptureError)
+        -> any TraceRecordSource
+    {
+        do {
+            if BtsnoopReader.isBtsnoop(url) {
+                return try BtsnoopTraceReader(contentsOf: url, assumedHandles: assumedHandles)
+            }
+        } catch {
+            throw .btsnoop(error)
+        }
+        do {
+            return try TraceReader(contentsOf: url)
+        } catch {
+            throw .trace(error)
+        }
+    }
+}
+
+/// Why a capture file could not be read, converted or written.
+public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
+    case trace(TraceError)
+    case btsnoop(BtsnoopError)
+    /// The trace holds something a btsnoop capture cannot carry.
+    case notRepresentable(String)
+    case unwritable(String)
+
+    public var description: String {
+        switch self {
+        case .trace(let error): error.description
+        case .btsnoop(let error): error.description
+        case .notRepresentable(let message), .unwritable(let message): message
+        }
+    }
+}

@@ -11,10 +11,12 @@ struct ByteChunks {
     /// File offset of `buffer[0]`.
     private var bufferOffset = 0
     private var exhausted: Bool
-    static let chunkSize = 1 << 20
+    /// How much a read asks the file for (at least).
+    private let chunkSize: Int
 
-    init(handle: FileHandle) {
+    init(handle: FileHandle, chunkSize: Int = 1 << 20) {
         self.handle = handle
+        self.chunkSize = chunkSize
         buffer = []
         exhausted = false
     }
@@ -23,6 +25,7 @@ struct ByteChunks {
         handle = nil
         buffer = bytes
         exhausted = true
+        chunkSize = 0
     }
 
     /// File offset of the first byte not consumed.
@@ -49,7 +52,7 @@ struct ByteChunks {
             }
             let chunk: Data?
             do {
-                chunk = try handle.read(upToCount: max(Self.chunkSize, count - available))
+                chunk = try handle.read(upToCount: max(chunkSize, count - available))
             } catch {
                 throw BtsnoopError(
                     .unreadable, record: 0, offset: offset, "cannot read the file: \(error.localizedDescription)")

@@ -246,53 +246,44 @@ public final class TraceReader {
     }
 }
 
-/// Lines of a file read in 256 KiB chunks, or of bytes in memory. A line's range stays valid in
-/// `buffer` until the next call.
+/// Lines of a file read in 256 KiB chunks (through `ByteChunks`, as the btsnoop reader reads),
+/// or of bytes in memory. A line's range stays valid in `buffer` until the next call.
 struct LineChunks {
-    private let handle: FileHandle?
-    private(set) var buffer: [UInt8]
-    private var start = 0
-    private var exhausted: Bool
-    static let chunkSize = 1 << 18
+    private var bytes: ByteChunks
     /// Lines longer than this are refused rather than read into memory without bound.
     static let maximumLineLength = 16 << 20
 
-    init(handle: FileHandle) {
-        self.handle = handle
-        buffer = []
-        exhausted = false
-    }
+    init(handle: FileHandle) { bytes = ByteChunks(handle: handle, chunkSize: 1 << 18) }
+    init(bytes: [UInt8]) { self.bytes = ByteChunks(bytes: bytes) }
 
-    init(bytes: [UInt8]) {
-        handle = nil
-        buffer = bytes
-        exhausted = true
-    }
+    var buffer: [UInt8] { bytes.buffer }
 
-    /// The next line's range (without its `\n`), or nil at the end.
+    /// The next line's range (without its `\n`), or nil at the end. A last line without a
+    /// newline is still a line.
     mutating func next() throws(TraceError) -> Range<Int>? {
+        var searched = 0  // bytes after `start` known to hold no newline
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                defer { start = newline + 1 }
+            let start = bytes.start
+            if let newline = bytes.buffer[(start + searched)...].firstIndex(of: 0x0A) {
+                bytes.consume(newline + 1 - start)
                 return start..<newline
             }
-            if exhausted {
-                guard start < buffer.count else { return nil }
-                defer { start = buffer.count }
-                return start..<buffer.count
-            }
-            if buffer.count - start > Self.maximumLineLength {
+            searched = bytes.available
+            if searched > Self.maximumLineLength {
                 throw TraceError(line: 0, "a line longer than \(Self.maximumLineLength >> 20) MiB; this is not a trace")
             }
-            buffer.removeSubrange(0..<start)
-            start = 0
-            let chunk: Data?
+            let more: Bool
             do {
-                chunk = try handle?.read(upToCount: Self.chunkSize)
+                more = try bytes.require(searched + 1)
             } catch {
-                throw TraceError(line: 0, "cannot read the trace: \(error.localizedDescription)")
+                throw TraceError(line: 0, "cannot read the trace: \(error)")
             }
-            if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { exhausted = true }
+            if !more {
+                guard searched > 0 else { return nil }
+                let last = bytes.start..<(bytes.start + searched)
+                bytes.consume(searched)
+                return last
+            }
         }
     }
 }

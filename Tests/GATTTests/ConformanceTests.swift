@@ -45,6 +45,21 @@ import Testing
     /// Raw field values (transmitted units) by the fixture's SIG field names.
     static func rawFields(_ value: GATTValue) -> [String: [Int]] {
         var f: [String: [Int]] = [:]
+        func add(_ wheel: WheelRevolutionData?) {
+            guard let wheel else { return }
+            f["cumulative_wheel_revolutions"] = [Int(wheel.cumulativeRevolutions)]
+            f["last_wheel_event_time"] = [Int(wheel.lastEventTime)]
+        }
+        func add(_ crank: CrankRevolutionData?) {
+            guard let crank else { return }
+            f["cumulative_crank_revolutions"] = [Int(crank.cumulativeRevolutions)]
+            f["last_crank_event_time"] = [Int(crank.lastEventTime)]
+        }
+        func add(_ extremes: ExtremeMagnitudes?, _ quantity: String) {
+            guard let extremes else { return }
+            f["maximum_\(quantity)_magnitude"] = [Int(extremes.maximum)]
+            f["minimum_\(quantity)_magnitude"] = [Int(extremes.minimum)]
+        }
         switch value {
         case .heartRateMeasurement(let m):
             f["flags"] = [Int(m.flags)]
@@ -56,22 +71,10 @@ import Testing
             f["instantaneous_power"] = [Int(m.instantaneousPower)]
             if let v = m.pedalPowerBalance { f["pedal_power_balance"] = [Int(v)] }
             if let v = m.accumulatedTorque { f["accumulated_torque"] = [Int(v)] }
-            if let v = m.wheelRevolutionData {
-                f["cumulative_wheel_revolutions"] = [Int(v.cumulativeRevolutions)]
-                f["last_wheel_event_time"] = [Int(v.lastEventTime)]
-            }
-            if let v = m.crankRevolutionData {
-                f["cumulative_crank_revolutions"] = [Int(v.cumulativeRevolutions)]
-                f["last_crank_event_time"] = [Int(v.lastEventTime)]
-            }
-            if let v = m.extremeForceMagnitudes {
-                f["maximum_force_magnitude"] = [Int(v.maximum)]
-                f["minimum_force_magnitude"] = [Int(v.minimum)]
-            }
-            if let v = m.extremeTorqueMagnitudes {
-                f["maximum_torque_magnitude"] = [Int(v.maximum)]
-                f["minimum_torque_magnitude"] = [Int(v.minimum)]
-            }
+            add(m.wheelRevolutionData)
+            add(m.crankRevolutionData)
+            add(m.extremeForceMagnitudes, "force")
+            add(m.extremeTorqueMagnitudes, "torque")
             if let v = m.extremeAngles {
                 f["maximum_angle"] = [Int(v.maximum)]
                 f["minimum_angle"] = [Int(v.minimum)]
@@ -81,20 +84,11 @@ import Testing
             if let v = m.accumulatedEnergy { f["accumulated_energy"] = [Int(v)] }
         case .cscMeasurement(let m):
             f["flags"] = [Int(m.flags)]
-            if let v = m.wheelRevolutionData {
-                f["cumulative_wheel_revolutions"] = [Int(v.cumulativeRevolutions)]
-                f["last_wheel_event_time"] = [Int(v.lastEventTime)]
-            }
-            if let v = m.crankRevolutionData {
-                f["cumulative_crank_revolutions"] = [Int(v.cumulativeRevolutions)]
-                f["last_crank_event_time"] = [Int(v.lastEventTime)]
-            }
+            add(m.wheelRevolutionData)
+            add(m.crankRevolutionData)
         case .cyclingPowerVector(let v):
             f["flags"] = [Int(v.flags)]
-            if let c = v.crankRevolutionData {
-                f["cumulative_crank_revolutions"] = [Int(c.cumulativeRevolutions)]
-                f["last_crank_event_time"] = [Int(c.lastEventTime)]
-            }
+            add(v.crankRevolutionData)
             if let a = v.firstCrankMeasurementAngle { f["first_crank_measurement_angle"] = [Int(a)] }
             if v.flags & 0x04 != 0 { f["instantaneous_force_magnitudes"] = v.instantaneousForceMagnitudes.map(Int.init) }
             if v.flags & 0x08 != 0 {

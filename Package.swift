@@ -45,11 +45,14 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
         // Capture files: JSONL traces, btsnoop (HCI -> L2CAP -> ATT), the HCI monitor socket.
         .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // Workouts to files other tools read: FIT, TCX, CSV, SVG charts. Pure: bytes in memory, no I/O.
+        .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
+                "Export",
             ],
             swiftSettings: swiftSettings
         ),
@@ -81,6 +84,9 @@ let package = Package(
         .testTarget(name: "SampleRingTests", dependencies: ["SampleRing", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CapturesTests", dependencies: ["Captures", "GATT", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ExportTests", dependencies: ["Export", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WorkoutStoreTests",
@@ -91,6 +97,7 @@ let package = Package(
             name: "SensorBridgeTests",
             dependencies: [
                 "SensorBridge", "Captures", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones",
+                "Export",
             ],
             swiftSettings: swiftSettings
         ),

@@ -21,8 +21,10 @@ public struct CommandArguments: Sendable {
     ///   - command: the subcommand, for messages (`decode`, `zones defaults`).
     ///   - options: option names (without `--`) that take a value.
     ///   - flags: option names that take none.
+    ///   - shortOptions: one-letter spellings of options that take a value (`-o` for `output`).
     public init(
-        _ words: some Sequence<String>, command: String, options: Set<String> = [], flags: Set<String> = []
+        _ words: some Sequence<String>, command: String, options: Set<String> = [], flags: Set<String> = [],
+        shortOptions: [String: String] = [:]
     ) throws(UsageError) {
         self.command = command
         var iterator = words.makeIterator()
@@ -39,6 +41,14 @@ public struct CommandArguments: Sendable {
             guard word.hasPrefix("--") else {
                 if word == "-h" {
                     self.flags.insert("help")
+                    continue
+                }
+                if let name = shortOptions[word] {
+                    guard let value = iterator.next() else {
+                        throw UsageError("\(word) needs a value; run 'sensorbridge \(command) --help' for an example")
+                    }
+                    guard values[name] == nil else { throw UsageError("\(word) and --\(name) are the same option; give it once") }
+                    values[name] = value
                     continue
                 }
                 throw UsageError(

@@ -29,6 +29,13 @@ public final class TextOutput {
         if buffer.count >= flushThreshold { flush() }
     }
 
+    /// Writes bytes as they are (a binary file sent to standard output).
+    public func write(bytes: [UInt8]) {
+        flush()
+        buffer = bytes
+        flush()
+    }
+
     /// Writes `string` followed by a newline.
     public func line(_ string: String) {
         write(string)
@@ -116,18 +123,21 @@ public struct CommandContext {
     public var environment: [String: String]
     /// Whether standard output is a terminal (progress and colour only then).
     public var outputIsTerminal: Bool
+    /// Whether standard error is a terminal (progress lines only then).
+    public var errorsAreTerminal: Bool
     /// Ends a live recording from another thread (tests); the process's own signals do it otherwise.
     public var recordingControl: RecordingControl?
 
     public init(
         input: LineReader, output: TextOutput, errors: TextOutput, environment: [String: String] = [:],
-        outputIsTerminal: Bool = false
+        outputIsTerminal: Bool = false, errorsAreTerminal: Bool = false
     ) {
         self.input = input
         self.output = output
         self.errors = errors
         self.environment = environment
         self.outputIsTerminal = outputIsTerminal
+        self.errorsAreTerminal = errorsAreTerminal
     }
 
     /// The time zone of dates on the command line and in human output: `TZ` from the environment
@@ -158,7 +168,8 @@ public struct CommandContext {
             output: TextOutput(fileHandle: .standardOutput),
             errors: TextOutput(fileHandle: .standardError),
             environment: ProcessInfo.processInfo.environment,
-            outputIsTerminal: isatty(STDOUT_FILENO) == 1
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1,
+            errorsAreTerminal: isatty(STDERR_FILENO) == 1
         )
     }
 }

@@ -27,6 +27,7 @@ public enum SensorBridgeCLI {
         Subcommand(name: "capture", summary: "record live HCI traffic to a btsnoop file, as btmon -w", run: CaptureCommand.run),
         ZonesCommand.subcommand,
         Subcommand(name: "workouts", summary: "stored workouts: list, show, delete, zones, recover", run: WorkoutsCommand.run),
+        Subcommand(name: "export", summary: "write stored workouts as FIT, TCX, CSV or SVG files", run: ExportCommand.run),
         Subcommand(name: "profile", summary: "your profile for the system zones: set, show, reset", run: ProfileCommand.run),
     ]
 

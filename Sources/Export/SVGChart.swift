@@ -1,0 +1,237 @@
+public import Workouts
+import Foundation
+import SensorCore
+import Zones
+
+/// A workout as a self-contained SVG picture (no scripts, no external resources): a panel per
+/// quantity (heart rate, power) with the value over time on its zone bands (the zones of the
+/// workout's zone group, one colour each, named in the panel's legend), paused time shaded, and
+/// time-in-zone bars per quantity in minutes and percent of the total.
+///
+/// The line is the held value of `WorkoutSeconds` averaged over the seconds of each pixel column,
+/// broken where nothing holds. Bars and bands carry ids (`bar-heartRate-0`, `band-cyclingPower-3`)
+/// so tests and style sheets can find them.
+public struct SVGChart: Sendable {
+    /// Picture width in CSS pixels; the height follows from the content.
+    public static let width = 960
+    static let left = 70.0
+    static let right = 24.0
+    static let panelHeight = 200.0
+    static let barsLeft = 330.0
+    static let barsWidth = 460.0
+    static let rowHeight = 22.0
+
+    public init() {}
+
+    /// The colours of `count` zones, low to high: grey, blue, green, yellow, orange, red, then
+    /// purple, pink and brown for models with more than six zones.
+    public static func zoneColors(count: Int) -> [String] {
+        let ramp = ["#9e9e9e", "#42a5f5", "#66bb6a", "#fdd835", "#ffa726", "#ef5350"]
+        guard count > 6 else {
+            guard count > 1 else { return Array(ramp.prefix(count)) }
+            return (0..<count).map { ramp[Int((Double($0) * 5 / Double(count - 1)).rounded())] }
+        }
+        return Array((ramp + ["#ab47bc", "#ec407a", "#8d6e63"]).prefix(count))
+    }
+
+    public func render(_ workout: Workout) -> String {
+        let series = WorkoutSeconds(workout)
+        let width = Double(Self.width)
+        var body = ""
+        var y = 44.0
+        let title = "\(workout.activityType.rawValue.capitalized) workout, "
+            + ISO8601.format(workout.startDate.timeIntervalSince1970) + ", " + Self.clock(workout.duration)
+            + " (active \(Self.clock(workout.activeDuration)))"
+        body += text(title, x: Self.left, y: 28, size: 18, weight: "bold")
+        let panels: [(QuantityType, String, String, KeyPath<WorkoutSeconds.Second, Double?>)] = [
+            (.heartRate, "Heart rate", "bpm", \.heartRate), (.cyclingPower, "Power", "W", \.power),
+        ]
+        var drawn = 0
+        for (type, name, unit, value) in panels where series.seconds.contains(where: { $0[keyPath: value] != nil }) {
+            body += panel(
+                type: type, name: name, unit: unit, values: series.seconds.map { $0[keyPath: value] }, workout: workout,
+                top: y + 26)
+            y += 26 + Self.panelHeight + 34
+            drawn += 1
+        }
+        if drawn == 0 {
+            body += text("No heart rate or power was recorded.", x: Self.left, y: y + 20, size: 14)
+            y += 40
+        }
+        for (type, name, unit, _) in panels {
+            guard let group = workout.zoneGroupsByType[type] else { continue }
+            body += bars(group, type: type, name: name, unit: unit, top: y + 16)
+            y += 16 + 24 + Self.rowHeight * Double(group.durations.count) + 12
+        }
+        let height = Int(y.rounded(.up)) + 8
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Self.width)" height="\(height)" \
+            viewBox="0 0 \(Self.width) \(height)" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
+            <title>\(XMLText.escaped(title))</title>
+            <rect x="0" y="0" width="\(ExportNumber.text(width))" height="\(height)" fill="#ffffff"/>
+            \(body)</svg>
+
+            """
+    }
+
+    /// One quantity over time on its zone bands, with axes, pauses and a legend above.
+    private func panel(
+        type: QuantityType, name: String, unit: String, values: [Double?], workout: Workout, top: Double
+    ) -> String {
+        let plotWidth = Double(Self.width) - Self.left - Self.right
+        let bottom = top + Self.panelHeight
+        let configuration = workout.zoneGroupsByType[type]?.configuration
+        let boundaries = configuration?.boundaryValues ?? []
+        let present = values.compactMap { $0 }
+        var low = min(present.min() ?? 0, boundaries.first ?? .infinity)
+        var high = max(present.max() ?? 1, boundaries.last ?? -.infinity)
+        if type == .cyclingPower { low = min(low, 0) } else { low -= 10 }
+        high += max((high - low) * 0.08, 5)
+        low = (low / 10).rounded(.down) * 10
+        high = (high / 10).rounded(.up) * 10
+        func y(_ value: Double) -> Double { bottom - (value - low) / (high - low) * Self.panelHeight }
+        let duration = max(workout.duration.seconds, 1)
+        func x(_ time: Duration) -> Double { Self.left + (time - workout.start).seconds / duration * plotWidth }
+        var svg = "<g id=\"panel-\(type.identifier)\">\n"
+        // Legend: the quantity in its line colour, then a swatch per zone.
+        let line = type == .heartRate ? "#b71c1c" : "#0d47a1"
+        svg += text("\(name) (\(unit))", x: Self.left, y: top - 8, size: 14, weight: "bold", fill: line)
+        if let configuration {
+            let colors = Self.zoneColors(count: configuration.zones.count)
+            var legendX = Self.left + 150
+            for zone in configuration.zones {
+                svg += rect(x: legendX, y: top - 19, width: 12, height: 12, fill: colors[zone.index])
+                let label = "Z\(zone.index + 1) " + Self.range(zone, unit: unit)
+                svg += text(label, x: legendX + 16, y: top - 8, size: 11)
+                legendX += 26 + Double(label.count) * 6.2
+            }
+            for zone in configuration.zones {
+                let from = max(low, zone.minimum?.value ?? low), to = min(high, zone.maximum?.value ?? high)
+                guard to > from else { continue }
+                svg += rect(
+                    x: Self.left, y: y(to), width: plotWidth, height: y(from) - y(to), fill: colors[zone.index],
+                    opacity: 0.3, id: "band-\(type.identifier)-\(zone.index)")
+            }
+        }
+        for pause in workout.pauses {
+            svg += rect(
+                x: x(pause.lowerBound), y: top, width: max(x(pause.upperBound) - x(pause.lowerBound), 1),
+                height: Self.panelHeight, fill: "#616161", opacity: 0.35)
+        }
+        // Value axis: the range's ends and each zone boundary.
+        for value in Set([low, high] + boundaries.filter { $0 > low && $0 < high }).sorted() {
+            svg += text(ExportNumber.text(value), x: Self.left - 6, y: y(value) + 4, size: 11, anchor: "end")
+        }
+        // Time axis: ticks at a round step giving at most ten labels.
+        let step = [60.0, 120, 300, 600, 900, 1800, 3600, 7200, 14400].first { duration / $0 <= 10 } ?? 28800
+        var tick = 0.0
+        while tick <= duration {
+            let tickX = Self.left + tick / duration * plotWidth
+            svg += "<line x1=\"\(Self.coordinate(tickX))\" y1=\"\(Self.coordinate(bottom))\" x2=\"\(Self.coordinate(tickX))\" y2=\"\(Self.coordinate(bottom + 4))\" stroke=\"#424242\"/>\n"
+            svg += text(Self.clock(.seconds(tick), hoursAndMinutes: true), x: tickX, y: bottom + 16, size: 11, anchor: "middle")
+            tick += step
+        }
+        // The line: the mean held value of each pixel column's seconds.
+        let columns = Int(plotWidth)
+        var path = ""
+        var drawing = false
+        for column in 0..<columns where !values.isEmpty {
+            let from = column * values.count / columns
+            let to = max((column + 1) * values.count / columns, from + 1)
+            var sum = 0.0, count = 0
+            for value in values[from..<min(to, values.count)] {
+                if let value {
+                    sum += value
+                    count += 1
+                }
+            }
+            guard count > 0 else {
+                drawing = false
+                continue
+            }
+            path += (drawing ? "L" : "M") + Self.coordinate(Self.left + Double(column) + 0.5) + " "
+                + Self.coordinate(y(sum / Double(count))) + " "
+            drawing = true
+        }
+        if !path.isEmpty {
+            svg += "<path id=\"line-\(type.identifier)\" d=\"\(path)\" fill=\"none\" stroke=\"\(line)\" stroke-width=\"1.5\" stroke-linejoin=\"round\"/>\n"
+        }
+        svg += "<rect x=\"\(Self.coordinate(Self.left))\" y=\"\(Self.coordinate(top))\" width=\"\(Self.coordinate(plotWidth))\" height=\"\(Self.coordinate(Self.panelHeight))\" fill=\"none\" stroke=\"#424242\"/>\n"
+        return svg + "</g>\n"
+    }
+
+    /// Time-in-zone bars of one quantity: a row per zone with its range, a bar as long as its
+    /// share of the longest zone, and its minutes and percent of the total.
+    private func bars(_ group: WorkoutZoneGroup, type: QuantityType, name: String, unit: String, top: Double) -> String {
+        let colors = Self.zoneColors(count: group.durations.count)
+        let total = group.totalDuration.seconds
+        let longest = group.durations.map(\.seconds).max() ?? 0
+        var svg = "<g id=\"bars-\(type.identifier)\">\n"
+        svg += text(
+            "\(name): time in zone (\(group.configuration.source.rawValue) zones, \(Self.minutes(total)) in zones)",
+            x: Self.left, y: top + 14, size: 14, weight: "bold")
+        for zone in group.configuration.zones {
+            let rowTop = top + 24 + Self.rowHeight * Double(zone.index)
+            let seconds = group.durations[zone.index].seconds
+            svg += rect(x: Self.left, y: rowTop + 3, width: 14, height: 14, fill: colors[zone.index])
+            svg += text("Zone \(zone.index + 1)", x: Self.left + 22, y: rowTop + 15, size: 12, weight: "bold")
+            svg += text(Self.range(zone, unit: unit), x: Self.left + 90, y: rowTop + 15, size: 12)
+            let barWidth = longest > 0 ? seconds / longest * Self.barsWidth : 0
+            svg += rect(
+                x: Self.barsLeft, y: rowTop + 2, width: barWidth, height: Self.rowHeight - 6, fill: colors[zone.index],
+                id: "bar-\(type.identifier)-\(zone.index)")
+            let percent = total > 0 ? " (\(ExportNumber.text(seconds / total * 100)) %)" : ""
+            svg += text(Self.minutes(seconds) + percent, x: Self.barsLeft + barWidth + 8, y: rowTop + 15, size: 12)
+        }
+        return svg + "</g>\n"
+    }
+
+    /// `< 128 bpm`, `128-141 bpm`, `>= 167 bpm`.
+    static func range(_ zone: WorkoutZone, unit: String) -> String {
+        switch (zone.minimum, zone.maximum) {
+        case (nil, let maximum?): "< \(ExportNumber.text(maximum.value)) \(unit)"
+        case (let minimum?, nil): ">= \(ExportNumber.text(minimum.value)) \(unit)"
+        case (let minimum?, let maximum?): "\(ExportNumber.text(minimum.value))-\(ExportNumber.text(maximum.value)) \(unit)"
+        case (nil, nil): "any"
+        }
+    }
+
+    /// `28.0 min`.
+    static func minutes(_ seconds: Double) -> String {
+        let tenths = (seconds / 6).rounded()
+        return "\(Int(tenths) / 10).\(Int(tenths) % 10) min"
+    }
+
+    /// `1:03:00`, `45:10`; with `hoursAndMinutes`, `1:03` (h:mm) for axis labels.
+    static func clock(_ duration: Duration, hoursAndMinutes: Bool = false) -> String {
+        let total = Int(duration.seconds.rounded())
+        let (hours, minutes, seconds) = (total / 3600, total / 60 % 60, total % 60)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        if hoursAndMinutes { return "\(hours):\(two(minutes))" }
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(seconds))" : "\(minutes):\(two(seconds))"
+    }
+
+    /// A coordinate with one decimal.
+    static func coordinate(_ value: Double) -> String { ExportNumber.text(value, decimals: 1) }
+
+    private func text(
+        _ content: String, x: Double, y: Double, size: Int, weight: String? = nil, fill: String = "#212121",
+        anchor: String? = nil
+    ) -> String {
+        var element = "<text x=\"\(Self.coordinate(x))\" y=\"\(Self.coordinate(y))\" font-size=\"\(size)\" fill=\"\(fill)\""
+        if let weight { element += " font-weight=\"\(weight)\"" }
+        if let anchor { element += " text-anchor=\"\(anchor)\"" }
+        return element + ">\(XMLText.escaped(content))</text>\n"
+    }
+
+    private func rect(
+        x: Double, y: Double, width: Double, height: Double, fill: String, opacity: Double? = nil, id: String? = nil
+    ) -> String {
+        var element = "<rect"
+        if let id { element += " id=\"\(id)\"" }
+        element += " x=\"\(Self.coordinate(x))\" y=\"\(Self.coordinate(y))\" width=\"\(Self.coordinate(width))\" height=\"\(Self.coordinate(height))\" fill=\"\(fill)\""
+        if let opacity { element += " fill-opacity=\"\(ExportNumber.text(opacity, decimals: 2))\"" }
+        return element + "/>\n"
+    }
+}

@@ -1,0 +1,205 @@
+import Export
+import Foundation
+import SensorCore
+import Workouts
+import WorkoutStore
+
+/// `sensorbridge export`: stored workouts to FIT, TCX, CSV or SVG files.
+enum ExportCommand {
+    static let help = """
+        Usage: sensorbridge export ID|latest [ID...] --format fit|tcx|csv|svg [-o FILE|DIR|-] [--json] [--store PATH]
+               sensorbridge export --all --format FORMAT [-o DIR] [--json] [--store PATH]
+
+        Writes stored workouts as files other tools import:
+          fit   Garmin FIT activity (Garmin Connect, Strava, intervals.icu, TrainingPeaks, GoldenCheetah)
+          tcx   Garmin Training Center XML with power (the same tools; Strava and GoldenCheetah read it)
+          csv   one row per second: time, heart rate, power, cadence, speed, zones (spreadsheets, pandas)
+          svg   a chart of heart rate and power on their zones, with time-in-zone bars (any browser)
+
+        A file is named after its workout's start (local time, or $TZ) and id, for example
+        2026-11-02-1730-workout-1.fit, in the current folder unless -o says otherwise.
+
+        Options:
+          --format FORMAT            fit, tcx, csv or svg (default: from the -o file's extension)
+          -o, --output PATH          a file (one workout), a folder (made when missing with several
+                                     workouts or --all), or - for standard output (one workout)
+          --all                      every finished workout
+          --json                     {"files":[{"id":1,"path":"...","bytes":123456}, ...]} on
+                                     standard output, in the order written
+        \(StoreLocation.help)
+
+        With several workouts, progress goes to standard error when it is a terminal (one line per
+        file); piped, it stays quiet. Exit status 1 when a workout does not exist or a file cannot be
+        written (nothing is written when an id is unknown), 2 for a wrong command line.
+
+        Examples:
+          sensorbridge export latest --format fit
+          sensorbridge export 12 --format tcx -o ride.tcx
+          sensorbridge export latest --format svg -o - > ride.svg
+          sensorbridge export 3 4 5 --format csv -o exports/
+          sensorbridge export --all --format fit -o ~/fit --json
+        """
+
+    /// Where the files go.
+    private enum Destination {
+        case standardOutput
+        case file(String)
+        case folder(String)
+    }
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "export", options: ["format", "output", StoreLocation.option], flags: ["all", "json"],
+            shortOptions: ["-o": "output"])
+        if arguments.has("help") {
+            context.output.line(help)
+            return .success
+        }
+        let format = try self.format(arguments)
+        let all = arguments.has("all")
+        if all && !arguments.positionals.isEmpty {
+            throw UsageError("give workout ids or --all, not both")
+        }
+        if !all && arguments.positionals.isEmpty {
+            throw UsageError(
+                "give the workout: an id from 'sensorbridge workouts list', latest, several ids, or --all")
+        }
+        let requested = try arguments.positionals.map { text throws(UsageError) -> WorkoutID? in
+            text == "latest" ? nil : try WorkoutsCommand.workoutID(text)
+        }
+        let several = all || requested.count > 1
+        let destination = try self.destination(arguments, several: several)
+        guard let store = try StoreLocation.openIfPresent(arguments, context) else {
+            context.errors.line(
+                "sensorbridge export: there is no workout store yet at \(try StoreLocation.path(arguments, context) ?? "?"); "
+                    + "save a workout first ('sensorbridge replay FILE --save' or 'sensorbridge record --save')")
+            return .failure
+        }
+        let finished = try store.workouts().filter(\.isFinished)
+        var ids: [WorkoutID] = []
+        if all {
+            ids = finished.map(\.id)
+        } else {
+            for id in requested {
+                guard let id = try id ?? store.latestWorkoutID() else {
+                    context.errors.line("sensorbridge export: there are no finished workouts in \(store.path) yet")
+                    return .failure
+                }
+                if !ids.contains(id) { ids.append(id) }
+            }
+            // Every id is checked before anything is written.
+            for id in ids where !finished.contains(where: { $0.id == id }) { _ = try store.workout(id) }
+        }
+        if ids.isEmpty {
+            context.errors.line("sensorbridge export: there are no finished workouts in \(store.path) yet")
+            return .failure
+        }
+        let profile = try store.preferences().profile
+        var written: [(id: WorkoutID, path: String, bytes: Int)] = []
+        for (number, id) in ids.enumerated() {
+            let workout = try store.workout(id)
+            let bytes = format.encode(workout, profile: profile)
+            let path: String
+            switch destination {
+            case .standardOutput:
+                context.output.write(bytes: bytes)
+                written.append((id, "-", bytes.count))
+                continue
+            case .file(let file): path = file
+            case .folder(let folder):
+                path = URL(fileURLWithPath: folder).appendingPathComponent(fileName(workout, id: id, format, context)).path
+            }
+            try write(bytes, to: path)
+            written.append((id, path, bytes.count))
+            if several && context.errorsAreTerminal {
+                context.errors.line("exported \(number + 1) of \(ids.count): workout \(id)")
+                context.errors.flush()
+            }
+        }
+        if arguments.has("json") {
+            let files = written.map { file -> JSONValue in
+                var object = JSONObject()
+                object.append("id", .number(Double(file.id.rawValue)))
+                object.append("path", .string(file.path))
+                object.append("bytes", .number(Double(file.bytes)))
+                return .object(object)
+            }
+            context.output.line(JSONValue.object(["files": .array(files)]).serialized)
+        } else if case .standardOutput = destination {
+            // The file itself went to standard output.
+        } else {
+            for file in written { context.output.line("Wrote workout \(file.id) to \(file.path) (\(file.bytes) bytes).") }
+        }
+        return .success
+    }
+
+    /// `--format`, else the extension of `-o FILE`.
+    private static func format(_ arguments: CommandArguments) throws(UsageError) -> ExportFormat {
+        let names = ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        if let text = arguments["format"] {
+            guard let format = ExportFormat(rawValue: text.lowercased()) else {
+                throw UsageError("unknown format '\(text)'; give one of \(names)")
+            }
+            return format
+        }
+        if let output = arguments["output"], let format = ExportFormat(rawValue: (output as NSString).pathExtension.lowercased()) {
+            return format
+        }
+        throw UsageError("give the format: --format and one of \(names)")
+    }
+
+    private static func destination(_ arguments: CommandArguments, several: Bool) throws -> Destination {
+        guard let output = arguments["output"] else { return .folder(FileManager.default.currentDirectoryPath) }
+        if output == "-" {
+            guard !several else { throw UsageError("-o - writes one workout to standard output; for several give -o DIRECTORY") }
+            guard !arguments.has("json") else {
+                throw UsageError("--json prints what was written to standard output; with -o - the file goes there, so leave out --json")
+            }
+            return .standardOutput
+        }
+        guard !output.isEmpty else { throw UsageError("-o needs a file or folder path, or - for standard output") }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue {
+            return .folder(output)
+        }
+        guard several else { return .file(output) }
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        } catch {
+            throw ExportError(
+                "cannot make the folder \(output) for the files (\(reason(error))); give -o a folder you can write in")
+        }
+        return .folder(output)
+    }
+
+    /// `2026-11-02-1730-workout-1.fit`: the start in local time (or $TZ), the id and the format.
+    static func fileName(_ workout: Workout, id: WorkoutID, _ format: ExportFormat, _ context: CommandContext) -> String {
+        let parts = context.calendar.dateComponents([.year, .month, .day, .hour, .minute], from: workout.startDate)
+        func two(_ value: Int?) -> String { String(String((value ?? 0) + 100).suffix(2)) }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))-\(two(parts.hour))\(two(parts.minute))"
+            + "-workout-\(id).\(format.fileExtension)"
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String) throws {
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ExportError("cannot write \(path) (\(reason(error))); give -o a file or folder you can write to")
+        }
+    }
+
+    /// The POSIX reason behind a Foundation file error, when it has one.
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+
+    /// A file could not be written; exit status 1.
+    struct ExportError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

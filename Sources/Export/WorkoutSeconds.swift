@@ -64,7 +64,8 @@ public struct WorkoutSeconds: Sendable {
         }
     }
 
-    /// The held value of `type` at each of `times` (increasing). Samples the zone classifier
+    /// The held value of `type` at each of `times` (increasing), from the workout's samples in time
+    /// order (the order they arrived in). Samples the zone classifier
     /// refuses (NaN, before the start, after the end, earlier than the one before) are skipped.
     static func held(_ type: QuantityType, _ workout: Workout, _ times: [Duration]) -> [Double?] {
         let hold = ZoneClassifier.defaultMaximumHold(for: type)

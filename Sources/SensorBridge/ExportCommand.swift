@@ -181,6 +181,13 @@ enum ExportCommand {
     }
 
     private static func write(_ bytes: [UInt8], to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder),
+            isFolder.boolValue
+        else {
+            throw ExportError("cannot write \(path): there is no folder \(folder); make it first, or give -o another path")
+        }
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {

@@ -78,6 +78,22 @@ import Zones
     }
 
     @Test(.enabled(if: xmllint != nil, "needs xmllint (Debian libxml2-utils, in .ci/debian-packages)"))
+    func wheelSpeedGivesSpeedsAndDistances() throws {
+        var workout = try SyntheticRide.workout(seconds: 300, seed: 8, startDate: CSVEncoderTests.startDate)
+        let speeds = (0..<300).map { Sample(sensor: SensorID(3), type: .cyclingSpeed, value: 8, time: workout.start + .seconds($0)) }
+        workout.samples = (workout.samples + speeds).sorted { $0.time < $1.time }
+        let tcx = TCXEncoder().encode(workout)
+        #expect(try Self.schemaErrors(tcx) == nil)
+        let active = WorkoutSeconds(workout).seconds.count(where: \.isActive)
+        let lap = try #require(tcx.components(separatedBy: "<Track>").first)
+        #expect(Self.elements("DistanceMeters", in: lap) == ["\(8 * active)"])
+        #expect(Self.elements("MaximumSpeed", in: lap) == ["8"])
+        #expect(Self.elements("DistanceMeters", in: tcx).last == "\(8 * active)")  // the last trackpoint's
+        #expect(Self.elements("ns3:Speed", in: tcx).count == active)
+        #expect(Self.elements("ns3:AvgSpeed", in: tcx) == ["8"])
+    }
+
+    @Test(.enabled(if: xmllint != nil, "needs xmllint (Debian libxml2-utils, in .ci/debian-packages)"))
     func textIsEscaped() throws {
         var workout = try SyntheticRide.workout(seconds: 120, seed: 7, startDate: CSVEncoderTests.startDate)
         workout.sensors = [SensorID(1): "Polar <H10> & \"Co\"\u{1}"]

@@ -93,7 +93,7 @@ import Testing
         #expect(run(["export", "1"]).errors.contains("give the format: --format and one of fit, tcx, csv, svg"))
         let unwritable = run(["export", "1", "--format", "csv", "-o", path("missing/folder/x.csv")])
         #expect(unwritable.status == .failure)
-        #expect(unwritable.errors.contains("cannot write \(path("missing/folder/x.csv"))"))
+        #expect(unwritable.errors.contains("cannot write \(path("missing/folder/x.csv")): there is no folder \(path("missing/folder"))"))
         #expect(run(["export", "1", "2", "--format", "csv", "-o", "-"]).status == .usage)
         #expect(run(["export", "--format", "csv"]).errors.contains("give the workout"))
         let noStore = runCLI(["export", "latest", "--format", "csv", "--store", path("none.sqlite")])

@@ -1,7 +1,8 @@
 public import Workouts
 public import Zones
 
-/// The file formats `sensorbridge export` writes.
+/// The file formats `sensorbridge export` writes; the raw value is the name on the command line
+/// and the file name extension.
 public enum ExportFormat: String, Sendable, CaseIterable {
     /// Garmin FIT activity (`FITActivityEncoder`).
     case fit
@@ -11,9 +12,6 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case csv
     /// A chart with zones (`SVGChart`).
     case svg
-
-    /// The file name extension, without the dot.
-    public var fileExtension: String { rawValue }
 
     /// The workout in this format. `profile` goes into FIT files (user profile, zones).
     public func encode(_ workout: Workout, profile: AthleteProfile?) -> [UInt8] {

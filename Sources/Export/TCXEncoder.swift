@@ -100,8 +100,7 @@ public struct TCXEncoder: Sendable {
         }
 
         mutating func lap(_ lap: Range<Duration>) {
-            var paused = Duration.zero
-            for pause in workout.pauses { paused += pause.clamped(to: lap).upperBound - pause.clamped(to: lap).lowerBound }
+            let paused = workout.pauses.map { $0.clamped(to: lap) }.reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
             // Seconds k with start + k in the lap.
             let first = max(0, Int((lap.lowerBound - workout.start).seconds.rounded(.up)))
             var last = first

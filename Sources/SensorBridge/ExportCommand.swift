@@ -68,7 +68,12 @@ enum ExportCommand {
             text == "latest" ? nil : try WorkoutsCommand.workoutID(text)
         }
         let several = all || requested.count > 1
-        let destination = try self.destination(arguments, several: several)
+        if arguments["output"] == "-" {
+            guard !several else { throw UsageError("-o - writes one workout to standard output; for several give -o DIRECTORY") }
+            guard !arguments.has("json") else {
+                throw UsageError("--json prints what was written to standard output; with -o - the file goes there, so leave out --json")
+            }
+        }
         guard let store = try StoreLocation.openIfPresent(arguments, context) else {
             context.errors.line(
                 "sensorbridge export: there is no workout store yet at \(try StoreLocation.path(arguments, context) ?? "?"); "
@@ -76,24 +81,18 @@ enum ExportCommand {
             return .failure
         }
         let finished = try store.workouts().filter(\.isFinished)
-        var ids: [WorkoutID] = []
-        if all {
-            ids = finished.map(\.id)
-        } else {
-            for id in requested {
-                guard let id = try id ?? store.latestWorkoutID() else {
-                    context.errors.line("sensorbridge export: there are no finished workouts in \(store.path) yet")
-                    return .failure
-                }
-                if !ids.contains(id) { ids.append(id) }
-            }
-            // Every id is checked before anything is written.
-            for id in ids where !finished.contains(where: { $0.id == id }) { _ = try store.workout(id) }
+        var ids: [WorkoutID] = all ? finished.map(\.id) : []
+        for id in requested {
+            if let id = try id ?? store.latestWorkoutID(), !ids.contains(id) { ids.append(id) }
         }
-        if ids.isEmpty {
+        guard !ids.isEmpty else {
             context.errors.line("sensorbridge export: there are no finished workouts in \(store.path) yet")
             return .failure
         }
+        // Before anything is written, an id that is not a finished workout stops the export with the
+        // store's message (unknown: see 'workouts list'; unfinished: 'workouts recover').
+        for id in ids where !finished.contains(where: { $0.id == id }) { _ = try store.workout(id) }
+        let destination = try self.destination(arguments, several: several)
         let profile = try store.preferences().profile
         var written: [(id: WorkoutID, path: String, bytes: Int)] = []
         for (number, id) in ids.enumerated() {
@@ -103,7 +102,6 @@ enum ExportCommand {
             switch destination {
             case .standardOutput:
                 context.output.write(bytes: bytes)
-                written.append((id, "-", bytes.count))
                 continue
             case .file(let file): path = file
             case .folder(let folder):
@@ -125,8 +123,6 @@ enum ExportCommand {
                 return .object(object)
             }
             context.output.line(JSONValue.object(["files": .array(files)]).serialized)
-        } else if case .standardOutput = destination {
-            // The file itself went to standard output.
         } else {
             for file in written { context.output.line("Wrote workout \(file.id) to \(file.path) (\(file.bytes) bytes).") }
         }
@@ -150,13 +146,7 @@ enum ExportCommand {
 
     private static func destination(_ arguments: CommandArguments, several: Bool) throws -> Destination {
         guard let output = arguments["output"] else { return .folder(FileManager.default.currentDirectoryPath) }
-        if output == "-" {
-            guard !several else { throw UsageError("-o - writes one workout to standard output; for several give -o DIRECTORY") }
-            guard !arguments.has("json") else {
-                throw UsageError("--json prints what was written to standard output; with -o - the file goes there, so leave out --json")
-            }
-            return .standardOutput
-        }
+        if output == "-" { return .standardOutput }
         guard !output.isEmpty else { throw UsageError("-o needs a file or folder path, or - for standard output") }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue {
@@ -177,7 +167,7 @@ enum ExportCommand {
         let parts = context.calendar.dateComponents([.year, .month, .day, .hour, .minute], from: workout.startDate)
         func two(_ value: Int?) -> String { String(String((value ?? 0) + 100).suffix(2)) }
         return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))-\(two(parts.hour))\(two(parts.minute))"
-            + "-workout-\(id).\(format.fileExtension)"
+            + "-workout-\(id).\(format.rawValue)"
     }
 
     private static func write(_ bytes: [UInt8], to path: String) throws {

@@ -41,7 +41,7 @@ import Zones
                 #expect(svg.contains("Zone \(index + 1)</text>"))
             }
         }
-        // Minutes: the ride spends 10 minutes in heart-rate zone 1 in each ... block; the text says so.
+        // Each bar is labelled with its minutes.
         let first = try #require(workout.zoneGroupsByType[.heartRate]?.durations[0].seconds)
         #expect(svg.contains(String(format: "%.1f min", first / 60)))
         #expect(SVGChart.zoneColors(count: 5) == ["#9e9e9e", "#42a5f5", "#fdd835", "#ffa726", "#ef5350"])

@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
         // Capture files: JSONL traces, btsnoop (HCI -> L2CAP -> ATT), the HCI monitor socket.
         .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // FIT, TCX, CSV writers and SVG charts: pure, no I/O.
+        .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
         // Composition root and the command line.
         .target(
             name: "SensorBridge",
@@ -81,6 +83,11 @@ let package = Package(
         .testTarget(name: "SampleRingTests", dependencies: ["SampleRing", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CapturesTests", dependencies: ["Captures", "GATT", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ExportTests",
+            dependencies: ["Export", "SensorBridge", "WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WorkoutStoreTests",

@@ -133,6 +133,35 @@ struct FITDecodeTests {
         #expect(decoded["recordFields"]?.arrayValue?.compactMap(\.stringValue).contains("power") == true)
     }
 
+    /// Pedal power balance end to end: a trace whose power meter sends the balance (left pedal
+    /// as reference for the first minute, unknown reference after) is replayed, saved, loaded and
+    /// exported; the records carry left_right_balance only where the reference was the left pedal.
+    @Test func pedalPowerBalanceFromTraceToRecords() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var lines = [#"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{"power":{}}}"#]
+        for second in 0..<120 {
+            // Flags: bit 0 balance present, bit 1 reference is the left pedal; 200 W; 97 half-percent = 48.5 %.
+            let flags: UInt8 = second < 60 ? 0x03 : 0x01
+            lines.append(#"{"t":\#(second),"device":"power","uuid":"2a63","hex":"\#(Hex.encode([flags, 0, 200, 0, 97]))"}"#)
+        }
+        lines.append(#"{"t":120,"event":"end"}"#)
+        let trace = directory.appendingPathComponent("balance.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: trace, atomically: true, encoding: .utf8)
+        let store = directory.appendingPathComponent("workouts.sqlite").path
+        let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
+        let status = SensorBridgeCLI.run(["replay", trace.path, "--ftp", "250", "--save", "--store", store], context: context)
+        #expect(status == .success, "\(context.errors.text)")
+        let workouts = try WorkoutStore(path: store)
+        let workout = try workouts.workout(try #require(try workouts.latestWorkoutID()))
+        #expect(workout.samples.filter { $0.type == .pedalPowerBalance }.map(\.value) == Array(repeating: 48.5, count: 60))
+        let decoded = try Self.check(workout)
+        let balance = decoded["recordValues"]?["left_right_balance"]?.arrayValue ?? []
+        // 48.5 % left is 51.5 % right: 52 with bit 7 ("right") set; held for 3 s from the last one (t = 59).
+        #expect(balance == Array(repeating: .number(Double(0x80 | 52)), count: 62) + Array(repeating: .null, count: 58))
+    }
+
     /// Synthetic ride: pauses, a power dropout, a lap every ten minutes.
     @Test func syntheticRideWithPausesAndLaps() throws {
         let workout = try SyntheticRide.workout(seconds: 3600, seed: 3, startDate: Self.startDate)

@@ -60,6 +60,7 @@ let package = Package(
             name: "sensorbridge-bench",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "WorkoutStore", "SensorTestSupport", "Captures",
+                "Export",
             ],
             swiftSettings: swiftSettings
         ),

@@ -175,12 +175,16 @@ struct FITActivityEncoding {
     /// Adds laps, sessions and their time in zone; returns the number of sessions.
     private mutating func addLapsAndSessions() -> Int {
         let whole = workout.start..<workout.end
+        var samplesByType: [QuantityType: [Sample]] = [:]
+        for sample in workout.samples where sample.type == .heartRate || sample.type == .cyclingPower {
+            samplesByType[sample.type, default: []].append(sample)
+        }
         var sessions: [(summary: FITSummary, sport: WorkoutActivityType)] = []
         if workout.activities.count > 1 {
             for activity in workout.activities {
                 var summary = FITSummary(
                     of: activity.start..<activity.end, in: workout,
-                    configurations: activity.zoneGroupsByType.mapValues(\.configuration))
+                    configurations: activity.zoneGroupsByType.mapValues(\.configuration), samplesByType: samplesByType)
                 summary.zoneGroups = activity.zoneGroupsByType
                 sessions.append((summary, activity.activityType))
             }
@@ -197,7 +201,7 @@ struct FITActivityEncoding {
             if laps.isEmpty { laps = [range] }
             let configurations = session.summary.zoneGroups.mapValues(\.configuration)
             for (position, lap) in laps.enumerated() {
-                let summary = FITSummary(of: lap, in: workout, configurations: configurations)
+                let summary = FITSummary(of: lap, in: workout, configurations: configurations, samplesByType: samplesByType)
                 let isLast = position == laps.count - 1
                 let trigger = isLast ? P.lapTriggerSessionEnd : P.lapTriggerManual
                 add(summaryMessage(summary, isLap: true, index: lapIndex, sport: session.sport, trigger: trigger), at: lap.upperBound)

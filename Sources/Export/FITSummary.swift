@@ -20,15 +20,21 @@ struct FITSummary: Sendable {
     /// and at its start, so the held sample and the pauses count exactly as in the stored groups
     /// and the spans of a workout add up to its totals.
     ///
-    /// - Parameter configurations: the zones to sort into (those of the stored zone groups).
-    init(of range: Range<Duration>, in workout: Workout, configurations: [QuantityType: WorkoutZoneConfiguration]) {
+    /// - Parameters:
+    ///   - configurations: the zones to sort into (those of the stored zone groups).
+    ///   - samplesByType: the workout's samples of each zoned type, in order.
+    init(
+        of range: Range<Duration>, in workout: Workout, configurations: [QuantityType: WorkoutZoneConfiguration],
+        samplesByType: [QuantityType: [Sample]]
+    ) {
         self.range = range
         let pauses = workout.pauses.compactMap { Self.clamp($0, to: range) }
         timerTime = pauses.reduce(range.upperBound - range.lowerBound) { $0 - ($1.upperBound - $1.lowerBound) }
         statistics = Self.statistics(of: range, in: workout)
         zoneGroups = [:]
         for (type, configuration) in configurations {
-            let samples = workout.samples.filter { $0.type == type && $0.time <= range.upperBound }
+            let all = samplesByType[type] ?? []
+            let samples = Array(all.prefix { $0.time <= range.upperBound })
             guard let atEnd = Self.rebucket(samples, configuration, workout, until: range.upperBound),
                 let atStart = Self.rebucket(samples, configuration, workout, until: range.lowerBound),
                 let group = try? atEnd.subtracting(atStart)

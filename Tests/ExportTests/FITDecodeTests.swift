@@ -60,6 +60,13 @@ struct FITDecodeTests {
             #expect(session["normalized_power"]?.doubleValue == s.cyclingPower?.normalized?.rounded())
             #expect(session["total_work"]?.doubleValue == s.cyclingPower.map { ($0.energy * 1000).rounded() })
             #expect(session["avg_cadence"]?.doubleValue == s.cadence.map { $0.average.rounded() })
+            // A single lap, worked out from the samples, says what the stored statistics say.
+            if workout.laps.count == 1, let lap = decoded["laps"]?.arrayValue?.first {
+                for key in ["avg_heart_rate", "max_heart_rate", "min_heart_rate", "avg_power", "max_power",
+                    "normalized_power", "total_work", "avg_cadence", "total_timer_time"] {
+                    #expect(lap[key] == session[key], "lap \(key)")
+                }
+            }
         }
         #expect(sessionZones.count == activities.filter { !$0.zoneGroupsByType.isEmpty }.count)
         for (index, activity) in activities.enumerated() where !activity.zoneGroupsByType.isEmpty {
@@ -185,6 +192,26 @@ struct FITDecodeTests {
         let laps = decoded["laps"]?.arrayValue ?? []
         #expect(laps.count == 4)
         #expect(decoded["sessions"]?.arrayValue?[1]["first_lap_index"] == 2)
+        // The run's session: heart rate of the samples received in it while not paused.
+        let run = try #require(workout.activities.last)
+        let rates = workout.samples.filter { sample in
+            sample.type == .heartRate && (run.start..<run.end).contains(sample.time)
+                && !workout.pauses.contains { $0.contains(sample.time) }
+        }.map(\.value)
+        let session = decoded["sessions"]?.arrayValue?[1]
+        #expect(session?["avg_heart_rate"]?.doubleValue == (rates.reduce(0, +) / Double(rates.count)).rounded())
+        #expect(session?["max_heart_rate"]?.doubleValue == rates.max())
+        #expect(session?["avg_power"] == nil)
+        #expect(Self.close(session?["total_elapsed_time"], (run.end - run.start).seconds))
+    }
+
+    @Test func localTimestampFollowsTheTimeZone() throws {
+        let workout = try Self.workout(seconds: 60) { _ in [(.heartRate, 120)] }
+        var encoder = FITActivityEncoder()
+        encoder.timeZone = try #require(TimeZone(secondsFromGMT: -5 * 3600))
+        let decoded = try FITCheck.decode(encoder.encode(workout))
+        let activity = decoded["activity"]
+        #expect(activity?["local_timestamp"]?.doubleValue == (activity?["timestamp"]?.doubleValue).map { $0 - 5 * 3600 })
     }
 
     /// Builds a workout from samples through the real state machine.

@@ -31,7 +31,7 @@ enum FITProfile {
     /// `device_info` (23).
     enum DeviceInfo {
         static let deviceIndex: UInt8 = 0, deviceType: UInt8 = 1, manufacturer: UInt8 = 2, product: UInt8 = 4
-        static let softwareVersion: UInt8 = 5, descriptor: UInt8 = 19, sourceType: UInt8 = 25
+        static let descriptor: UInt8 = 19, sourceType: UInt8 = 25
         static let productName: UInt8 = 27
     }
 
@@ -82,7 +82,7 @@ enum FITProfile {
         static let timeInHeartRateZone: UInt8 = 2, timeInPowerZone: UInt8 = 5
         static let heartRateZoneHighBoundary: UInt8 = 6, powerZoneHighBoundary: UInt8 = 9
         static let heartRateCalculationType: UInt8 = 10, maximumHeartRate: UInt8 = 11
-        static let restingHeartRate: UInt8 = 12, thresholdHeartRate: UInt8 = 13
+        static let restingHeartRate: UInt8 = 12
         static let powerCalculationType: UInt8 = 14, functionalThresholdPower: UInt8 = 15
     }
 

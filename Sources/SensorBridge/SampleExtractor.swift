@@ -2,8 +2,9 @@ public import GATT
 public import SensorCore
 
 /// Turns decoded notifications of one sensor into samples: heart rate, RR intervals and energy
-/// from 2A37; power, left pedal balance, cadence and wheel speed from 2A63; cadence and speed from 2A5B; battery
-/// level from 2A19. Keeps the per-sensor state cadence and speed need (the previous counters).
+/// from 2A37; power, pedal power balance (when referred to the left pedal), cadence and wheel
+/// speed from 2A63; cadence and speed from 2A5B; battery level from 2A19. Keeps the per-sensor
+/// state cadence and speed need (the previous counters).
 public struct SampleExtractor: Sendable {
     public let sensor: SensorID
     private var cadence = CadenceCalculator()

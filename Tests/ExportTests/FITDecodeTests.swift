@@ -234,13 +234,22 @@ struct FITDecodeTests {
         return try machine.finishWorkout()
     }
 
+    /// A strap with energy expended (kJ counter) and custom zones with a boundary that is not whole.
     @Test func heartRateOnly() throws {
-        let workout = try Self.workout(seconds: 600) { [(.heartRate, 100 + Double($0 % 90)), (.rrInterval, 0.6)] }
+        var zones = ZonePreferences(profile: Self.profile)
+        zones.setPreferredConfiguration(try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120.4, 150]))
+        let workout = try Self.workout(seconds: 600, zones: zones) { second in
+            [(.heartRate, 100 + Double(second % 90)), (.rrInterval, 0.6), (.energyExpended, Double(second / 2))]
+        }
         let decoded = try Self.check(workout)
         #expect(decoded["recordFields"]?.arrayValue?.compactMap(\.stringValue) == ["heart_rate", "timestamp"])
-        let zones = decoded["timeInZone"]?.arrayValue?.first
-        #expect(zones?["time_in_power_zone"] == nil)
-        #expect(zones?["time_in_hr_zone"] != nil)
+        let timeInZone = decoded["timeInZone"]?.arrayValue?.first
+        #expect(timeInZone?["time_in_power_zone"] == nil)
+        #expect(timeInZone?["hr_zone_high_boundary"] == [120, 150, nil])
+        #expect(timeInZone?["hr_calc_type"] == "custom")
+        // 299 kJ from the strap's counter: 71 kcal.
+        #expect(workout.statistics.energyExpended == 299)
+        #expect(decoded["sessions"]?.arrayValue?.first?["total_calories"] == 71)
     }
 
     @Test func powerOnlyWithPedalBalance() throws {

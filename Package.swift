@@ -61,6 +61,7 @@ let package = Package(
             name: "sensorbridge-bench",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "WorkoutStore", "SensorTestSupport", "Captures",
+                "Export",
             ],
             swiftSettings: swiftSettings
         ),
@@ -85,8 +86,10 @@ let package = Package(
         .testTarget(name: "CapturesTests", dependencies: ["Captures", "GATT", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ExportTests", dependencies: ["Export", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
-            swiftSettings: swiftSettings),
+            name: "ExportTests",
+            dependencies: ["Export", "SensorBridge", "WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WorkoutStoreTests",

@@ -1,9 +1,37 @@
-// PLACEHOLDER: replaced by the fit branch at merge.
+public import Foundation
+import SensorCore
 public import Workouts
 public import Zones
 
-/// The FIT activity encoder; this placeholder keeps the branch building until the fit branch's file replaces it.
+/// Writes a finished workout as a FIT activity file (Garmin FIT protocol 2.0, profile 21.218),
+/// the format Garmin Connect, Strava, intervals.icu, TrainingPeaks and GoldenCheetah import.
+///
+/// Messages, in time order: `file_id` (type activity), `device_info` for SensorBridge and for each
+/// sensor, `event` (timer start at the start, timer stop and start around each pause, timer
+/// stop_all at the end), a `record` for every whole second of active time (heart rate, power,
+/// cadence, speed, left/right pedal balance: each the latest sample within its zone hold, 5 s for
+/// heart rate and 3 s for the others, else absent), `hrv` with the RR intervals (5 a message),
+/// one `lap` per workout lap (split where a multisport workout changes activity), one `session`
+/// per activity, a `time_in_zone` after each lap and session, and `activity`.
+///
+/// Sessions carry the stored workout's own statistics and zone durations (for a multisport
+/// workout, the activity's zone durations and statistics worked out over its span); laps are
+/// worked out from the samples by the same rules. Values that do not exist are written as the
+/// base type's invalid value, never as 0. Pure: no I/O.
 public struct FITActivityEncoder: Sendable {
-    public init(profile: AthleteProfile? = nil) {}
-    public func encode(_ workout: Workout) -> [UInt8] { [] }
+    /// Gives `time_in_zone` its maximum and resting heart rate and FTP fields when known.
+    public var profile: AthleteProfile?
+    /// For `activity.local_timestamp`.
+    public var timeZone: TimeZone
+
+    public init(profile: AthleteProfile? = nil) {
+        self.profile = profile
+        timeZone = .current
+    }
+
+    /// The FIT file of `workout`.
+    public func encode(_ workout: Workout) -> [UInt8] {
+        var encoding = FITActivityEncoding(workout: workout, profile: profile, timeZone: timeZone)
+        return encoding.encode()
+    }
 }

@@ -2,8 +2,9 @@ public import GATT
 public import SensorCore
 
 /// Turns decoded notifications of one sensor into samples: heart rate, RR intervals and energy
-/// from 2A37; power, cadence and wheel speed from 2A63; cadence and speed from 2A5B; battery
-/// level from 2A19. Keeps the per-sensor state cadence and speed need (the previous counters).
+/// from 2A37; power, pedal power balance (when referred to the left pedal), cadence and wheel
+/// speed from 2A63; cadence and speed from 2A5B; battery level from 2A19. Keeps the per-sensor
+/// state cadence and speed need (the previous counters).
 public struct SampleExtractor: Sendable {
     public let sensor: SensorID
     private var cadence = CadenceCalculator()
@@ -27,6 +28,9 @@ public struct SampleExtractor: Sendable {
             if let energy = m.energyExpended { add(.energyExpended, Double(energy)) }
         case .cyclingPowerMeasurement(let m):
             add(.cyclingPower, Double(m.instantaneousPower))
+            if let balance = m.pedalPowerBalancePercent, m.pedalPowerBalanceReference == .left {
+                add(.pedalPowerBalance, balance)
+            }
             if let crank = m.crankRevolutionData, let rpm = cadence.update(crank, at: time) { add(.cyclingCadence, rpm) }
             if let wheel = m.wheelRevolutionData, let v = speed.update(wheel, at: time) { add(.cyclingSpeed, v) }
             if let energy = m.accumulatedEnergy { add(.accumulatedEnergy, Double(energy)) }

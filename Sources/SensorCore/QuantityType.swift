@@ -18,6 +18,9 @@ public enum QuantityType: UInt8, Sendable, BitwiseCopyable, CaseIterable, Hashab
     case accumulatedEnergy = 7
     /// Battery level in percent.
     case batteryLevel = 8
+    /// The left pedal's share of the power in percent (Cycling Power Measurement's pedal power
+    /// balance when its reference is the left pedal).
+    case pedalPowerBalance = 9
 
     /// The canonical unit of `Sample.value` for this type.
     public var canonicalUnit: QuantityUnit {
@@ -28,7 +31,7 @@ public enum QuantityType: UInt8, Sendable, BitwiseCopyable, CaseIterable, Hashab
         case .cyclingSpeed: .metrePerSecond
         case .rrInterval: .second
         case .energyExpended, .accumulatedEnergy: .kilojoule
-        case .batteryLevel: .percent
+        case .batteryLevel, .pedalPowerBalance: .percent
         }
     }
 
@@ -43,6 +46,7 @@ public enum QuantityType: UInt8, Sendable, BitwiseCopyable, CaseIterable, Hashab
         case .energyExpended: "energyExpended"
         case .accumulatedEnergy: "accumulatedEnergy"
         case .batteryLevel: "batteryLevel"
+        case .pedalPowerBalance: "pedalPowerBalance"
         }
     }
 
@@ -58,6 +62,7 @@ public enum QuantityType: UInt8, Sendable, BitwiseCopyable, CaseIterable, Hashab
         case "energyexpended": self = .energyExpended
         case "accumulatedenergy": self = .accumulatedEnergy
         case "batterylevel", "battery": self = .batteryLevel
+        case "pedalpowerbalance", "balance": self = .pedalPowerBalance
         default: return nil
         }
     }

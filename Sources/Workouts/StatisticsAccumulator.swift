@@ -70,7 +70,7 @@ public struct StatisticsAccumulator: Sendable {
                 energyExpended = 0
             }
             lastEnergyCounter = sample.value
-        case .cyclingSpeed, .accumulatedEnergy, .batteryLevel:
+        case .cyclingSpeed, .accumulatedEnergy, .batteryLevel, .pedalPowerBalance:
             break
         }
     }

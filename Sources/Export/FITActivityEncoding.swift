@@ -1,0 +1,328 @@
+import Foundation
+import SensorCore
+import Workouts
+import Zones
+
+/// The work of `FITActivityEncoder.encode`: one workout, written once.
+struct FITActivityEncoding {
+    private typealias P = FITProfile
+
+    let workout: Workout
+    let profile: AthleteProfile?
+    let timeZone: TimeZone
+    private var writer = FITWriter()
+    /// The FIT `date_time` of `workout.start`.
+    private let startTimestamp: Int64
+    /// Messages other than records, with the time they belong at, merged with the records.
+    private var pending: [(time: Duration, order: Int, message: FITMessage)] = []
+
+    init(workout: Workout, profile: AthleteProfile?, timeZone: TimeZone) {
+        self.workout = workout
+        self.profile = profile
+        self.timeZone = timeZone
+        startTimestamp = Int64(workout.startDate.timeIntervalSince1970.rounded(.down)) - P.epochOffset
+    }
+
+    /// FIT `date_time` of an offset from the session anchor (whole seconds, truncated).
+    private func timestamp(_ time: Duration) -> Int64 {
+        startTimestamp + max(0, (time - workout.start).components.seconds)
+    }
+
+    mutating func encode() -> [UInt8] {
+        writeHeaderMessages()
+        addTimerEvents()
+        addHRV()
+        let sessionCount = addLapsAndSessions()
+        pending.sort { ($0.time, $0.order) < ($1.time, $1.order) }  // sort is not stable: order numbers them
+        writeRecords()
+        for item in pending { writer.write(item.message) }
+        writeActivity(sessionCount: sessionCount)
+        return writer.bytes()
+    }
+
+    private mutating func add(_ message: FITMessage, at time: Duration) {
+        pending.append((time, pending.count, message))
+    }
+
+    // MARK: - File and devices
+
+    private mutating func writeHeaderMessages() {
+        var file = FITMessage(P.Message.fileID)
+        file.add(P.FileID.type, .enum, P.fileActivity)
+        file.add(P.FileID.manufacturer, .uint16, P.manufacturerDevelopment)
+        file.add(P.FileID.product, .uint16, 0)
+        file.add(P.FileID.timeCreated, .uint32, startTimestamp)
+        file.add(P.FileID.productName, string: "SensorBridge", size: 16)
+        writer.write(file)
+
+        var creator = FITMessage(P.Message.deviceInfo)
+        creator.add(P.timestamp, .uint32, startTimestamp)
+        creator.add(P.DeviceInfo.deviceIndex, .uint8, 0)
+        creator.add(P.DeviceInfo.manufacturer, .uint16, P.manufacturerDevelopment)
+        creator.add(P.DeviceInfo.product, .uint16, 0)
+        creator.add(P.DeviceInfo.sourceType, .enum, P.sourceTypeLocal)
+        creator.add(P.DeviceInfo.productName, string: "SensorBridge", size: 16)
+        writer.write(creator)
+
+        // One per sensor, by what it sent: Bluetooth LE heart rate, bike power, or speed and cadence.
+        var sent: [SensorID: Set<QuantityType>] = [:]
+        for sample in workout.samples { sent[sample.sensor, default: []].insert(sample.type) }
+        for (index, (sensor, name)) in workout.sensors.sorted(by: { $0.key.rawValue < $1.key.rawValue }).enumerated() {
+            let types = sent[sensor] ?? []
+            let deviceType: Int? =
+                types.contains(.cyclingPower) ? P.bleBikePower
+                : types.contains(.heartRate) ? P.bleHeartRate
+                : types.contains(.cyclingCadence) || types.contains(.cyclingSpeed) ? P.bleBikeSpeedCadence : nil
+            var device = FITMessage(P.Message.deviceInfo)
+            device.add(P.timestamp, .uint32, startTimestamp)
+            device.add(P.DeviceInfo.deviceIndex, .uint8, min(index + 1, 254))
+            device.add(P.DeviceInfo.deviceType, .uint8, deviceType)
+            device.add(P.DeviceInfo.sourceType, .enum, P.sourceTypeBluetoothLowEnergy)
+            device.add(P.DeviceInfo.descriptor, string: name, size: 32)
+            writer.write(device)
+        }
+    }
+
+    // MARK: - Events, HRV
+
+    private func timerEvent(_ type: Int, at time: Duration) -> FITMessage {
+        var event = FITMessage(P.Message.event)
+        event.add(P.timestamp, .uint32, timestamp(time))
+        event.add(P.Event.event, .enum, P.eventTimer)
+        event.add(P.Event.eventType, .enum, type)
+        event.add(P.Event.data, .uint32, P.timerTriggerManual)
+        event.add(P.Event.eventGroup, .uint8, 0)
+        return event
+    }
+
+    /// Timer start at the start; stop and start around each pause (no start when the workout
+    /// ended paused); stop_all at the end.
+    private mutating func addTimerEvents() {
+        add(timerEvent(P.eventTypeStart, at: workout.start), at: workout.start)
+        for pause in workout.pauses {
+            add(timerEvent(P.eventTypeStop, at: pause.lowerBound), at: pause.lowerBound)
+            if pause.upperBound < workout.end {
+                add(timerEvent(P.eventTypeStart, at: pause.upperBound), at: pause.upperBound)
+            }
+        }
+        add(timerEvent(P.eventTypeStopAll, at: workout.end), at: workout.end)
+    }
+
+    /// Every RR interval in order, 5 to an `hrv` message (s × 1000, uint16), each message placed at
+    /// the time of its last interval; the last one padded with invalid values.
+    private mutating func addHRV() {
+        let intervals = workout.samples.filter { $0.type == .rrInterval && !$0.value.isNaN }
+        var index = 0
+        while index < intervals.count {
+            let chunk = intervals[index..<min(index + P.HRV.intervalsPerMessage, intervals.count)]
+            var values: [Int64?] = chunk.map { FITMessage.stored($0.value, scale: 1000, offset: 0) }
+            values += Array(repeating: nil, count: P.HRV.intervalsPerMessage - values.count)
+            var message = FITMessage(P.Message.hrv)
+            message.add(P.HRV.time, .uint16, array: values)
+            add(message, at: chunk.last!.time)
+            index += P.HRV.intervalsPerMessage
+        }
+    }
+
+    // MARK: - Records
+
+    /// A record for every whole second from the start that is active (not paused) and before the end.
+    private mutating func writeRecords() {
+        var heartRate = FITHeldSeries(workout.samples, of: .heartRate)
+        var power = FITHeldSeries(workout.samples, of: .cyclingPower)
+        var cadence = FITHeldSeries(workout.samples, of: .cyclingCadence)
+        var speed = FITHeldSeries(workout.samples, of: .cyclingSpeed)
+        var balance = FITHeldSeries(workout.samples, of: .pedalPowerBalance)
+        var next = 0
+        var pause = 0
+        var time = workout.start
+        while time < workout.end {
+            while pause < workout.pauses.count, workout.pauses[pause].upperBound <= time { pause += 1 }
+            if pause < workout.pauses.count, workout.pauses[pause].contains(time) {
+                // Skip to the first whole second after the pause.
+                let resume = workout.pauses[pause].upperBound
+                let seconds = (resume - workout.start).components
+                time = workout.start + .seconds(seconds.seconds + (seconds.attoseconds > 0 ? 1 : 0))
+                continue
+            }
+            while next < pending.count, pending[next].time <= time {
+                writer.write(pending[next].message)
+                next += 1
+            }
+            var record = FITMessage(P.Message.record)
+            record.add(P.timestamp, .uint32, timestamp(time))
+            record.add(P.Record.heartRate, .uint8, heartRate.value(at: time))
+            record.add(P.Record.cadence, .uint8, cadence.value(at: time))
+            record.add(P.Record.speed, .uint16, speed.value(at: time), scale: 1000)
+            // Negative watts (a coasting hub) are no pedalling: 0 W in a uint16 field.
+            record.add(P.Record.power, .uint16, power.value(at: time).map { max(0, $0) })
+            record.add(P.Record.leftRightBalance, .uint8, balance.value(at: time).flatMap(Self.leftRightBalance))
+            writer.write(record)
+            time += .seconds(1)
+        }
+        pending.removeFirst(next)
+    }
+
+    /// FIT `left_right_balance` from the left pedal's share in %: the right pedal's share in whole
+    /// percent with bit 7 ("right") set.
+    static func leftRightBalance(leftPercent: Double) -> Int? {
+        guard (0...100).contains(leftPercent) else { return nil }
+        return Int((100 - leftPercent).rounded()) | P.leftRightBalanceRight
+    }
+
+    // MARK: - Laps and sessions
+
+    /// Adds laps, sessions and their time in zone; returns the number of sessions.
+    private mutating func addLapsAndSessions() -> Int {
+        let whole = workout.start..<workout.end
+        var samplesByType: [QuantityType: [Sample]] = [:]
+        for sample in workout.samples where sample.type == .heartRate || sample.type == .cyclingPower {
+            samplesByType[sample.type, default: []].append(sample)
+        }
+        var sessions: [(summary: FITSummary, sport: WorkoutActivityType)] = []
+        if workout.activities.count > 1 {
+            for activity in workout.activities {
+                var summary = FITSummary(
+                    of: activity.start..<activity.end, in: workout,
+                    configurations: activity.zoneGroupsByType.mapValues(\.configuration), samplesByType: samplesByType)
+                summary.zoneGroups = activity.zoneGroupsByType
+                sessions.append((summary, activity.activityType))
+            }
+        } else {
+            let summary = FITSummary(
+                range: whole, pauses: workout.pauses, statistics: workout.statistics,
+                zoneGroups: workout.zoneGroupsByType)
+            sessions.append((summary, workout.activities.first?.activityType ?? workout.activityType))
+        }
+        var lapIndex = 0
+        for (sessionIndex, session) in sessions.enumerated() {
+            let range = session.summary.range
+            var laps = workout.laps.compactMap { FITSummary.clamp($0, to: range) }
+            if laps.isEmpty { laps = [range] }
+            let configurations = session.summary.zoneGroups.mapValues(\.configuration)
+            for (position, lap) in laps.enumerated() {
+                let summary = FITSummary(of: lap, in: workout, configurations: configurations, samplesByType: samplesByType)
+                let isLast = position == laps.count - 1
+                let trigger = isLast ? P.lapTriggerSessionEnd : P.lapTriggerManual
+                add(summaryMessage(summary, isLap: true, index: lapIndex, sport: session.sport, trigger: trigger), at: lap.upperBound)
+                addTimeInZone(summary, reference: P.Message.lap, index: lapIndex)
+                lapIndex += 1
+            }
+            var message = summaryMessage(
+                session.summary, isLap: false, index: sessionIndex, sport: session.sport,
+                trigger: sessionIndex == sessions.count - 1 ? P.sessionTriggerActivityEnd : P.sessionTriggerManual)
+            message.add(P.Session.firstLapIndex, .uint16, lapIndex - laps.count)
+            message.add(P.Session.numLaps, .uint16, laps.count)
+            message.add(P.Session.thresholdPower, .uint16, profile?.functionalThresholdPower)
+            add(message, at: range.upperBound)
+            addTimeInZone(session.summary, reference: P.Message.session, index: sessionIndex)
+        }
+        return sessions.count
+    }
+
+    /// A `lap` or `session` message (they share this layout with different field numbers).
+    private func summaryMessage(
+        _ summary: FITSummary, isLap: Bool, index: Int, sport: WorkoutActivityType, trigger: Int
+    ) -> FITMessage {
+        let fields = isLap ? P.Summary.lap : P.Summary.session
+        let s = summary.statistics
+        var m = FITMessage(isLap ? P.Message.lap : P.Message.session)
+        m.add(P.messageIndex, .uint16, index)
+        m.add(P.timestamp, .uint32, timestamp(summary.range.upperBound))
+        m.add(fields.event, .enum, isLap ? P.eventLap : P.eventSession)
+        m.add(fields.eventType, .enum, P.eventTypeStop)
+        m.add(fields.startTime, .uint32, timestamp(summary.range.lowerBound))
+        m.add(fields.sport, .enum, Self.sport(sport))
+        m.add(fields.subSport, .enum, 0)  // generic
+        // s × 1000, uint32.
+        m.add(fields.totalElapsedTime, .uint32, (summary.range.upperBound - summary.range.lowerBound).seconds, scale: 1000)
+        m.add(fields.totalTimerTime, .uint32, summary.timerTime.seconds, scale: 1000)
+        // kcal from the strap's energy expended in kJ.
+        m.add(fields.totalCalories, .uint16, s.energyExpended.map { $0 / 4.184 })
+        m.add(fields.averageHeartRate, .uint8, s.heartRate?.average)
+        m.add(fields.maximumHeartRate, .uint8, s.heartRate?.maximum)
+        m.add(fields.minimumHeartRate, .uint8, s.heartRate?.minimum)
+        m.add(fields.averageCadence, .uint8, s.cadence?.average)
+        m.add(fields.maximumCadence, .uint8, s.cadence?.maximum)
+        m.add(fields.averagePower, .uint16, s.cyclingPower.map { max(0, $0.average) })
+        m.add(fields.maximumPower, .uint16, s.cyclingPower.map { max(0, $0.maximum) })
+        m.add(fields.normalizedPower, .uint16, s.cyclingPower?.normalized)
+        // J.
+        m.add(fields.totalWork, .uint32, s.cyclingPower.map { max(0, $0.energy) }, scale: 1000)
+        m.add(fields.trigger, .enum, trigger)
+        return m
+    }
+
+    /// FIT `sport` of an activity type.
+    static func sport(_ type: WorkoutActivityType) -> Int {
+        switch type {
+        case .cycling: 2
+        case .running: 1
+        case .walking: 11
+        case .hiking: 17
+        case .rowing: 15
+        case .swimming: 5
+        case .multisport: 18
+        case .other: 0
+        }
+    }
+
+    /// A `time_in_zone` message for a lap or session with zone groups: time per zone (s × 1000,
+    /// uint32), each zone's upper boundary (bpm uint8, W uint16; rounded; the top zone has none,
+    /// so it is invalid), how the zones were made (a system zone set is % of heart-rate reserve or
+    /// % of FTP, any other custom) and the profile's maximum and resting heart rate and FTP.
+    private mutating func addTimeInZone(_ summary: FITSummary, reference: UInt16, index: Int) {
+        guard !summary.zoneGroups.isEmpty else { return }
+        let T = P.TimeInZone.self
+        var m = FITMessage(P.Message.timeInZone)
+        m.add(P.timestamp, .uint32, timestamp(summary.range.upperBound))
+        m.add(T.referenceMessage, .uint16, Int(reference))
+        m.add(T.referenceIndex, .uint16, index)
+        if let group = summary.zoneGroups[.heartRate] {
+            m.add(T.timeInHeartRateZone, .uint32, array: Self.milliseconds(group))
+            m.add(T.heartRateZoneHighBoundary, .uint8, array: Self.highBoundaries(group))
+            m.add(
+                T.heartRateCalculationType, .enum,
+                group.configuration.source == .system ? P.heartRateZonePercentReserve : P.heartRateZoneCustom)
+        }
+        if let group = summary.zoneGroups[.cyclingPower] {
+            m.add(T.timeInPowerZone, .uint32, array: Self.milliseconds(group))
+            m.add(T.powerZoneHighBoundary, .uint16, array: Self.highBoundaries(group))
+            m.add(T.powerCalculationType, .enum, group.configuration.source == .system ? P.powerZonePercentFTP : P.powerZoneCustom)
+        }
+        m.add(T.maximumHeartRate, .uint8, maximumHeartRate)
+        m.add(T.restingHeartRate, .uint8, profile?.restingHeartRate)
+        m.add(T.functionalThresholdPower, .uint16, profile?.functionalThresholdPower)
+        add(m, at: summary.range.upperBound)
+    }
+
+    /// The profile's maximum heart rate on the workout's day (measured, else estimated from the age), rounded.
+    private var maximumHeartRate: Double? {
+        let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
+        return try? profile?.maximumHeartRate(on: CalendarDate(year: day.year, month: day.month, day: day.day))
+    }
+
+    private static func milliseconds(_ group: WorkoutZoneGroup) -> [Int64?] {
+        group.durations.map { FITMessage.stored($0.seconds, scale: 1000, offset: 0) }
+    }
+
+    private static func highBoundaries(_ group: WorkoutZoneGroup) -> [Int64?] {
+        group.configuration.zones.map { zone in zone.maximum.flatMap { FITMessage.stored($0.value, scale: 1, offset: 0) } }
+    }
+
+    // MARK: - Activity
+
+    private mutating func writeActivity(sessionCount: Int) {
+        let end = timestamp(workout.end)
+        let local = end + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(end + P.epochOffset))))
+        var m = FITMessage(P.Message.activity)
+        m.add(P.timestamp, .uint32, end)
+        m.add(P.Activity.totalTimerTime, .uint32, workout.activeDuration.seconds, scale: 1000)
+        m.add(P.Activity.numSessions, .uint16, sessionCount)
+        m.add(P.Activity.type, .enum, P.activityManual)
+        m.add(P.Activity.event, .enum, P.eventActivity)
+        m.add(P.Activity.eventType, .enum, P.eventTypeStop)
+        m.add(P.Activity.localTimestamp, .uint32, local)
+        writer.write(m)
+    }
+}

@@ -1,0 +1,345 @@
+import Export
+import Foundation
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Testing
+import WorkoutStore
+import Workouts
+import Zones
+
+/// FIT files checked by Garmin's own FIT SDK for Python (PyPI garmin-fit-sdk, installed into
+/// .build/venv by scripts/install-deps) through scripts/fit-check.py: the integrity check passes,
+/// the decoder reports no error, and records, sessions, laps, time in zone and RR intervals are
+/// those of the workout. Skipped, saying why, only when the SDK is not installed.
+@Suite(.enabled(if: FITCheck.unavailableReason == nil, "\(FITCheck.unavailableReason ?? "")"))
+struct FITDecodeTests {
+    static let profile = AthleteProfile(age: 40, restingHeartRate: 50, functionalThresholdPower: 250)
+    static let startDate = Date(timeIntervalSince1970: 1_793_640_600)  // 2026-11-02T17:30:00Z
+
+    /// Encodes, decodes with the SDK and checks everything that must equal the workout.
+    @discardableResult
+    static func check(_ workout: Workout, profile: AthleteProfile? = profile) throws -> JSONValue {
+        let bytes = FITActivityEncoder(profile: profile).encode(workout)
+        let decoded = try FITCheck.decode(bytes)
+        #expect(decoded["integrity"] == true)
+        #expect(decoded["errors"]?.arrayValue?.isEmpty == true, "\(decoded["errors"] ?? nil)")
+        #expect(decoded["fileType"] == "activity")
+
+        // A record for each whole second of active time, at base + second.
+        let base = Double(Int64(workout.startDate.timeIntervalSince1970) - 631_065_600)
+        let seconds = (0..<Int(workout.duration.seconds.rounded(.up))).filter { second in
+            let t = workout.start + .seconds(second)
+            return t < workout.end && !workout.pauses.contains { $0.contains(t) }
+        }
+        #expect(decoded["records"]?.integerValue == seconds.count)
+        #expect(decoded["recordTimestamps"]?.arrayValue?.compactMap(\.doubleValue) == seconds.map { base + Double($0) })
+
+        // Sessions: one per activity, with the stored statistics and zone durations.
+        let sessions = try #require(decoded["sessions"]?.arrayValue)
+        let timeInZone = decoded["timeInZone"]?.arrayValue ?? []
+        let sessionZones = timeInZone.filter { $0["reference_mesg"] == "session" }
+        let lapZones = timeInZone.filter { $0["reference_mesg"] == "lap" }
+        let activities = workout.activities.count > 1 ? workout.activities : [
+            WorkoutActivity(
+                activityType: workout.activityType, start: workout.start, end: workout.end,
+                zoneGroupsByType: workout.zoneGroupsByType)
+        ]
+        #expect(sessions.count == activities.count)
+        #expect(decoded["activity"]?["num_sessions"]?.integerValue == activities.count)
+        #expect(close(decoded["activity"]?["total_timer_time"], workout.activeDuration.seconds))
+        if activities.count == 1, let session = sessions.first {
+            let s = workout.statistics
+            #expect(close(session["total_elapsed_time"], workout.duration.seconds))
+            #expect(close(session["total_timer_time"], workout.activeDuration.seconds))
+            #expect(session["avg_heart_rate"]?.doubleValue == s.heartRate.map { $0.average.rounded() })
+            #expect(session["max_heart_rate"]?.doubleValue == s.heartRate?.maximum)
+            #expect(session["min_heart_rate"]?.doubleValue == s.heartRate?.minimum)
+            #expect(session["avg_power"]?.doubleValue == s.cyclingPower.map { max(0, $0.average).rounded() })
+            #expect(session["max_power"]?.doubleValue == s.cyclingPower?.maximum)
+            #expect(session["normalized_power"]?.doubleValue == s.cyclingPower?.normalized?.rounded())
+            #expect(session["total_work"]?.doubleValue == s.cyclingPower.map { ($0.energy * 1000).rounded() })
+            #expect(session["avg_cadence"]?.doubleValue == s.cadence.map { $0.average.rounded() })
+            // A single lap, worked out from the samples, says what the stored statistics say.
+            if workout.laps.count == 1, let lap = decoded["laps"]?.arrayValue?.first {
+                for key in ["avg_heart_rate", "max_heart_rate", "min_heart_rate", "avg_power", "max_power",
+                    "normalized_power", "total_work", "avg_cadence", "total_timer_time"] {
+                    #expect(lap[key] == session[key], "lap \(key)")
+                }
+            }
+        }
+        #expect(sessionZones.count == activities.filter { !$0.zoneGroupsByType.isEmpty }.count)
+        for (index, activity) in activities.enumerated() where !activity.zoneGroupsByType.isEmpty {
+            let zones = try #require(sessionZones.first { $0["reference_index"]?.integerValue == index })
+            for (type, key) in [(QuantityType.heartRate, "time_in_hr_zone"), (.cyclingPower, "time_in_power_zone")] {
+                let stored = activity.zoneGroupsByType[type]?.durations.map(\.seconds)
+                #expect(close(zones[key], stored), "\(key) of session \(index)")
+                // Laps of this session add up to it (each rounded to the millisecond).
+                let laps = lapZones.filter { lap in
+                    let lapIndex = lap["reference_index"]?.integerValue ?? -1
+                    let first = sessions[index]["first_lap_index"]?.integerValue ?? 0
+                    return (first..<(first + (sessions[index]["num_laps"]?.integerValue ?? 0))).contains(lapIndex)
+                }
+                guard let stored else {
+                    #expect(laps.allSatisfy { $0[key] == nil })
+                    continue
+                }
+                let sums = stored.indices.map { zone in
+                    laps.reduce(0.0) { $0 + ($1[key]?.arrayValue?[zone].doubleValue ?? 0) }
+                }
+                #expect(zip(sums, stored).allSatisfy { abs($0 - $1) <= 0.0005 * Double(laps.count) + 1e-9 }, "\(key) laps \(sums) vs \(stored)")
+            }
+        }
+        #expect(decoded["laps"]?.arrayValue?.count == lapZones.count || sessionZones.isEmpty)
+
+        // Every RR interval, in milliseconds.
+        let rr = workout.samples.filter { $0.type == .rrInterval }.map { ($0.value * 1000).rounded() / 1000 }
+        #expect(decoded["hrvIntervals"]?.arrayValue?.compactMap(\.doubleValue) == rr)
+        return decoded
+    }
+
+    /// Whether a decoded number (or array) equals `expected` to the millisecond.
+    static func close(_ value: JSONValue?, _ expected: Double) -> Bool {
+        guard let value = value?.doubleValue else { return false }
+        return abs(value - expected) <= 0.0005
+    }
+
+    static func close(_ value: JSONValue?, _ expected: [Double]?) -> Bool {
+        guard let expected else { return value == nil }
+        guard let values = value?.arrayValue, values.count == expected.count else { return false }
+        return zip(values, expected).allSatisfy { close($0, $1) }
+    }
+
+    /// The bundled one-hour ride, replayed and saved by `sensorbridge replay --save` and loaded
+    /// from the store, as `sensorbridge export` will find it.
+    @Test func bundledRideFromTheStore() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("workouts.sqlite").path
+        let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Captures/ride-60min-hr-power.jsonl").standardized.path
+        let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
+        let status = SensorBridgeCLI.run(
+            ["replay", capture, "--age", "40", "--resting-hr", "50", "--ftp", "250", "--save", "--store", store],
+            context: context)
+        #expect(status == .success, "\(context.errors.text)")
+        let workouts = try WorkoutStore(path: store)
+        let workout = try workouts.workout(try #require(try workouts.latestWorkoutID()))
+        #expect(workout.laps.count == 7 && workout.pauses.count == 2)
+        let decoded = try Self.check(workout)
+        #expect(decoded["laps"]?.arrayValue?.count == 7)
+        let zones = try #require(decoded["timeInZone"]?.arrayValue?.first { $0["reference_mesg"] == "session" })
+        #expect(zones["hr_zone_high_boundary"] == [128, 141, 154, 167, nil])
+        #expect(zones["power_zone_high_boundary"] == [138, 188, 225, 263, 300, nil])
+        #expect(zones["hr_calc_type"] == "percent_hrr")
+        #expect(zones["pwr_calc_type"] == "percent_ftp")
+        #expect(zones["max_heart_rate"] == 180)
+        #expect(zones["resting_heart_rate"] == 50)
+        #expect(zones["functional_threshold_power"] == 250)
+        #expect(decoded["recordFields"]?.arrayValue?.compactMap(\.stringValue).contains("power") == true)
+    }
+
+    /// Pedal power balance end to end: a trace whose power meter sends the balance (left pedal
+    /// as reference for the first minute, unknown reference after) is replayed, saved, loaded and
+    /// exported; the records carry left_right_balance only where the reference was the left pedal.
+    @Test func pedalPowerBalanceFromTraceToRecords() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var lines = [#"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{"power":{}}}"#]
+        for second in 0..<120 {
+            // Flags: bit 0 balance present, bit 1 reference is the left pedal; 200 W; 97 half-percent = 48.5 %.
+            let flags: UInt8 = second < 60 ? 0x03 : 0x01
+            lines.append(#"{"t":\#(second),"device":"power","uuid":"2a63","hex":"\#(Hex.encode([flags, 0, 200, 0, 97]))"}"#)
+        }
+        lines.append(#"{"t":120,"event":"end"}"#)
+        let trace = directory.appendingPathComponent("balance.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: trace, atomically: true, encoding: .utf8)
+        let store = directory.appendingPathComponent("workouts.sqlite").path
+        let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
+        let status = SensorBridgeCLI.run(["replay", trace.path, "--ftp", "250", "--save", "--store", store], context: context)
+        #expect(status == .success, "\(context.errors.text)")
+        let workouts = try WorkoutStore(path: store)
+        let workout = try workouts.workout(try #require(try workouts.latestWorkoutID()))
+        #expect(workout.samples.filter { $0.type == .pedalPowerBalance }.map(\.value) == Array(repeating: 48.5, count: 60))
+        let decoded = try Self.check(workout)
+        let balance = decoded["recordValues"]?["left_right_balance"]?.arrayValue ?? []
+        // 48.5 % left is 51.5 % right: 52 with bit 7 ("right") set; held for 3 s from the last one (t = 59).
+        #expect(balance == Array(repeating: .number(Double(0x80 | 52)), count: 62) + Array(repeating: .null, count: 58))
+    }
+
+    /// Synthetic ride: pauses, a power dropout, a lap every ten minutes.
+    @Test func syntheticRideWithPausesAndLaps() throws {
+        let workout = try SyntheticRide.workout(seconds: 3600, seed: 3, startDate: Self.startDate)
+        let decoded = try Self.check(workout)
+        #expect(decoded["laps"]?.arrayValue?.count == workout.laps.count)
+        // Timer: start, stop and start around each of the two pauses, stop_all at the end.
+        let events = decoded["events"]?.arrayValue?.compactMap { $0.arrayValue?[2].stringValue }
+        #expect(events == ["start", "stop", "start", "stop", "start", "stop_all"])
+        // Dropout: power absent (not 0) in records of the dropout beyond the 3 s hold.
+        let power = decoded["recordValues"]?["power"]?.arrayValue ?? []
+        #expect(power.contains(.null))
+        #expect(!power.contains(0))
+    }
+
+    @Test func multisportBikeThenRun() throws {
+        let workout = try SyntheticRide.workout(seconds: 1800, seed: 4, startDate: Self.startDate, runAfter: 1000)
+        let decoded = try Self.check(workout)
+        let sports = decoded["sessions"]?.arrayValue?.compactMap { $0["sport"]?.stringValue }
+        #expect(sports == ["cycling", "running"])
+        // The lap running 600-1200 is split where the run begins.
+        let laps = decoded["laps"]?.arrayValue ?? []
+        #expect(laps.count == 4)
+        #expect(decoded["sessions"]?.arrayValue?[1]["first_lap_index"] == 2)
+        // The run's session: heart rate of the samples received in it while not paused.
+        let run = try #require(workout.activities.last)
+        let rates = workout.samples.filter { sample in
+            sample.type == .heartRate && (run.start..<run.end).contains(sample.time)
+                && !workout.pauses.contains { $0.contains(sample.time) }
+        }.map(\.value)
+        let session = decoded["sessions"]?.arrayValue?[1]
+        #expect(session?["avg_heart_rate"]?.doubleValue == (rates.reduce(0, +) / Double(rates.count)).rounded())
+        #expect(session?["max_heart_rate"]?.doubleValue == rates.max())
+        #expect(session?["avg_power"] == nil)
+        #expect(Self.close(session?["total_elapsed_time"], (run.end - run.start).seconds))
+    }
+
+    @Test func localTimestampFollowsTheTimeZone() throws {
+        let workout = try Self.workout(seconds: 60) { _ in [(.heartRate, 120)] }
+        var encoder = FITActivityEncoder()
+        encoder.timeZone = try #require(TimeZone(secondsFromGMT: -5 * 3600))
+        let decoded = try FITCheck.decode(encoder.encode(workout))
+        let activity = decoded["activity"]
+        #expect(activity?["local_timestamp"]?.doubleValue == (activity?["timestamp"]?.doubleValue).map { $0 - 5 * 3600 })
+    }
+
+    /// Builds a workout from samples through the real state machine.
+    static func workout(
+        seconds: Int, zones: ZonePreferences = ZonePreferences(profile: profile), pauses: [Range<Int>] = [],
+        samples: (Int) -> [(QuantityType, Double)]
+    ) throws -> Workout {
+        var machine = WorkoutStateMachine(activityType: .cycling, preferences: zones)
+        machine.sensors = SyntheticRide.sensors
+        try machine.beginCollection(at: .seconds(3), date: startDate)
+        for second in 0..<seconds {
+            let time = Duration.seconds(3 + second)
+            if pauses.contains(where: { $0.lowerBound == second }) { try machine.pause(at: time) }
+            if pauses.contains(where: { $0.upperBound == second }) { try machine.resume(at: time) }
+            for (type, value) in samples(second) {
+                machine.add(Sample(sensor: SensorID(type == .heartRate || type == .rrInterval ? 1 : 2), type: type, value: value, time: time + .milliseconds(250)))
+            }
+        }
+        try machine.endCollection(at: .seconds(3 + seconds))
+        return try machine.finishWorkout()
+    }
+
+    /// A strap with energy expended (kJ counter) and custom zones with a boundary that is not whole.
+    @Test func heartRateOnly() throws {
+        var zones = ZonePreferences(profile: Self.profile)
+        zones.setPreferredConfiguration(try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120.4, 150]))
+        let workout = try Self.workout(seconds: 600, zones: zones) { second in
+            [(.heartRate, 100 + Double(second % 90)), (.rrInterval, 0.6), (.energyExpended, Double(second / 2))]
+        }
+        let decoded = try Self.check(workout)
+        #expect(decoded["recordFields"]?.arrayValue?.compactMap(\.stringValue) == ["heart_rate", "timestamp"])
+        let timeInZone = decoded["timeInZone"]?.arrayValue?.first
+        #expect(timeInZone?["time_in_power_zone"] == nil)
+        #expect(timeInZone?["hr_zone_high_boundary"] == [120, 150, nil])
+        #expect(timeInZone?["hr_calc_type"] == "custom")
+        // 299 kJ from the strap's counter: 71 kcal.
+        #expect(workout.statistics.energyExpended == 299)
+        #expect(decoded["sessions"]?.arrayValue?.first?["total_calories"] == 71)
+    }
+
+    @Test func powerOnlyWithPedalBalance() throws {
+        let workout = try Self.workout(seconds: 300) { second in
+            [(.cyclingPower, Double(100 + second)), (.cyclingCadence, 90), (.pedalPowerBalance, 48.5), (.cyclingSpeed, 8.25)]
+        }
+        let decoded = try Self.check(workout)
+        #expect(decoded["sessions"]?.arrayValue?.first?["avg_heart_rate"] == nil)
+        let values = decoded["recordValues"]
+        // 48.5 % left is 51.5 % right: 52 with bit 7 ("right") set.
+        #expect(values?["left_right_balance"]?.arrayValue?.dropFirst().allSatisfy { $0 == .number(Double(0x80 | 52)) } == true)
+        #expect(values?["speed"]?.arrayValue?.last == 8.25)
+        #expect(values?["heart_rate"]?.arrayValue?.allSatisfy { $0 == .null } == true)
+    }
+
+    @Test func pausedAndEndedWhilePaused() throws {
+        let workout = try Self.workout(seconds: 200, pauses: [50..<80, 150..<200]) { _ in [(.heartRate, 140), (.cyclingPower, 200)] }
+        #expect(workout.pauses.count == 2)
+        let decoded = try Self.check(workout)
+        let events = decoded["events"]?.arrayValue?.compactMap { $0.arrayValue?[2].stringValue }
+        #expect(events == ["start", "stop", "start", "stop", "stop_all"])
+    }
+
+    @Test func noZonesConfigured() throws {
+        let workout = try Self.workout(seconds: 120, zones: ZonePreferences()) { _ in [(.heartRate, 140), (.cyclingPower, 200)] }
+        #expect(workout.zoneGroupsByType.isEmpty)
+        let decoded = try Self.check(workout, profile: nil)
+        #expect(decoded["timeInZone"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func emptyWorkout() throws {
+        let workout = try Self.workout(seconds: 0) { _ in [] }
+        let decoded = try Self.check(workout)
+        #expect(decoded["records"] == 0)
+        #expect(decoded["laps"]?.arrayValue?.count == 1)
+    }
+}
+
+/// Runs scripts/fit-check.py in the virtual environment scripts/install-deps makes.
+enum FITCheck {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let python = root.appendingPathComponent(".build/venv/bin/python").path
+    static let script = root.appendingPathComponent("scripts/fit-check.py").path
+
+    static let unavailableReason: String? = {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            return "\(python) is missing: run scripts/install-deps (it installs garmin-fit-sdk into .build/venv)"
+        }
+        guard (try? run(["-c", "import garmin_fit_sdk"])) != nil else {
+            return "garmin-fit-sdk is not installed in .build/venv: run scripts/install-deps"
+        }
+        return nil
+    }()
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Decodes `bytes` and returns the checker's JSON summary.
+    static func decode(_ bytes: [UInt8]) throws -> JSONValue {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).fit")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try JSONValue(parsing: try run([script, file.path]))
+    }
+
+    /// Runs the venv's python with `arguments`, at most 60 s; returns its standard output.
+    static func run(_ arguments: [String]) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("fit-check-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        if exited.wait(timeout: .now() + 60) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+            throw Failure(description: "fit-check.py did not finish within 60 s")
+        }
+        let text = try String(contentsOf: output, encoding: .utf8)
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "fit-check.py exited with \(process.terminationStatus): \(text)")
+        }
+        return text
+    }
+}

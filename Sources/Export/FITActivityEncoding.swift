@@ -126,39 +126,25 @@ struct FITActivityEncoding {
 
     // MARK: - Records
 
-    /// A record for every whole second from the start that is active (not paused) and before the end.
+    /// A record for every whole second from the start that is active (not paused) and before the
+    /// end, with the values `WorkoutSeconds` holds (the CSV's, TCX's and chart's too).
     private mutating func writeRecords() {
-        var heartRate = FITHeldSeries(workout.samples, of: .heartRate)
-        var power = FITHeldSeries(workout.samples, of: .cyclingPower)
-        var cadence = FITHeldSeries(workout.samples, of: .cyclingCadence)
-        var speed = FITHeldSeries(workout.samples, of: .cyclingSpeed)
-        var balance = FITHeldSeries(workout.samples, of: .pedalPowerBalance)
         var next = 0
-        var pause = 0
-        var time = workout.start
-        while time < workout.end {
-            while pause < workout.pauses.count, workout.pauses[pause].upperBound <= time { pause += 1 }
-            if pause < workout.pauses.count, workout.pauses[pause].contains(time) {
-                // Skip to the first whole second after the pause.
-                let resume = workout.pauses[pause].upperBound
-                let seconds = (resume - workout.start).components
-                time = workout.start + .seconds(seconds.seconds + (seconds.attoseconds > 0 ? 1 : 0))
-                continue
-            }
+        for second in WorkoutSeconds(workout).seconds where second.isActive {
+            let time = workout.start + .seconds(second.elapsed)
             while next < pending.count, pending[next].time <= time {
                 writer.write(pending[next].message)
                 next += 1
             }
             var record = FITMessage(P.Message.record)
             record.add(P.timestamp, .uint32, timestamp(time))
-            record.add(P.Record.heartRate, .uint8, heartRate.value(at: time))
-            record.add(P.Record.cadence, .uint8, cadence.value(at: time))
-            record.add(P.Record.speed, .uint16, speed.value(at: time), scale: 1000)
+            record.add(P.Record.heartRate, .uint8, second.heartRate)
+            record.add(P.Record.cadence, .uint8, second.cadence)
+            record.add(P.Record.speed, .uint16, second.speed, scale: 1000)
             // Negative watts (a coasting hub) are no pedalling: 0 W in a uint16 field.
-            record.add(P.Record.power, .uint16, power.value(at: time).map { max(0, $0) })
-            record.add(P.Record.leftRightBalance, .uint8, balance.value(at: time).flatMap(Self.leftRightBalance))
+            record.add(P.Record.power, .uint16, second.power.map { max(0, $0) })
+            record.add(P.Record.leftRightBalance, .uint8, second.pedalPowerBalance.flatMap(Self.leftRightBalance))
             writer.write(record)
-            time += .seconds(1)
         }
         pending.removeFirst(next)
     }

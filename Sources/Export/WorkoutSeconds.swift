@@ -27,6 +27,8 @@ public struct WorkoutSeconds: Sendable {
         public var cadence: Double?
         /// Wheel speed, m/s.
         public var speed: Double?
+        /// Pedal power balance, % on the left pedal.
+        public var pedalPowerBalance: Double?
         /// The heart-rate zone (0-based) of an active second with a value; nil otherwise.
         public var heartRateZone: Int?
         /// The power zone (0-based) of an active second with a value; nil otherwise.
@@ -49,6 +51,7 @@ public struct WorkoutSeconds: Sendable {
         let power = Self.held(.cyclingPower, workout, times)
         let cadence = Self.held(.cyclingCadence, workout, times)
         let speed = Self.held(.cyclingSpeed, workout, times)
+        let balance = Self.held(.pedalPowerBalance, workout, times)
         let heartRateZones = workout.zoneGroupsByType[.heartRate]?.configuration
         let powerZones = workout.zoneGroupsByType[.cyclingPower]?.configuration
         var pauseIndex = 0
@@ -58,7 +61,7 @@ public struct WorkoutSeconds: Sendable {
             let isActive = pauseIndex == workout.pauses.count || !workout.pauses[pauseIndex].contains(time)
             return Second(
                 elapsed: k, isActive: isActive, heartRate: heartRate[k], power: power[k], cadence: cadence[k],
-                speed: speed[k],
+                speed: speed[k], pedalPowerBalance: balance[k],
                 heartRateZone: isActive ? heartRate[k].flatMap { heartRateZones?.zoneIndex(for: $0) } : nil,
                 powerZone: isActive ? power[k].flatMap { powerZones?.zoneIndex(for: $0) } : nil)
         }

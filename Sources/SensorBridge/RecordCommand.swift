@@ -145,6 +145,14 @@ final class Progress: @unchecked Sendable {
             output.flush()
         }
     }
+
+    /// Replaces the terminal's current line with `text` (an empty text clears it).
+    func overwrite(_ text: String) {
+        lock.withLock { _ in
+            output.write("\r\u{1B}[K" + text)
+            output.flush()
+        }
+    }
 }
 
 /// SIGINT and SIGTERM stop the recording (which then finishes and saves) instead of killing the process.

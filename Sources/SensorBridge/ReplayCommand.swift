@@ -16,7 +16,8 @@ enum ReplayCommand {
         flags below override them.
 
         Options:
-          --pace fast|realtime|N     fast (default), the recording's pace, or N times it
+          --pace fast|realtime|N     fast (default), the recording's pace, or N times it (how far
+                                     it is shows on standard error when that is a terminal)
           --activity TYPE            the activity when the trace names none: cycling (default),
                                      running, walking, hiking, rowing, swimming, other
           --hr-zones A,B,C,D         heart-rate zone boundaries in bpm (2 to 8, increasing): custom zones
@@ -74,7 +75,14 @@ enum ReplayCommand {
         if capture == nil, !handles.isEmpty {
             throw UsageError("--handle maps the handles of a btsnoop capture; \(path) is a JSONL trace")
         }
-        let replayer = TraceReplayer(reader: reader, pace: pace)
+        // A paced replay takes as long as the ride: on a terminal, standard error shows how far it is.
+        let showsProgress = pace != .fast && context.errorsAreTerminal
+        let progress = Progress(output: context.errors)
+        var report: (@Sendable (Duration) -> Void)?
+        if showsProgress {
+            report = { time in progress.overwrite("sensorbridge replay: \(WorkoutSummary.clock(time)) replayed") }
+        }
+        let replayer = TraceReplayer(reader: reader, pace: pace, progress: report)
         let (builder, recorder) = try setup.begin(start: reader.header.start, sensors: replayer.sensorNames, context)
         let started = ContinuousClock.now
         let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: replayer.sensorNames) }
@@ -86,6 +94,7 @@ enum ReplayCommand {
         }
         let ring = session.makeRing()
         let result = session.run(producers: [{ replayer.produce(into: ring, started: started) }])
+        if showsProgress { progress.overwrite("") }
         if let failure = replayer.failure {
             try? recorder?.discard()
             context.errors.line("sensorbridge replay: \(path): \(failure)")

@@ -38,10 +38,14 @@ public final class TraceReplayer: @unchecked Sendable {
     private var sensorIDs: [String: SensorID]
     /// Why the replay stopped early (a malformed line, a corrupt record), if it did.
     public private(set) var failure: (any Error)?
+    /// Called on the producer thread with the trace time reached, once per whole second of it,
+    /// with a paced replay only (a fast one has nothing to wait for).
+    private let progress: (@Sendable (Duration) -> Void)?
 
-    public init(reader: any TraceRecordSource, pace: ReplayPace = .fast) {
+    public init(reader: any TraceRecordSource, pace: ReplayPace = .fast, progress: (@Sendable (Duration) -> Void)? = nil) {
         self.reader = reader
         self.pace = pace
+        self.progress = progress
         sensorIDs = Dictionary(
             uniqueKeysWithValues: reader.header.devices.keys.sorted().enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
     }
@@ -67,6 +71,7 @@ public final class TraceReplayer: @unchecked Sendable {
         var extractors: [String: SampleExtractor] = [:]
         var samples: [Sample] = []
         var last = Duration.zero
+        var reported = Int64.min
         func push(_ item: SessionItem) {
             while !ring.hasRoom { Thread.sleep(forTimeInterval: 0.000_05) }
             ring.push(item)
@@ -84,6 +89,10 @@ public final class TraceReplayer: @unchecked Sendable {
             if case .speed(let factor) = pace {
                 let wait = started + record.time / factor - ContinuousClock.now
                 if wait > .zero { Thread.sleep(forTimeInterval: wait.seconds) }
+                if let progress, record.time.components.seconds != reported {
+                    reported = record.time.components.seconds
+                    progress(.seconds(reported))
+                }
             }
             switch record {
             case .notification(let time, let device, let uuid, let bytes):

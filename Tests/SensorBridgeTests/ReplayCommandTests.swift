@@ -224,4 +224,25 @@ import Testing
         #expect(fast == paced)
         #expect(Self.durations(fast["workout"]?["zoneGroups"]?["heartRate"]) == [0.2, 0, 0.1])
     }
+
+    @Test func aPacedReplayShowsHowFarItIsOnlyOnATerminal() throws {
+        let path = try writeTrace([
+            Self.header,
+            #"{"t":0,"device":"hr","uuid":"2a37","hex":"0078"}"#,
+            #"{"t":1.5,"device":"hr","uuid":"2a37","hex":"00a0"}"#,
+            #"{"t":2.2,"device":"hr","uuid":"2a37","hex":"00a0"}"#,
+        ])
+        func errors(terminal: Bool, pace: String) -> String {
+            let context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), errorsAreTerminal: terminal)
+            #expect(SensorBridgeCLI.run(["replay", path, "--json", "--pace", pace], context: context) == .success)
+            return context.errors.text
+        }
+        let clear = "\r\u{1B}[K"
+        #expect(
+            errors(terminal: true, pace: "20")
+                == ["0:00", "0:01", "0:02"].map { clear + "sensorbridge replay: \($0) replayed" }.joined() + clear)
+        #expect(errors(terminal: false, pace: "20") == "")
+        #expect(errors(terminal: true, pace: "fast") == "")
+    }
 }

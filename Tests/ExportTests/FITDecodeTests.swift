@@ -316,30 +316,11 @@ enum FITCheck {
         return try JSONValue(parsing: try run([script, file.path]))
     }
 
-    /// Runs the venv's python with `arguments`, at most 60 s; returns its standard output.
+    /// Runs the venv's python with `arguments`, at most 60 s; returns its output.
     static func run(_ arguments: [String]) throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("fit-check-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        if exited.wait(timeout: .now() + 60) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            exited.wait()
-            throw Failure(description: "fit-check.py did not finish within 60 s")
-        }
-        let text = try String(contentsOf: output, encoding: .utf8)
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "fit-check.py exited with \(process.terminationStatus): \(text)")
-        }
-        return text
+        let (status, output) = try ExternalTool.run(python, arguments, timeout: .seconds(60))
+        guard let status else { throw Failure(description: "fit-check.py did not finish within 60 s") }
+        guard status == 0 else { throw Failure(description: "fit-check.py exited with \(status): \(output)") }
+        return output
     }
 }

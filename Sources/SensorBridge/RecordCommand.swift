@@ -3,6 +3,7 @@ import Captures
 import Foundation
 import SensorCore
 import Synchronization
+import Workouts
 
 /// `sensorbridge record`: live sensors through BlueZ into a zoned workout.
 enum RecordCommand {
@@ -25,7 +26,10 @@ enum RecordCommand {
           --ftp, --power-model, --json, --events, --save, --store: as for 'sensorbridge replay'
         \\(StoreLocation.help)
 
-        Progress (connections, battery, a line every 10 s) goes to standard error.
+        On a terminal, standard error shows a live dashboard redrawn in place: heart rate,
+        power, 3 s power, cadence, the current zone of each (highlighted, with the time in it),
+        time-in-zone bars, each sensor's link and battery, and a bell when a zone changes.
+        Otherwise progress (connections, battery, a line every 10 s) goes to standard error.
 
         Example:
           sensorbridge record --hr HRM-Pro --power E8:FE:6E:91:9F:16 --ftp 250 --save
@@ -88,14 +92,24 @@ enum RecordCommand {
         let control = context.recordingControl ?? RecordingControl()
         let errors = context.errors
         let progress = Progress(output: errors)
+        let dashboard = TerminalDashboard.forTerminal(
+            context, anchor: anchor, sensors: devices.map { ($0.key, displayNames[$0.key]!) },
+            configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)))
         let source = LiveSensorSource(
             anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, linkRing: linkRing, control: control,
-            trace: traceHandle, report: { progress.line("sensorbridge record: " + $0) })
+            trace: traceHandle,
+            report: { message in
+                if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
+            }, observe: dashboard?.observer)
         let links = SensorLinks(
             client: client, sensors: devices, onNotification: source.received,
-            onEvent: { source.linkEvent($0, names: displayNames) })
+            onEvent: {
+                source.linkEvent($0, names: displayNames)
+                dashboard?.linkEvent($0)
+            })
         let signals = context.recordingControl == nil ? SignalStop(control) : nil
 
+        dashboard?.start(outputs: builder.outputs)
         let result = session.run(producers: [{
             links.start()
             let deadline = duration.map { ContinuousClock.now + $0 }
@@ -103,6 +117,7 @@ enum RecordCommand {
                 let left = deadline.map { $0 - .now }
                 if control.wait(timeout: left.map { min($0, .seconds(10)) } ?? .seconds(10)) { break }
                 if let deadline, ContinuousClock.now >= deadline { break }
+                if dashboard != nil { continue }
                 progress.line(
                     "sensorbridge record: \((ContinuousClock.now - anchor).components.seconds) s, "
                         + "\(control.notificationsReceived) notifications")
@@ -113,6 +128,7 @@ enum RecordCommand {
             source.writeEnd(at: end)
             controlRing.push(.control(SessionControl(.end, at: end)))
         }])
+        dashboard?.stop()
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
         try setup.finish(result, recorder: recorder, context)

@@ -8,7 +8,8 @@ org.bluez.GattCharacteristic1 with UUID, Value, Notifying, Flags, StartNotify, S
 ReadValue). Once every measurement characteristic notifies, it plays the trace's notifications
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
 possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
-the device's link (Connected false, and the app must Connect again).
+the device's link (Connected false, and the app must Connect again). --stamp appends the send
+time to each notification, for the benchmark's latency.
 
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
 """
@@ -49,6 +50,8 @@ def main():
     parser.add_argument('--trace', required=True)
     parser.add_argument('--speed', type=float, default=0)
     parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
+    parser.add_argument('--stamp', action='store_true',
+                        help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
 
     with open(args.trace) as f:
@@ -151,8 +154,11 @@ def main():
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
                 if obj.props[CHAR]['Notifying']:
+                    value = bytes.fromhex(line['hex'])
+                    if args.stamp:
+                        value += time.clock_gettime_ns(time.CLOCK_MONOTONIC).to_bytes(8, 'little')
                     obj.EmitSignal(PROPS, 'PropertiesChanged', 'sa{sv}as',
-                                   [CHAR, {'Value': dbus.Array(bytes.fromhex(line['hex']), signature='y')}, []])
+                                   [CHAR, {'Value': dbus.Array(value, signature='y')}, []])
                     state['played'] += 1
             elif line.get('event') == 'disconnected':
                 # Out of range: the link drops and connecting fails until the "connected" line.

@@ -75,7 +75,8 @@ public final class DBusConnection: @unchecked Sendable {
     private struct Shared {
         var jobs: [@Sendable (DBusConnection) -> Void] = []
         var closed = false
-        var matches: [Int: (rule: DBusMatchRule, handler: @Sendable (DBusSignal) -> Void)] = [:]
+        /// Subscriptions in the order they were added (ids increase).
+        var matches: [(id: Int, rule: DBusMatchRule, handler: @Sendable (DBusSignal) -> Void)] = []
         var nextMatch = 0
     }
 
@@ -240,7 +241,7 @@ public final class DBusConnection: @unchecked Sendable {
     public func addMatch(_ rule: DBusMatchRule, handler: @escaping @Sendable (DBusSignal) -> Void) -> DBusMatchToken {
         let id = shared.withLock { s in
             s.nextMatch += 1
-            s.matches[s.nextMatch] = (rule, handler)
+            s.matches.append((s.nextMatch, rule, handler))
             return s.nextMatch
         }
         _ = enqueue { connection in
@@ -252,7 +253,10 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     public func removeMatch(_ token: DBusMatchToken) {
-        guard let rule = shared.withLock({ $0.matches.removeValue(forKey: token.id)?.rule }) else { return }
+        let removed = shared.withLock { s in
+            s.matches.firstIndex { $0.id == token.id }.map { s.matches.remove(at: $0).rule }
+        }
+        guard let rule = removed else { return }
         _ = enqueue { connection in
             let text = rule.busRule
             connection.loop.busRules[text, default: 1] -= 1
@@ -289,10 +293,12 @@ public final class DBusConnection: @unchecked Sendable {
                 if arguments == nil { arguments = DBusMessageCoding.read(message) }
                 return arguments!
             }
-            let handlers = shared.withLock { s in
-                s.matches.sorted { $0.key < $1.key }.filter {
-                    $0.value.rule.matches(interface: interface, member: member, path: path, arguments: read)
-                }.map(\.value.handler)
+            // One pass, no sorting: `matches` is kept in the order of subscription.
+            let matches = shared.withLock { $0.matches }
+            var handlers: [@Sendable (DBusSignal) -> Void] = []
+            for match in matches
+            where match.rule.matches(interface: interface, member: member, path: path, arguments: read) {
+                handlers.append(match.handler)
             }
             guard !handlers.isEmpty else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
             let sender = dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
@@ -312,6 +318,8 @@ public final class DBusConnection: @unchecked Sendable {
     private func run() {
         var fd: Int32 = -1
         dbus_connection_get_unix_fd(raw, &fd)
+        // Allocated once: the loop runs once per message received.
+        var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
         while true {
             let (jobs, closed) = shared.withLock { s in
                 defer { s.jobs.removeAll() }
@@ -327,21 +335,20 @@ public final class DBusConnection: @unchecked Sendable {
             let now = ContinuousClock.now
             failPending(DBusError(.noReply, "no reply in time")) { $0.deadline <= now }
             var timeout: Int32 = -1
-            if let next = loop.pending.values.map(\.deadline).min() {
+            if let next = loop.pending.values.lazy.map(\.deadline).min() {
                 let wait = next - now
                 timeout = Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1))
             }
-            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-            if fd >= 0, dbus_connection_get_is_connected(raw) != 0 {
-                fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-            }
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            let watched = fd >= 0 && dbus_connection_get_is_connected(raw) != 0 ? 2 : 1
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = poll(&fds, nfds_t(watched), timeout)
             if ready > 0 {
                 if fds[0].revents != 0 {
                     var value: UInt64 = 0
                     _ = read(wakeFD, &value, 8)
                 }
-                if fds.count > 1, fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                if watched > 1, fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
             }
         }
         failPending(DBusError(.disconnected, "the connection was closed")) { _ in true }

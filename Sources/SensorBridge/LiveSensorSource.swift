@@ -64,6 +64,7 @@ final class LiveSensorSource: @unchecked Sendable {
             guard let value = try GATTValue.decode(uuid: uuid, bytes: notification.bytes) else { return }
             samples.removeAll(keepingCapacity: true)
             extractors[notification.key, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
+            control.latencyProbe?.received(notification.bytes, samples: samples.count)
             for sample in samples {
                 notificationRing.push(.sample(sample))
                 observe?(sample)

@@ -84,7 +84,8 @@ enum RecordCommand {
 
         let (builder, recorder) = try setup.begin(start: start, sensors: sensorNames, context)
         let anchor = ContinuousClock.now
-        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) }
+        let stored = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) as any WorkoutSessionJournal }
+        let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
         let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
         let notificationRing = session.makeRing()
         let linkRing = session.makeRing(capacity: 64)

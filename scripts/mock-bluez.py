@@ -9,7 +9,8 @@ ReadValue). Once every measurement characteristic notifies, it plays the trace's
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
 possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
 the device's link (Connected false, and the app must Connect again). --stamp appends the send
-time to each notification, for the benchmark's latency.
+time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
+registered with AgentManager1 (RequestAuthorization) and fails without one.
 
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
 """
@@ -21,6 +22,7 @@ import sys
 import time
 
 import dbus
+import dbus.lowlevel
 import dbus.mainloop.glib
 import dbus.service
 import dbusmock
@@ -50,6 +52,8 @@ def main():
     parser.add_argument('--trace', required=True)
     parser.add_argument('--speed', type=float, default=0)
     parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
+    parser.add_argument('--bonding', action='append', default=[], metavar='DEVICE',
+                        help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
@@ -64,6 +68,14 @@ def main():
     root = dbusmock.mockobject.DBusMockObject(name, '/', 'org.freedesktop.DBus.ObjectManager', {}, os.devnull, True)
     root.AddTemplate('bluez5', None)
     dbusmock.mockobject.objects['/'] = root
+    # Agents by object path -> the bus name that registered them (the template keeps only paths).
+    agents = {}
+
+    def watch_agents(_connection, message):
+        if message.get_interface() == 'org.bluez.AgentManager1' and message.get_member() == 'RegisterAgent':
+            agents[str(message.get_args_list()[0])] = message.get_sender()
+        return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
+    bus.add_message_filter(watch_agents)
     adapter = root.AddAdapter('hci0', 'sensorbridge-test')
     if args.adapter_off:
         dbusmock.mockobject.objects[adapter].props['org.bluez.Adapter1']['Powered'] = dbus.Boolean(False, variant_level=1)
@@ -130,7 +142,8 @@ def main():
         device.AddMethod(DEVICE, 'Connect', '', '', connect)
         device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
-        device.AddMethod(DEVICE, 'Pair', '', '', lambda self: self.UpdateProperties(DEVICE, {'Paired': dbus.Boolean(True)}))
+        device.sb_bonding = key in args.bonding
+        device.AddMethod(DEVICE, 'Pair', '', '', lambda self: pair(self, bus, agents))
 
     char_objects = {path: dbusmock.mockobject.objects[path] for path in measurement}
     state = {'index': 0, 'start': None, 'played': 0, 'waiting': False}
@@ -190,6 +203,24 @@ def link(device, connected):
     if not connected:
         for path in device.sb_chars:
             dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
+
+
+def pair(device, bus, agents):
+    """A device that asks for bonding has BlueZ ask the default agent (RequestAuthorization, as for
+    "just works"); without an agent, or when it refuses, pairing fails as BlueZ's does."""
+    if device.sb_bonding:
+        agent = dbusmock.mockobject.objects['/org/bluez'].default_agent
+        if not agent or str(agent) not in agents:
+            raise dbus.exceptions.DBusException('Authentication Failed: no agent',
+                                                name='org.bluez.Error.AuthenticationFailed')
+        try:
+            bus.call_blocking(agents[str(agent)], agent, 'org.bluez.Agent1', 'RequestAuthorization', 'o',
+                              [dbus.ObjectPath(device.path)], timeout=10)
+        except dbus.exceptions.DBusException as e:
+            raise dbus.exceptions.DBusException(f'Authentication Rejected: {e.get_dbus_name()}: {e.get_dbus_message()}',
+                                                name='org.bluez.Error.AuthenticationRejected')
+        print(f'bonded {device.path}', flush=True)
+    device.UpdateProperties(DEVICE, {'Paired': dbus.Boolean(True)})
 
 
 def connect(self):

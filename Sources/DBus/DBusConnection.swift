@@ -78,6 +78,8 @@ public final class DBusConnection: @unchecked Sendable {
         /// Subscriptions in the order they were added (ids increase).
         var matches: [(id: Int, rule: DBusMatchRule, handler: @Sendable (DBusSignal) -> Void)] = []
         var nextMatch = 0
+        /// Exported object paths and the handlers of their method calls.
+        var exports: [String: DBusMethodHandler] = [:]
     }
 
     private struct Pending {
@@ -267,10 +269,64 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
+    // MARK: Exported objects
+
+    /// Serves the method calls to `path` on this connection with `handler`, on the dispatch thread
+    /// (so it must answer quickly, without calling back over this connection and waiting). Its
+    /// result becomes the method return or the error reply. Calls to paths not exported get
+    /// `org.freedesktop.DBus.Error.UnknownMethod` from libdbus.
+    public func export(_ path: String, handler: @escaping DBusMethodHandler) throws(DBusError) {
+        guard dbus_validate_path(path, nil) != 0 else { throw DBusError(.invalidArgs, "'\(path)' is not an object path") }
+        let added = shared.withLock { s in
+            guard s.exports[path] == nil else { return false }
+            s.exports[path] = handler
+            return true
+        }
+        guard added else { throw DBusError(.objectPathInUse, "\(path) is already exported") }
+    }
+
+    /// Stops serving `path`; later calls to it get `UnknownMethod`.
+    public func unexport(_ path: String) {
+        _ = shared.withLock { $0.exports.removeValue(forKey: path) }
+    }
+
+    /// Answers a method call to an exported path; NOT_YET_HANDLED for other paths (libdbus then
+    /// replies UnknownMethod). The corresponding C functions are `dbus_message_new_method_return`,
+    /// `dbus_message_new_error` and `dbus_connection_send`.
+    private func serve(_ message: OpaquePointer) -> DBusHandlerResult {
+        let path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+        guard let handler = shared.withLock({ $0.exports[path] }) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        let call = DBusMethodCall(
+            sender: dbus_message_get_sender(message).map { String(cString: $0) } ?? "", path: path,
+            interface: dbus_message_get_interface(message).map { String(cString: $0) } ?? "",
+            member: dbus_message_get_member(message).map { String(cString: $0) } ?? "",
+            arguments: DBusMessageCoding.read(message))
+        let result = handler(call)
+        guard dbus_message_get_no_reply(message) == 0 else { return DBUS_HANDLER_RESULT_HANDLED }
+        var reply: OpaquePointer?
+        switch result {
+        case .success(let values):
+            reply = dbus_message_new_method_return(message)
+            if let built = reply, !DBusMessageCoding.append(values, to: built) {
+                dbus_message_unref(built)
+                reply = dbus_message_new_error(message, DBusError.Name.failed.rawValue, "the reply could not be encoded")
+            }
+        case .failure(let error):
+            let name = dbus_validate_error_name(error.name.rawValue, nil) != 0 ? error.name : .failed
+            reply = dbus_message_new_error(message, name.rawValue, error.message)
+        }
+        if let reply {
+            dbus_connection_send(raw, reply, nil)
+            dbus_message_unref(reply)
+        }
+        return DBUS_HANDLER_RESULT_HANDLED
+    }
+
     // MARK: Dispatch thread
 
     private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
         let type = dbus_message_get_type(message)
+        if type == CDBUS_MESSAGE_TYPE_METHOD_CALL { return serve(message) }
         if type == CDBUS_MESSAGE_TYPE_METHOD_RETURN || type == CDBUS_MESSAGE_TYPE_ERROR {
             guard let pending = loop.pending.removeValue(forKey: dbus_message_get_reply_serial(message)) else {
                 return DBUS_HANDLER_RESULT_NOT_YET_HANDLED

@@ -163,6 +163,14 @@ struct BlueZCommandTests {
         #expect(sensors.first { $0["name"]?.stringValue == "HRM-Pro" }?["paired"]?.boolValue == true)
     }
 
+    @Test func pairAnswersTheBondingRequestAsTheAgent() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10), bonding: ["hr"])
+        defer { mock.stop() }
+        let run = runCLI(["pair", "HRM-Pro"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(mock.printed("bonded /org/bluez/hci0/dev_C4_7E_11_22_33_44"))
+    }
+
     @Test func bluezNotRunningAndUnknownSensorsSayWhatToDo() throws {
         let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
         defer { mock.stop() }

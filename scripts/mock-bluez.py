@@ -10,7 +10,8 @@ as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for a
 possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
 the device's link (Connected false, and the app must Connect again). --stamp appends the send
 time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
-registered with AgentManager1 (RequestAuthorization) and fails without one.
+registered with AgentManager1 (RequestAuthorization) and fails without one. An --acquire-notify
+device's measurements offer AcquireNotify: the notifications then go through a socket instead.
 
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import sys
 import time
 
@@ -54,6 +56,8 @@ def main():
     parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
     parser.add_argument('--bonding', action='append', default=[], metavar='DEVICE',
                         help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
+    parser.add_argument('--acquire-notify', action='append', default=[], metavar='DEVICE',
+                        help="this trace device's measurements also offer AcquireNotify (a SOCK_SEQPACKET socket)")
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
@@ -122,6 +126,12 @@ def main():
                 if 'notify' in flags:
                     measurement[char_path] = (key, uuid)
                     device.sb_chars.append(char_path)
+                    char = dbusmock.mockobject.objects[char_path]
+                    char.sb_socket = None
+                    char.sb_key, char.sb_uuid = key, uuid
+                    if key in args.acquire_notify:
+                        char.props[CHAR]['NotifyAcquired'] = dbus.Boolean(False, variant_level=1)
+                        char.AddMethod(CHAR, 'AcquireNotify', 'a{sv}', 'hq', acquire_notify)
             handle += 0x10
         battery_path = f'{path}/service{handle:04x}'
         root.AddObject(battery_path, SERVICE, {
@@ -149,7 +159,7 @@ def main():
     state = {'index': 0, 'start': None, 'played': 0, 'waiting': False}
 
     def all_notifying():
-        return all(obj.props[CHAR]['Notifying'] for obj in char_objects.values())
+        return all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
 
     def play():
         if state['start'] is None or state['waiting']:
@@ -166,10 +176,16 @@ def main():
             if 'hex' in line:
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
-                if obj.props[CHAR]['Notifying']:
-                    value = bytes.fromhex(line['hex'])
-                    if args.stamp:
-                        value += time.clock_gettime_ns(time.CLOCK_MONOTONIC).to_bytes(8, 'little')
+                value = bytes.fromhex(line['hex'])
+                if args.stamp:
+                    value += time.clock_gettime_ns(time.CLOCK_MONOTONIC).to_bytes(8, 'little')
+                if obj.sb_socket:
+                    try:
+                        obj.sb_socket.send(value)
+                        state['played'] += 1
+                    except OSError:  # the app closed its end: released
+                        release(obj)
+                elif obj.props[CHAR]['Notifying']:
                     obj.EmitSignal(PROPS, 'PropertiesChanged', 'sa{sv}as',
                                    [CHAR, {'Value': dbus.Array(value, signature='y')}, []])
                     state['played'] += 1
@@ -203,6 +219,28 @@ def link(device, connected):
     if not connected:
         for path in device.sb_chars:
             dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
+            release(dbusmock.mockobject.objects[path])
+
+
+def acquire_notify(char, _options):
+    """AcquireNotify as BlueZ answers it: one end of a SOCK_SEQPACKET pair (one value per packet)
+    and the MTU; NotifyAcquired turns true until the socket closes."""
+    if char.props[CHAR]['Notifying'] or char.sb_socket:
+        raise dbus.exceptions.DBusException('Notify acquired', name='org.bluez.Error.NotPermitted')
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    char.sb_socket = ours
+    char.UpdateProperties(CHAR, {'NotifyAcquired': dbus.Boolean(True)})
+    fd = dbus.types.UnixFd(theirs)
+    theirs.close()
+    print(f'acquired {char.sb_key} {char.sb_uuid}', flush=True)
+    return (fd, dbus.UInt16(247))
+
+
+def release(char):
+    if char.sb_socket:
+        char.sb_socket.close()
+        char.sb_socket = None
+        char.UpdateProperties(CHAR, {'NotifyAcquired': dbus.Boolean(False)})
 
 
 def pair(device, bus, agents):

@@ -91,6 +91,9 @@ public final class DBusConnection: @unchecked Sendable {
     private struct LoopState {
         var pending: [UInt32: Pending] = [:]
         var busRules: [String: Int] = [:]
+        /// Packet sockets read on this thread (`readPackets`), by descriptor.
+        var readers: [Int32: @Sendable ([UInt8]?) -> Void] = [:]
+        var readersChanged = false
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` from `environment` when set, else
@@ -322,6 +325,52 @@ public final class DBusConnection: @unchecked Sendable {
         return DBUS_HANDLER_RESULT_HANDLED
     }
 
+    // MARK: Packet sockets
+
+    /// Reads `fd`, a packet socket (`SOCK_SEQPACKET`: one read, one value, as from BlueZ's
+    /// `AcquireNotify`), on the dispatch thread: `handler` gets each packet as it arrives, in order
+    /// with the signals, then nil once the other end has closed (or reading fails), after which
+    /// `fd` is closed. Takes ownership of `fd`. The corresponding C functions are `poll` and `recv`.
+    public func readPackets(from fd: Int32, handler: @escaping @Sendable ([UInt8]?) -> Void) {
+        let accepted = enqueue { connection in
+            connection.loop.readers[fd] = handler
+            connection.loop.readersChanged = true
+        }
+        if !accepted { Glibc.close(fd) }
+    }
+
+    /// Stops reading `fd` and closes it; its handler is not called again.
+    public func stopReading(_ fd: Int32) {
+        _ = enqueue { connection in
+            guard connection.loop.readers.removeValue(forKey: fd) != nil else { return }
+            connection.loop.readersChanged = true
+            Glibc.close(fd)
+        }
+    }
+
+    /// Reads every packet waiting on `fd`; closes it once the other end has.
+    private func drainPackets(_ fd: Int32, hungUp: Bool, into buffer: inout [UInt8]) {
+        guard let handler = loop.readers[fd] else { return }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                handler(Array(buffer[..<count]))
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            if count == 0, !hungUp {
+                handler([])  // an empty value
+                return
+            }
+            loop.readers[fd] = nil
+            loop.readersChanged = true
+            Glibc.close(fd)
+            handler(nil)
+            return
+        }
+    }
+
     // MARK: Dispatch thread
 
     private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
@@ -374,8 +423,10 @@ public final class DBusConnection: @unchecked Sendable {
     private func run() {
         var fd: Int32 = -1
         dbus_connection_get_unix_fd(raw, &fd)
-        // Allocated once: the loop runs once per message received.
+        // Allocated once (again when packet sockets come or go): the loop runs once per message received.
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        // The largest ATT value is 512 bytes.
+        var packet = [UInt8](repeating: 0, count: 1024)
         while true {
             let (jobs, closed) = shared.withLock { s in
                 defer { s.jobs.removeAll() }
@@ -395,18 +446,29 @@ public final class DBusConnection: @unchecked Sendable {
                 let wait = next - now
                 timeout = Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1))
             }
-            let watched = fd >= 0 && dbus_connection_get_is_connected(raw) != 0 ? 2 : 1
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, nfds_t(watched), timeout)
+            if loop.readersChanged {
+                fds.removeSubrange(2...)
+                fds += loop.readers.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                loop.readersChanged = false
+            }
+            // A negative descriptor is skipped by poll: the bus socket once the connection is gone.
+            fds[1].fd = dbus_connection_get_is_connected(raw) != 0 ? fd : -1
+            for index in fds.indices { fds[index].revents = 0 }
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready > 0 {
                 if fds[0].revents != 0 {
                     var value: UInt64 = 0
                     _ = read(wakeFD, &value, 8)
                 }
-                if watched > 1, fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                if fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                for entry in fds[2...] where entry.revents != 0 {
+                    let hungUp = entry.revents & Int16(POLLHUP | POLLERR) != 0
+                    drainPackets(entry.fd, hungUp: hungUp, into: &packet)
+                }
             }
         }
         failPending(DBusError(.disconnected, "the connection was closed")) { _ in true }
+        for fd in loop.readers.keys { Glibc.close(fd) }
+        loop.readers.removeAll()
     }
 }

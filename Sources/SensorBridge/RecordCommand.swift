@@ -22,6 +22,8 @@ enum RecordCommand {
           --adapter hciN             the Bluetooth adapter (default: the first)
           --duration SECONDS         stop after this long (default: until Ctrl-C)
           --trace FILE.jsonl         also write everything received as a trace for 'replay'
+          --acquire-notify           read notifications through BlueZ's AcquireNotify socket where a
+                                     characteristic offers it (fewer D-Bus messages); StartNotify otherwise
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --save, --store: as for 'sensorbridge replay'
         \\(StoreLocation.help)
@@ -38,7 +40,7 @@ enum RecordCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "record", options: WorkoutSetup.options.union(["hr", "power", "adapter", "duration", "trace"]),
-            flags: WorkoutSetup.flags)
+            flags: WorkoutSetup.flags.union(["acquire-notify"]))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -103,7 +105,7 @@ enum RecordCommand {
                 if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
             }, observe: dashboard?.observer)
         let links = SensorLinks(
-            client: client, sensors: devices, onNotification: source.received,
+            client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
             onEvent: {
                 source.linkEvent($0, names: displayNames)
                 dashboard?.linkEvent($0)

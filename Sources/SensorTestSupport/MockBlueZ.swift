@@ -44,10 +44,11 @@ public final class MockBlueZ: Sendable {
     /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
     /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `stamp`
     /// appends the send time to each notification (`LatencyProbe`); the `bonding` devices (trace
-    /// keys) ask for bonding when paired, through the agent registered with AgentManager1.
+    /// keys) ask for bonding when paired, through the agent registered with AgentManager1; the
+    /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair).
     public init(
         trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, stamp: Bool = false,
-        bonding: [String] = []
+        bonding: [String] = [], acquireNotify: [String] = []
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,6 +77,7 @@ public final class MockBlueZ: Sendable {
         if adapterOff { arguments.append("--adapter-off") }
         if stamp { arguments.append("--stamp") }
         for key in bonding { arguments += ["--bonding", key] }
+        for key in acquireNotify { arguments += ["--acquire-notify", key] }
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {

@@ -173,4 +173,24 @@ struct DBusConnectionTests {
         }
         #expect(calls.withLock { $0.count } == 2)
     }
+
+    @Test func packetSocketsAreReadOneValueAPacketUntilClosed() throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        let received = Mutex<[[UInt8]?]>([])
+        let finished = DispatchSemaphore(value: 0)
+        bus.readPackets(from: ends[0]) { packet in
+            received.withLock { $0.append(packet) }
+            if packet == nil { finished.signal() }
+        }
+        let packets: [[UInt8]] = [[0x06, 0x78], [0x20, 0x00, 0xC8, 0x00, 0x0A, 0x00, 0x00, 0x04], Array(repeating: 0xAB, count: 244)]
+        for packet in packets { #expect(send(ends[1], packet, packet.count, 0) == packet.count) }
+        close(ends[1])
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(received.withLock { $0 } == packets.map { Optional($0) } + [nil])
+    }
 }

@@ -8,7 +8,8 @@ import Synchronization
 /// (python-dbusmock), which it starts itself. Flood: two sensors sending as fast as the mock and
 /// the bus allow; paced: 200 notifications per second for 10 s, CPU time of this process per
 /// notification, and the latency from the mock's send (stamped in the payload) to the sample
-/// applied by the session; idle: connected sensors that send nothing for 10 s.
+/// applied by the session, also with `--acquire-notify` (sockets instead of signals); idle:
+/// connected sensors that send nothing for 10 s.
 enum BlueZBenchmark {
     static func run(_ json: Bool) {
         if let reason = MockBlueZ.unavailableReason {
@@ -19,8 +20,13 @@ enum BlueZBenchmark {
         do {
             let flood = try phase(trace: trace(count: floodCount, rate: nil), speed: 0, idleAfterPlay: .zero)
             let paced = try phase(trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true)
+            // The same through AcquireNotify sockets (record --acquire-notify): no D-Bus message per value.
+            let acquired = try phase(
+                trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true, acquireNotify: true)
             let idle = try phase(trace: trace(count: 2, rate: nil), speed: 0, idleAfterPlay: .seconds(10))
             let cpuPerNotification = paced.cpu / Double(max(paced.received, 1)) * 1e6
+            let acquiredCPU = acquired.cpu / Double(max(acquired.received, 1)) * 1e6
+            let acquiredLatencies = acquired.latencies.sorted()
             let idlePercent = idle.idleCPU / 10 * 100
             let latencies = paced.latencies.sorted()
             let p50 = percentile(latencies, 0.50)
@@ -37,11 +43,21 @@ enum BlueZBenchmark {
                         "latencyP99Milliseconds": .number((p99 * 1000).rounded() / 1000),
                         "latencySamples": .number(Double(latencies.count)),
                     ]),
+                    "pacedAcquireNotify": .object([
+                        "cpuMicrosecondsPerNotification": .number((acquiredCPU * 10).rounded() / 10),
+                        "latencyP50Milliseconds": .number((percentile(acquiredLatencies, 0.50) * 1000).rounded() / 1000),
+                        "latencyP99Milliseconds": .number((percentile(acquiredLatencies, 0.99) * 1000).rounded() / 1000),
+                    ]),
                     "idleCPUPercent": .number((idlePercent * 100).rounded() / 100),
                 ])
             } else {
                 print("flood: \(flood.sent) sent, \(flood.received) received, \(Bench.humanRate(Double(flood.received) / flood.receiveSeconds))")
                 print("paced 200/s: \(String(format: "%.1f", cpuPerNotification)) µs CPU per notification (\(paced.received) received)")
+                print(
+                    "paced 200/s with --acquire-notify: \(String(format: "%.1f", acquiredCPU)) µs CPU per notification, "
+                        + String(
+                            format: "latency p50 %.3f ms, p99 %.3f ms", percentile(acquiredLatencies, 0.5),
+                            percentile(acquiredLatencies, 0.99)))
                 print("idle 10 s: \(String(format: "%.2f", idlePercent)) % CPU")
                 print(
                     "latency from the mock's send to the sample applied (zone update out): "
@@ -98,9 +114,11 @@ enum BlueZBenchmark {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    static func phase(trace: URL, speed: Double, idleAfterPlay: Duration, stamp: Bool = false) throws -> Phase {
+    static func phase(
+        trace: URL, speed: Double, idleAfterPlay: Duration, stamp: Bool = false, acquireNotify: Bool = false
+    ) throws -> Phase {
         defer { try? FileManager.default.removeItem(at: trace) }
-        let mock = try MockBlueZ(trace: trace, speed: speed, stamp: stamp)
+        let mock = try MockBlueZ(trace: trace, speed: speed, stamp: stamp, acquireNotify: acquireNotify ? ["hr", "power"] : [])
         defer { mock.stop() }
         let probe = stamp ? LatencyProbe() : nil
         let control = RecordingControl(latencyProbe: probe)
@@ -110,7 +128,9 @@ enum BlueZBenchmark {
             var context = CommandContext(
                 input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
             context.recordingControl = control
-            _ = SensorBridgeCLI.run(["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"], context: context)
+            _ = SensorBridgeCLI.run(
+                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"] + (acquireNotify ? ["--acquire-notify"] : []),
+                context: context)
             finished.signal()
         }
         var result = Phase()

@@ -328,9 +328,9 @@ public final class DBusConnection: @unchecked Sendable {
     // MARK: Packet sockets
 
     /// Reads `fd`, a packet socket (`SOCK_SEQPACKET`: one read, one value, as from BlueZ's
-    /// `AcquireNotify`), on the dispatch thread: `handler` gets each packet as it arrives, in order
-    /// with the signals, then nil once the other end has closed (or reading fails), after which
-    /// `fd` is closed. Takes ownership of `fd`. The corresponding C functions are `poll` and `recv`.
+    /// `AcquireNotify`), on the dispatch thread, the thread of the signal handlers: `handler` gets
+    /// each packet as it arrives, then nil once the other end has closed (or reading fails), after
+    /// which `fd` is closed. Takes ownership of `fd`. The corresponding C functions are `poll` and `recv`.
     public func readPackets(from fd: Int32, handler: @escaping @Sendable ([UInt8]?) -> Void) {
         let accepted = enqueue { connection in
             connection.loop.readers[fd] = handler

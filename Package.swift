@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "SensorTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GATTTests",

@@ -8,7 +8,10 @@ org.bluez.GattCharacteristic1 with UUID, Value, Notifying, Flags, StartNotify, S
 ReadValue). Once every measurement characteristic notifies, it plays the trace's notifications
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
 possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
-the device's link (Connected false, and the app must Connect again).
+the device's link (Connected false, and the app must Connect again). --stamp appends the send
+time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
+registered with AgentManager1 (RequestAuthorization) and fails without one. An --acquire-notify
+device's measurements offer AcquireNotify: the notifications then go through a socket instead.
 
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
 """
@@ -16,10 +19,12 @@ import argparse
 import json
 import os
 import signal
+import socket
 import sys
 import time
 
 import dbus
+import dbus.lowlevel
 import dbus.mainloop.glib
 import dbus.service
 import dbusmock
@@ -49,6 +54,12 @@ def main():
     parser.add_argument('--trace', required=True)
     parser.add_argument('--speed', type=float, default=0)
     parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
+    parser.add_argument('--bonding', action='append', default=[], metavar='DEVICE',
+                        help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
+    parser.add_argument('--acquire-notify', action='append', default=[], metavar='DEVICE',
+                        help="this trace device's measurements also offer AcquireNotify (a SOCK_SEQPACKET socket)")
+    parser.add_argument('--stamp', action='store_true',
+                        help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
 
     with open(args.trace) as f:
@@ -61,6 +72,14 @@ def main():
     root = dbusmock.mockobject.DBusMockObject(name, '/', 'org.freedesktop.DBus.ObjectManager', {}, os.devnull, True)
     root.AddTemplate('bluez5', None)
     dbusmock.mockobject.objects['/'] = root
+    # Agents by object path -> the bus name that registered them (the template keeps only paths).
+    agents = {}
+
+    def watch_agents(_connection, message):
+        if message.get_interface() == 'org.bluez.AgentManager1' and message.get_member() == 'RegisterAgent':
+            agents[str(message.get_args_list()[0])] = message.get_sender()
+        return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
+    bus.add_message_filter(watch_agents)
     adapter = root.AddAdapter('hci0', 'sensorbridge-test')
     if args.adapter_off:
         dbusmock.mockobject.objects[adapter].props['org.bluez.Adapter1']['Powered'] = dbus.Boolean(False, variant_level=1)
@@ -107,6 +126,12 @@ def main():
                 if 'notify' in flags:
                     measurement[char_path] = (key, uuid)
                     device.sb_chars.append(char_path)
+                    char = dbusmock.mockobject.objects[char_path]
+                    char.sb_socket = None
+                    char.sb_key, char.sb_uuid = key, uuid
+                    if key in args.acquire_notify:
+                        char.props[CHAR]['NotifyAcquired'] = dbus.Boolean(False, variant_level=1)
+                        char.AddMethod(CHAR, 'AcquireNotify', 'a{sv}', 'hq', acquire_notify)
             handle += 0x10
         battery_path = f'{path}/service{handle:04x}'
         root.AddObject(battery_path, SERVICE, {
@@ -127,13 +152,14 @@ def main():
         device.AddMethod(DEVICE, 'Connect', '', '', connect)
         device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
-        device.AddMethod(DEVICE, 'Pair', '', '', lambda self: self.UpdateProperties(DEVICE, {'Paired': dbus.Boolean(True)}))
+        device.sb_bonding = key in args.bonding
+        device.AddMethod(DEVICE, 'Pair', '', '', lambda self: pair(self, bus, agents))
 
     char_objects = {path: dbusmock.mockobject.objects[path] for path in measurement}
     state = {'index': 0, 'start': None, 'played': 0, 'waiting': False}
 
     def all_notifying():
-        return all(obj.props[CHAR]['Notifying'] for obj in char_objects.values())
+        return all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
 
     def play():
         if state['start'] is None or state['waiting']:
@@ -150,9 +176,18 @@ def main():
             if 'hex' in line:
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
-                if obj.props[CHAR]['Notifying']:
+                value = bytes.fromhex(line['hex'])
+                if args.stamp:
+                    value += time.clock_gettime_ns(time.CLOCK_MONOTONIC).to_bytes(8, 'little')
+                if obj.sb_socket:
+                    try:
+                        obj.sb_socket.send(value)
+                        state['played'] += 1
+                    except OSError:  # the app closed its end: released
+                        release(obj)
+                elif obj.props[CHAR]['Notifying']:
                     obj.EmitSignal(PROPS, 'PropertiesChanged', 'sa{sv}as',
-                                   [CHAR, {'Value': dbus.Array(bytes.fromhex(line['hex']), signature='y')}, []])
+                                   [CHAR, {'Value': dbus.Array(value, signature='y')}, []])
                     state['played'] += 1
             elif line.get('event') == 'disconnected':
                 # Out of range: the link drops and connecting fails until the "connected" line.
@@ -184,6 +219,46 @@ def link(device, connected):
     if not connected:
         for path in device.sb_chars:
             dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
+            release(dbusmock.mockobject.objects[path])
+
+
+def acquire_notify(char, _options):
+    """AcquireNotify as BlueZ answers it: one end of a SOCK_SEQPACKET pair (one value per packet)
+    and the MTU; NotifyAcquired turns true until the socket closes."""
+    if char.props[CHAR]['Notifying'] or char.sb_socket:
+        raise dbus.exceptions.DBusException('Notify acquired', name='org.bluez.Error.NotPermitted')
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    char.sb_socket = ours
+    char.UpdateProperties(CHAR, {'NotifyAcquired': dbus.Boolean(True)})
+    fd = dbus.types.UnixFd(theirs)
+    theirs.close()
+    print(f'acquired {char.sb_key} {char.sb_uuid}', flush=True)
+    return (fd, dbus.UInt16(247))
+
+
+def release(char):
+    if char.sb_socket:
+        char.sb_socket.close()
+        char.sb_socket = None
+        char.UpdateProperties(CHAR, {'NotifyAcquired': dbus.Boolean(False)})
+
+
+def pair(device, bus, agents):
+    """A device that asks for bonding has BlueZ ask the default agent (RequestAuthorization, as for
+    "just works"); without an agent, or when it refuses, pairing fails as BlueZ's does."""
+    if device.sb_bonding:
+        agent = dbusmock.mockobject.objects['/org/bluez'].default_agent
+        if not agent or str(agent) not in agents:
+            raise dbus.exceptions.DBusException('Authentication Failed: no agent',
+                                                name='org.bluez.Error.AuthenticationFailed')
+        try:
+            bus.call_blocking(agents[str(agent)], agent, 'org.bluez.Agent1', 'RequestAuthorization', 'o',
+                              [dbus.ObjectPath(device.path)], timeout=10)
+        except dbus.exceptions.DBusException as e:
+            raise dbus.exceptions.DBusException(f'Authentication Rejected: {e.get_dbus_name()}: {e.get_dbus_message()}',
+                                                name='org.bluez.Error.AuthenticationRejected')
+        print(f'bonded {device.path}', flush=True)
+    device.UpdateProperties(DEVICE, {'Paired': dbus.Boolean(True)})
 
 
 def connect(self):

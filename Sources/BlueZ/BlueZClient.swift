@@ -155,11 +155,17 @@ public final class BlueZClient: Sendable {
             let changed = signal.arguments[1].dictionary
         else { return }
         let invalidated = signal.arguments.count > 2 ? (signal.arguments[2].array ?? []).compactMap(\.string) : []
-        objects.withLock { objects in
-            guard objects[signal.path]?[interface] != nil else { return }
-            for (name, value) in changed { objects[signal.path]![interface]![name] = value.unwrapped }
-            for name in invalidated { objects[signal.path]![interface]![name] = nil }
+        let values = changed.mapValues(\.unwrapped)
+        // A notified characteristic value goes to the listeners only: nobody reads it from the
+        // mirror, and writing it there on every notification costs a dictionary update each.
+        let mirrored = interface == SensorLinks.characteristicInterface ? values.filter { $0.key != "Value" } : values
+        if !mirrored.isEmpty || !invalidated.isEmpty {
+            objects.withLock { objects in
+                guard objects[signal.path]?[interface] != nil else { return }
+                for (name, value) in mirrored { objects[signal.path]![interface]![name] = value }
+                for name in invalidated { objects[signal.path]![interface]![name] = nil }
+            }
         }
-        notify(.propertiesChanged(path: signal.path, interface: interface, changed: changed.mapValues(\.unwrapped)))
+        notify(.propertiesChanged(path: signal.path, interface: interface, changed: values))
     }
 }

@@ -39,9 +39,15 @@ public enum SensorLinkEvent: Sendable {
 /// notifications on the measurement characteristics, reads the read-once characteristics after
 /// the first connection, and reconnects a lost sensor with backoff from 1 s doubling up to 30 s.
 /// Notifications are handed to `onNotification` on the D-Bus thread, stamped on arrival.
+///
+/// With `acquireNotify`, a measurement characteristic that offers it (a `NotifyAcquired` property
+/// and the `notify` flag) is read through `AcquireNotify`'s socket instead (one value per packet,
+/// on the D-Bus thread's poll, no PropertiesChanged signal per value); the others, and any whose
+/// `AcquireNotify` fails, use `StartNotify`.
 public final class SensorLinks: Sendable {
     public let client: BlueZClient
     public let sensors: [SensorRequest]
+    public let acquireNotify: Bool
     private let onNotification: @Sendable (BlueZNotification) -> Void
     private let onEvent: @Sendable (SensorLinkEvent) -> Void
     private let state = Mutex(State())
@@ -64,16 +70,19 @@ public final class SensorLinks: Sendable {
         var links: [String: Link] = [:]
         /// Measurement characteristic paths → (sensor key, 16-bit UUID).
         var characteristics: [String: (key: String, uuid: UInt16)] = [:]
+        /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
+        var acquired: [String: Int32] = [:]
         var stopped = false
     }
 
     public init(
-        client: BlueZClient, sensors: [SensorRequest],
+        client: BlueZClient, sensors: [SensorRequest], acquireNotify: Bool = false,
         onNotification: @escaping @Sendable (BlueZNotification) -> Void,
         onEvent: @escaping @Sendable (SensorLinkEvent) -> Void
     ) {
         self.client = client
         self.sensors = sensors
+        self.acquireNotify = acquireNotify
         self.onNotification = onNotification
         self.onEvent = onEvent
         state.withLock { s in for sensor in sensors { s.links[sensor.key] = Link() } }
@@ -97,7 +106,12 @@ public final class SensorLinks: Sendable {
         wake.signal()
         finished.wait()
         if let id = listener.withLock({ $0 }) { client.removeListener(id) }
-        for path in state.withLock({ Array($0.characteristics.keys) }) {
+        let (started, acquired) = state.withLock { s in
+            (s.characteristics.keys.filter { s.acquired[$0] == nil }, Array(s.acquired.values))
+        }
+        // Closing an acquired socket releases it (BlueZ: "the notification stops").
+        for fd in acquired { client.bus.stopReading(fd) }
+        for path in started {
             _ = try? client.call(path, Self.characteristicInterface, "StopNotify", timeout: .seconds(2))
         }
     }
@@ -107,9 +121,7 @@ public final class SensorLinks: Sendable {
         switch change {
         case .propertiesChanged(let path, Self.characteristicInterface, let changed):
             guard case .bytes(let bytes)? = changed["Value"] else { return }
-            let now = ContinuousClock.now
-            guard let target = state.withLock({ $0.stopped ? nil : $0.characteristics[path] }) else { return }
-            onNotification(BlueZNotification(key: target.key, uuid: target.uuid, bytes: bytes, receivedAt: now))
+            deliver(path, bytes)
         case .propertiesChanged(let path, BlueZClient.deviceInterface, let changed):
             guard changed["Connected"]?.bool == false, let sensor = sensors.first(where: { $0.device.path == path }) else {
                 return
@@ -124,13 +136,23 @@ public final class SensorLinks: Sendable {
         }
     }
 
+    /// A value of the measurement characteristic at `path`, on the D-Bus thread.
+    private func deliver(_ path: String, _ bytes: [UInt8]) {
+        let now = ContinuousClock.now
+        guard let target = state.withLock({ $0.stopped ? nil : $0.characteristics[path] }) else { return }
+        onNotification(BlueZNotification(key: target.key, uuid: target.uuid, bytes: bytes, receivedAt: now))
+    }
+
     private func lose(_ keys: [String]) {
         let now = ContinuousClock.now
         let lost = state.withLock { s in
             keys.filter { key in
                 guard !s.stopped, s.links[key]?.connected == true else { return false }
                 s.links[key] = Link(connected: false, everConnected: true, nextAttempt: now + Self.minimumBackoff)
-                s.characteristics = s.characteristics.filter { $0.value.key != key }
+                for (path, target) in s.characteristics where target.key == key {
+                    s.characteristics[path] = nil
+                    if let fd = s.acquired.removeValue(forKey: path) { client.bus.stopReading(fd) }
+                }
                 return true
             }
         }
@@ -209,6 +231,19 @@ public final class SensorLinks: Sendable {
             for m in measurements { s.characteristics[m.path] = (sensor.key, m.uuid) }
         }
         for m in measurements {
+            if acquireNotify, let fd = acquire(m.path) {
+                state.withLock { $0.acquired[m.path] = fd }
+                client.bus.readPackets(from: fd) { [weak self] packet in
+                    guard let self else { return }
+                    guard let packet else {
+                        // BlueZ closed it (the link dropped): the loss comes as Connected false.
+                        state.withLock { s in if s.acquired[m.path] == fd { s.acquired[m.path] = nil } }
+                        return
+                    }
+                    deliver(m.path, packet)
+                }
+                continue
+            }
             do {
                 try client.call(m.path, Self.characteristicInterface, "StartNotify", timeout: .seconds(10))
             } catch .dbus(let error) where error.name == .bluezInProgress {
@@ -231,5 +266,16 @@ public final class SensorLinks: Sendable {
                 }
             }
         }
+    }
+
+    /// `AcquireNotify` on a characteristic that offers it: the socket's descriptor (ours to close),
+    /// or nil to fall back to `StartNotify`.
+    private func acquire(_ path: String) -> Int32? {
+        guard let properties = client.properties(path, Self.characteristicInterface), properties["NotifyAcquired"] != nil,
+            properties["Flags"]?.array?.contains(where: { $0.string == "notify" }) == true,
+            let reply = try? client.call(path, Self.characteristicInterface, "AcquireNotify", [.properties([:])], timeout: .seconds(10)),
+            case .unixFD(let fd)? = reply.first
+        else { return nil }
+        return fd
     }
 }

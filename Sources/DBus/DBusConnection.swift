@@ -75,8 +75,11 @@ public final class DBusConnection: @unchecked Sendable {
     private struct Shared {
         var jobs: [@Sendable (DBusConnection) -> Void] = []
         var closed = false
-        var matches: [Int: (rule: DBusMatchRule, handler: @Sendable (DBusSignal) -> Void)] = [:]
+        /// Subscriptions in the order they were added (ids increase).
+        var matches: [(id: Int, rule: DBusMatchRule, handler: @Sendable (DBusSignal) -> Void)] = []
         var nextMatch = 0
+        /// Exported object paths and the handlers of their method calls.
+        var exports: [String: DBusMethodHandler] = [:]
     }
 
     private struct Pending {
@@ -88,6 +91,9 @@ public final class DBusConnection: @unchecked Sendable {
     private struct LoopState {
         var pending: [UInt32: Pending] = [:]
         var busRules: [String: Int] = [:]
+        /// Packet sockets read on this thread (`readPackets`), by descriptor.
+        var readers: [Int32: @Sendable ([UInt8]?) -> Void] = [:]
+        var readersChanged = false
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` from `environment` when set, else
@@ -240,7 +246,7 @@ public final class DBusConnection: @unchecked Sendable {
     public func addMatch(_ rule: DBusMatchRule, handler: @escaping @Sendable (DBusSignal) -> Void) -> DBusMatchToken {
         let id = shared.withLock { s in
             s.nextMatch += 1
-            s.matches[s.nextMatch] = (rule, handler)
+            s.matches.append((s.nextMatch, rule, handler))
             return s.nextMatch
         }
         _ = enqueue { connection in
@@ -252,7 +258,10 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     public func removeMatch(_ token: DBusMatchToken) {
-        guard let rule = shared.withLock({ $0.matches.removeValue(forKey: token.id)?.rule }) else { return }
+        let removed = shared.withLock { s in
+            s.matches.firstIndex { $0.id == token.id }.map { s.matches.remove(at: $0).rule }
+        }
+        guard let rule = removed else { return }
         _ = enqueue { connection in
             let text = rule.busRule
             connection.loop.busRules[text, default: 1] -= 1
@@ -263,10 +272,110 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
+    // MARK: Exported objects
+
+    /// Serves the method calls to `path` on this connection with `handler`, on the dispatch thread
+    /// (so it must answer quickly, without calling back over this connection and waiting). Its
+    /// result becomes the method return or the error reply. Calls to paths not exported get
+    /// `org.freedesktop.DBus.Error.UnknownMethod` from libdbus.
+    public func export(_ path: String, handler: @escaping DBusMethodHandler) throws(DBusError) {
+        guard dbus_validate_path(path, nil) != 0 else { throw DBusError(.invalidArgs, "'\(path)' is not an object path") }
+        let added = shared.withLock { s in
+            guard s.exports[path] == nil else { return false }
+            s.exports[path] = handler
+            return true
+        }
+        guard added else { throw DBusError(.objectPathInUse, "\(path) is already exported") }
+    }
+
+    /// Stops serving `path`; later calls to it get `UnknownMethod`.
+    public func unexport(_ path: String) {
+        _ = shared.withLock { $0.exports.removeValue(forKey: path) }
+    }
+
+    /// Answers a method call to an exported path; NOT_YET_HANDLED for other paths (libdbus then
+    /// replies UnknownMethod). The corresponding C functions are `dbus_message_new_method_return`,
+    /// `dbus_message_new_error` and `dbus_connection_send`.
+    private func serve(_ message: OpaquePointer) -> DBusHandlerResult {
+        let path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+        guard let handler = shared.withLock({ $0.exports[path] }) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        let call = DBusMethodCall(
+            sender: dbus_message_get_sender(message).map { String(cString: $0) } ?? "", path: path,
+            interface: dbus_message_get_interface(message).map { String(cString: $0) } ?? "",
+            member: dbus_message_get_member(message).map { String(cString: $0) } ?? "",
+            arguments: DBusMessageCoding.read(message))
+        let result = handler(call)
+        guard dbus_message_get_no_reply(message) == 0 else { return DBUS_HANDLER_RESULT_HANDLED }
+        var reply: OpaquePointer?
+        switch result {
+        case .success(let values):
+            reply = dbus_message_new_method_return(message)
+            if let built = reply, !DBusMessageCoding.append(values, to: built) {
+                dbus_message_unref(built)
+                reply = dbus_message_new_error(message, DBusError.Name.failed.rawValue, "the reply could not be encoded")
+            }
+        case .failure(let error):
+            let name = dbus_validate_error_name(error.name.rawValue, nil) != 0 ? error.name : .failed
+            reply = dbus_message_new_error(message, name.rawValue, error.message)
+        }
+        if let reply {
+            dbus_connection_send(raw, reply, nil)
+            dbus_message_unref(reply)
+        }
+        return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    // MARK: Packet sockets
+
+    /// Reads `fd`, a packet socket (`SOCK_SEQPACKET`: one read, one value, as from BlueZ's
+    /// `AcquireNotify`), on the dispatch thread, the thread of the signal handlers: `handler` gets
+    /// each packet as it arrives, then nil once the other end has closed (or reading fails), after
+    /// which `fd` is closed. Takes ownership of `fd`. The corresponding C functions are `poll` and `recv`.
+    public func readPackets(from fd: Int32, handler: @escaping @Sendable ([UInt8]?) -> Void) {
+        let accepted = enqueue { connection in
+            connection.loop.readers[fd] = handler
+            connection.loop.readersChanged = true
+        }
+        if !accepted { Glibc.close(fd) }
+    }
+
+    /// Stops reading `fd` and closes it; its handler is not called again.
+    public func stopReading(_ fd: Int32) {
+        _ = enqueue { connection in
+            guard connection.loop.readers.removeValue(forKey: fd) != nil else { return }
+            connection.loop.readersChanged = true
+            Glibc.close(fd)
+        }
+    }
+
+    /// Reads every packet waiting on `fd`; closes it once the other end has.
+    private func drainPackets(_ fd: Int32, hungUp: Bool, into buffer: inout [UInt8]) {
+        guard let handler = loop.readers[fd] else { return }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                handler(Array(buffer[..<count]))
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            if count == 0, !hungUp {
+                handler([])  // an empty value
+                return
+            }
+            loop.readers[fd] = nil
+            loop.readersChanged = true
+            Glibc.close(fd)
+            handler(nil)
+            return
+        }
+    }
+
     // MARK: Dispatch thread
 
     private func filter(_ message: OpaquePointer) -> DBusHandlerResult {
         let type = dbus_message_get_type(message)
+        if type == CDBUS_MESSAGE_TYPE_METHOD_CALL { return serve(message) }
         if type == CDBUS_MESSAGE_TYPE_METHOD_RETURN || type == CDBUS_MESSAGE_TYPE_ERROR {
             guard let pending = loop.pending.removeValue(forKey: dbus_message_get_reply_serial(message)) else {
                 return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
@@ -289,10 +398,12 @@ public final class DBusConnection: @unchecked Sendable {
                 if arguments == nil { arguments = DBusMessageCoding.read(message) }
                 return arguments!
             }
-            let handlers = shared.withLock { s in
-                s.matches.sorted { $0.key < $1.key }.filter {
-                    $0.value.rule.matches(interface: interface, member: member, path: path, arguments: read)
-                }.map(\.value.handler)
+            // One pass, no sorting: `matches` is kept in the order of subscription.
+            let matches = shared.withLock { $0.matches }
+            var handlers: [@Sendable (DBusSignal) -> Void] = []
+            for match in matches
+            where match.rule.matches(interface: interface, member: member, path: path, arguments: read) {
+                handlers.append(match.handler)
             }
             guard !handlers.isEmpty else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
             let sender = dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
@@ -312,6 +423,10 @@ public final class DBusConnection: @unchecked Sendable {
     private func run() {
         var fd: Int32 = -1
         dbus_connection_get_unix_fd(raw, &fd)
+        // Allocated once (again when packet sockets come or go): the loop runs once per message received.
+        var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        // The largest ATT value is 512 bytes.
+        var packet = [UInt8](repeating: 0, count: 1024)
         while true {
             let (jobs, closed) = shared.withLock { s in
                 defer { s.jobs.removeAll() }
@@ -327,23 +442,33 @@ public final class DBusConnection: @unchecked Sendable {
             let now = ContinuousClock.now
             failPending(DBusError(.noReply, "no reply in time")) { $0.deadline <= now }
             var timeout: Int32 = -1
-            if let next = loop.pending.values.map(\.deadline).min() {
+            if let next = loop.pending.values.lazy.map(\.deadline).min() {
                 let wait = next - now
                 timeout = Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1))
             }
-            var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-            if fd >= 0, dbus_connection_get_is_connected(raw) != 0 {
-                fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+            if loop.readersChanged {
+                fds.removeSubrange(2...)
+                fds += loop.readers.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                loop.readersChanged = false
             }
+            // A negative descriptor is skipped by poll: the bus socket once the connection is gone.
+            fds[1].fd = dbus_connection_get_is_connected(raw) != 0 ? fd : -1
+            for index in fds.indices { fds[index].revents = 0 }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready > 0 {
                 if fds[0].revents != 0 {
                     var value: UInt64 = 0
                     _ = read(wakeFD, &value, 8)
                 }
-                if fds.count > 1, fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                if fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                for entry in fds[2...] where entry.revents != 0 {
+                    let hungUp = entry.revents & Int16(POLLHUP | POLLERR) != 0
+                    drainPackets(entry.fd, hungUp: hungUp, into: &packet)
+                }
             }
         }
         failPending(DBusError(.disconnected, "the connection was closed")) { _ in true }
+        for fd in loop.readers.keys { Glibc.close(fd) }
+        loop.readers.removeAll()
     }
 }

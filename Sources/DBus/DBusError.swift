@@ -18,6 +18,7 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unknownObject = Name("org.freedesktop.DBus.Error.UnknownObject")
         public static let unknownMethod = Name("org.freedesktop.DBus.Error.UnknownMethod")
         public static let invalidArgs = Name("org.freedesktop.DBus.Error.InvalidArgs")
+        public static let objectPathInUse = Name("org.freedesktop.DBus.Error.ObjectPathInUse")
         public static let failed = Name("org.freedesktop.DBus.Error.Failed")
         /// A reply whose arguments are not what the caller expected (raised by this binding).
         public static let unexpectedReply = Name("org.sensorbridge.Error.UnexpectedReply")
@@ -32,6 +33,8 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let bluezAuthenticationRejected = Name("org.bluez.Error.AuthenticationRejected")
         public static let bluezDoesNotExist = Name("org.bluez.Error.DoesNotExist")
         public static let bluezNotSupported = Name("org.bluez.Error.NotSupported")
+        /// What an agent answers to a request it refuses (org.bluez.Agent1).
+        public static let bluezRejected = Name("org.bluez.Error.Rejected")
     }
 
     public var name: Name

@@ -25,11 +25,13 @@ final class LiveSensorSource: @unchecked Sendable {
     private var samples: [Sample] = []
     private let lost = Mutex<Set<String>>([])
     private let report: @Sendable (String) -> Void
+    /// Sees every decoded sample on the D-Bus thread (the terminal dashboard).
+    private let observe: (@Sendable (Sample) -> Void)?
 
     init(
         anchor: ContinuousClock.Instant, sensorIDs: [String: SensorID], notificationRing: SampleRing<SessionItem>,
         linkRing: SampleRing<SessionItem>, control: RecordingControl, trace: FileHandle?,
-        report: @escaping @Sendable (String) -> Void
+        report: @escaping @Sendable (String) -> Void, observe: (@Sendable (Sample) -> Void)? = nil
     ) {
         self.anchor = anchor
         self.sensorIDs = sensorIDs
@@ -38,6 +40,7 @@ final class LiveSensorSource: @unchecked Sendable {
         self.control = control
         self.trace = Mutex(trace)
         self.report = report
+        self.observe = observe
         samples.reserveCapacity(8)
     }
 
@@ -61,7 +64,11 @@ final class LiveSensorSource: @unchecked Sendable {
             guard let value = try GATTValue.decode(uuid: uuid, bytes: notification.bytes) else { return }
             samples.removeAll(keepingCapacity: true)
             extractors[notification.key, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
-            for sample in samples { notificationRing.push(.sample(sample)) }
+            control.latencyProbe?.received(notification.bytes, samples: samples.count)
+            for sample in samples {
+                notificationRing.push(.sample(sample))
+                observe?(sample)
+            }
         } catch {
             notificationRing.push(.control(SessionControl(.malformed, at: time, sensor: sensor)))
         }

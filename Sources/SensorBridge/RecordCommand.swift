@@ -3,6 +3,7 @@ import Captures
 import Foundation
 import SensorCore
 import Synchronization
+import Workouts
 
 /// `sensorbridge record`: live sensors through BlueZ into a zoned workout.
 enum RecordCommand {
@@ -21,11 +22,16 @@ enum RecordCommand {
           --adapter hciN             the Bluetooth adapter (default: the first)
           --duration SECONDS         stop after this long (default: until Ctrl-C)
           --trace FILE.jsonl         also write everything received as a trace for 'replay'
+          --acquire-notify           read notifications through BlueZ's AcquireNotify socket where a
+                                     characteristic offers it (fewer D-Bus messages); StartNotify otherwise
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --save, --store: as for 'sensorbridge replay'
         \\(StoreLocation.help)
 
-        Progress (connections, battery, a line every 10 s) goes to standard error.
+        On a terminal, standard error shows a live dashboard redrawn in place: heart rate,
+        power, 3 s power, cadence, the current zone of each (highlighted, with the time in it),
+        time-in-zone bars, each sensor's link and battery, and a bell when a zone changes.
+        Otherwise progress (connections, battery, a line every 10 s) goes to standard error.
 
         Example:
           sensorbridge record --hr HRM-Pro --power E8:FE:6E:91:9F:16 --ftp 250 --save
@@ -34,7 +40,7 @@ enum RecordCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "record", options: WorkoutSetup.options.union(["hr", "power", "adapter", "duration", "trace"]),
-            flags: WorkoutSetup.flags)
+            flags: WorkoutSetup.flags.union(["acquire-notify"]))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -80,7 +86,8 @@ enum RecordCommand {
 
         let (builder, recorder) = try setup.begin(start: start, sensors: sensorNames, context)
         let anchor = ContinuousClock.now
-        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) }
+        let stored = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) as any WorkoutSessionJournal }
+        let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
         let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
         let notificationRing = session.makeRing()
         let linkRing = session.makeRing(capacity: 64)
@@ -88,14 +95,24 @@ enum RecordCommand {
         let control = context.recordingControl ?? RecordingControl()
         let errors = context.errors
         let progress = Progress(output: errors)
+        let dashboard = TerminalDashboard.forTerminal(
+            context, anchor: anchor, sensors: devices.map { ($0.key, displayNames[$0.key]!) },
+            configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)))
         let source = LiveSensorSource(
             anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, linkRing: linkRing, control: control,
-            trace: traceHandle, report: { progress.line("sensorbridge record: " + $0) })
+            trace: traceHandle,
+            report: { message in
+                if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
+            }, observe: dashboard?.observer)
         let links = SensorLinks(
-            client: client, sensors: devices, onNotification: source.received,
-            onEvent: { source.linkEvent($0, names: displayNames) })
+            client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
+            onEvent: {
+                source.linkEvent($0, names: displayNames)
+                dashboard?.linkEvent($0)
+            })
         let signals = context.recordingControl == nil ? SignalStop(control) : nil
 
+        dashboard?.start(outputs: builder.outputs)
         let result = session.run(producers: [{
             links.start()
             let deadline = duration.map { ContinuousClock.now + $0 }
@@ -103,6 +120,7 @@ enum RecordCommand {
                 let left = deadline.map { $0 - .now }
                 if control.wait(timeout: left.map { min($0, .seconds(10)) } ?? .seconds(10)) { break }
                 if let deadline, ContinuousClock.now >= deadline { break }
+                if dashboard != nil { continue }
                 progress.line(
                     "sensorbridge record: \((ContinuousClock.now - anchor).components.seconds) s, "
                         + "\(control.notificationsReceived) notifications")
@@ -113,6 +131,7 @@ enum RecordCommand {
             source.writeEnd(at: end)
             controlRing.push(.control(SessionControl(.end, at: end)))
         }])
+        dashboard?.stop()
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
         try setup.finish(result, recorder: recorder, context)

@@ -7,8 +7,12 @@ public final class RecordingControl: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let semaphore = DispatchSemaphore(value: 0)
     private let received = Atomic<Int>(0)
+    /// Measures stamped notifications' latency (the benchmark); nil otherwise.
+    public let latencyProbe: LatencyProbe?
 
-    public init() {}
+    public init(latencyProbe: LatencyProbe? = nil) {
+        self.latencyProbe = latencyProbe
+    }
 
     /// Asks the recording to end; it finishes and saves the workout as if its duration ran out.
     public func stop() {

@@ -81,8 +81,9 @@ enum PairCommand {
         Usage: sensorbridge pair ADDRESS|NAME [--adapter hciN]
 
         Pairs with a sensor found by 'sensorbridge scan' ("just works": sensors have no display or
-        keys) and marks it trusted, so BlueZ reconnects it. Most heart-rate straps and power meters
-        need no pairing; 'record' connects to them directly.
+        keys) and marks it trusted, so BlueZ reconnects it. While it pairs, sensorbridge is BlueZ's
+        default agent (NoInputNoOutput) and accepts the bonding request of this sensor only. Most
+        heart-rate straps and power meters need no pairing; 'record' connects to them directly.
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -101,6 +102,9 @@ enum PairCommand {
         let sensor = try client.sensor(query, adapter: adapter)
         let name = sensor.name ?? sensor.address
         if !sensor.paired {
+            // Sensors that ask for bonding need an agent to say yes ("just works").
+            let agent = try PairingAgent(client: client, device: sensor.path)
+            defer { agent.unregister() }
             do {
                 try client.call(sensor.path, BlueZClient.deviceInterface, "Pair", timeout: .seconds(60))
             } catch {

@@ -91,7 +91,8 @@ public final class WorkoutSession: Sendable {
             previousBatch = batch.count
             // Items of several rings are merged by time; one ring's items are in order already
             // and keep it (a stable merge: an event and a sample at the same time stay as pushed).
-            if rings.rings.count > 1 {
+            // A batch already in order (one live notification's samples, mostly) is left as it is.
+            if rings.rings.count > 1, zip(batch, batch.dropFirst()).contains(where: { $0.time > $1.time }) {
                 batch = batch.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
                     .map(\.element)
             }

@@ -50,13 +50,7 @@ enum WorkoutSummary {
         let longest = group.durations.max() ?? .zero
         let width = 30
         for zone in configuration.zones {
-            let range: String
-            switch (zone.minimum, zone.maximum) {
-            case (nil, let max?): range = "< \(max.value.formatted) \(unit)"
-            case (let min?, nil): range = ">= \(min.value.formatted) \(unit)"
-            case (let min?, let max?): range = "\(min.value.formatted)-\(max.value.formatted) \(unit)"
-            case (nil, nil): range = "all"
-            }
+            let range = Self.range(zone, unit)
             guard durations else {
                 lines.append("  Zone \(zone.index + 1)  \(range)")
                 continue
@@ -68,6 +62,16 @@ enum WorkoutSummary {
                     + " \(clock(duration).leftPadded(8))  " + String(repeating: "█", count: filled))
         }
         return lines
+    }
+
+    /// A zone's bounds: `< 120 bpm`, `120-140 bpm`, `>= 170 bpm`.
+    static func range(_ zone: WorkoutZone, _ unit: String) -> String {
+        switch (zone.minimum, zone.maximum) {
+        case (nil, let max?): "< \(max.value.formatted) \(unit)"
+        case (let min?, nil): ">= \(min.value.formatted) \(unit)"
+        case (let min?, let max?): "\(min.value.formatted)-\(max.value.formatted) \(unit)"
+        case (nil, nil): "all"
+        }
     }
 
     /// `1:02:03` or `12:05`.

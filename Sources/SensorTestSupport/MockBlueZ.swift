@@ -42,8 +42,14 @@ public final class MockBlueZ: Sendable {
     }
 
     /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
-    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does).
-    public init(trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false) throws {
+    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `stamp`
+    /// appends the send time to each notification (`LatencyProbe`); the `bonding` devices (trace
+    /// keys) ask for bonding when paired, through the agent registered with AgentManager1; the
+    /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair).
+    public init(
+        trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, stamp: Bool = false,
+        bonding: [String] = [], acquireNotify: [String] = []
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
@@ -69,6 +75,9 @@ public final class MockBlueZ: Sendable {
         address = line
         var arguments = [Self.script.path, "--trace", trace.path, "--speed", String(speed)]
         if adapterOff { arguments.append("--adapter-off") }
+        if stamp { arguments.append("--stamp") }
+        for key in bonding { arguments += ["--bonding", key] }
+        for key in acquireNotify { arguments += ["--acquire-notify", key] }
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {
@@ -96,6 +105,11 @@ public final class MockBlueZ: Sendable {
 
     /// The environment a bridge needs to talk to this bus.
     public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }
+
+    /// Whether the mock printed `line` (it prints `bonded PATH` when a device bonded through the agent).
+    public func printed(_ line: String) -> Bool {
+        mock.withLock { $0 }.waitForLine(timeout: .zero, where: { $0 == line }) != nil
+    }
 
     /// How many notifications the mock played, once it has played the whole trace.
     public func waitUntilPlayed(timeout: Duration) -> Int? {

@@ -7,7 +7,9 @@ import Synchronization
 /// `bluez`: `record` in this process against a private dbus-daemon and the mock org.bluez
 /// (python-dbusmock), which it starts itself. Flood: two sensors sending as fast as the mock and
 /// the bus allow; paced: 200 notifications per second for 10 s, CPU time of this process per
-/// notification; idle: connected sensors that send nothing for 10 s.
+/// notification, and the latency from the mock's send (stamped in the payload) to the sample
+/// applied by the session, also with `--acquire-notify` (sockets instead of signals); idle:
+/// connected sensors that send nothing for 10 s.
 enum BlueZBenchmark {
     static func run(_ json: Bool) {
         if let reason = MockBlueZ.unavailableReason {
@@ -17,10 +19,18 @@ enum BlueZBenchmark {
         let floodCount = Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_FLOOD"] ?? "") ?? 100_000
         do {
             let flood = try phase(trace: trace(count: floodCount, rate: nil), speed: 0, idleAfterPlay: .zero)
-            let paced = try phase(trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero)
+            let paced = try phase(trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true)
+            // The same through AcquireNotify sockets (record --acquire-notify): no D-Bus message per value.
+            let acquired = try phase(
+                trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true, acquireNotify: true)
             let idle = try phase(trace: trace(count: 2, rate: nil), speed: 0, idleAfterPlay: .seconds(10))
             let cpuPerNotification = paced.cpu / Double(max(paced.received, 1)) * 1e6
+            let acquiredCPU = acquired.cpu / Double(max(acquired.received, 1)) * 1e6
+            let acquiredLatencies = acquired.latencies.sorted()
             let idlePercent = idle.idleCPU / 10 * 100
+            let latencies = paced.latencies.sorted()
+            let p50 = percentile(latencies, 0.50)
+            let p99 = percentile(latencies, 0.99)
             if json {
                 Bench.printJSON([
                     "flood": .object([
@@ -29,15 +39,29 @@ enum BlueZBenchmark {
                     ]),
                     "paced": .object([
                         "cpuMicrosecondsPerNotification": .number((cpuPerNotification * 10).rounded() / 10),
-                        "latencyP50Milliseconds": .null, "latencyP99Milliseconds": .null,
+                        "latencyP50Milliseconds": .number((p50 * 1000).rounded() / 1000),
+                        "latencyP99Milliseconds": .number((p99 * 1000).rounded() / 1000),
+                        "latencySamples": .number(Double(latencies.count)),
+                    ]),
+                    "pacedAcquireNotify": .object([
+                        "cpuMicrosecondsPerNotification": .number((acquiredCPU * 10).rounded() / 10),
+                        "latencyP50Milliseconds": .number((percentile(acquiredLatencies, 0.50) * 1000).rounded() / 1000),
+                        "latencyP99Milliseconds": .number((percentile(acquiredLatencies, 0.99) * 1000).rounded() / 1000),
                     ]),
                     "idleCPUPercent": .number((idlePercent * 100).rounded() / 100),
                 ])
             } else {
                 print("flood: \(flood.sent) sent, \(flood.received) received, \(Bench.humanRate(Double(flood.received) / flood.receiveSeconds))")
                 print("paced 200/s: \(String(format: "%.1f", cpuPerNotification)) µs CPU per notification (\(paced.received) received)")
+                print(
+                    "paced 200/s with --acquire-notify: \(String(format: "%.1f", acquiredCPU)) µs CPU per notification, "
+                        + String(
+                            format: "latency p50 %.3f ms, p99 %.3f ms", percentile(acquiredLatencies, 0.5),
+                            percentile(acquiredLatencies, 0.99)))
                 print("idle 10 s: \(String(format: "%.2f", idlePercent)) % CPU")
-                print("latency from the mock's send to the zone update: not measured")
+                print(
+                    "latency from the mock's send to the sample applied (zone update out): "
+                        + String(format: "p50 %.3f ms, p99 %.3f ms (%d samples)", p50, p99, latencies.count))
             }
         } catch {
             FileHandle.standardError.write(Data("sensorbridge-bench bluez: \(error)\n".utf8))
@@ -72,6 +96,15 @@ enum BlueZBenchmark {
         var cpu = 0.0
         /// CPU seconds of this process during `idleAfterPlay`.
         var idleCPU = 0.0
+        /// Nanoseconds from the mock's send to the sample applied, with `stamp`.
+        var latencies: [UInt64] = []
+    }
+
+    /// The `fraction` percentile of sorted nanoseconds, in milliseconds (nearest rank).
+    static func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = min(Int((fraction * Double(sorted.count)).rounded(.up)), sorted.count) - 1
+        return Double(sorted[max(rank, 0)]) / 1e6
     }
 
     static func cpuSeconds() -> Double {
@@ -81,18 +114,23 @@ enum BlueZBenchmark {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    static func phase(trace: URL, speed: Double, idleAfterPlay: Duration) throws -> Phase {
+    static func phase(
+        trace: URL, speed: Double, idleAfterPlay: Duration, stamp: Bool = false, acquireNotify: Bool = false
+    ) throws -> Phase {
         defer { try? FileManager.default.removeItem(at: trace) }
-        let mock = try MockBlueZ(trace: trace, speed: speed)
+        let mock = try MockBlueZ(trace: trace, speed: speed, stamp: stamp, acquireNotify: acquireNotify ? ["hr", "power"] : [])
         defer { mock.stop() }
-        let control = RecordingControl()
+        let probe = stamp ? LatencyProbe() : nil
+        let control = RecordingControl(latencyProbe: probe)
         let finished = DispatchSemaphore(value: 0)
         let environment = mock.environment
         Thread.detachNewThread {
             var context = CommandContext(
                 input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
             context.recordingControl = control
-            _ = SensorBridgeCLI.run(["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"], context: context)
+            _ = SensorBridgeCLI.run(
+                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"] + (acquireNotify ? ["--acquire-notify"] : []),
+                context: context)
             finished.signal()
         }
         var result = Phase()
@@ -100,12 +138,13 @@ enum BlueZBenchmark {
         while control.notificationsReceived == 0 { Thread.sleep(forTimeInterval: 0.0005) }
         let cpuStart = cpuSeconds()
         let first = ContinuousClock.now
+        // Blocks (waking five times a second): polling here would be CPU of this process too.
         result.sent = mock.waitUntilPlayed(timeout: .seconds(600)) ?? 0
         var last = ContinuousClock.now
         var seen = control.notificationsReceived
         // Until everything arrived, or nothing more for a second.
         while seen < result.sent, ContinuousClock.now - last < .seconds(1) {
-            Thread.sleep(forTimeInterval: 0.001)
+            Thread.sleep(forTimeInterval: 0.002)
             let now = control.notificationsReceived
             if now != seen {
                 seen = now
@@ -122,6 +161,7 @@ enum BlueZBenchmark {
         }
         control.stop()
         finished.wait()
+        result.latencies = probe?.latencies ?? []
         return result
     }
 }

@@ -129,4 +129,68 @@ struct DBusConnectionTests {
         #expect(signals.first?.path == "/")
         bus.removeMatch(token)
     }
+
+    @Test func exportedObjectsAnswerMethodCallsAndErrors() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let server = try DBusConnection(address: mock.address)
+        defer { server.close() }
+        let client = try DBusConnection(address: mock.address)
+        defer { client.close() }
+        let calls = Mutex<[DBusMethodCall]>([])
+        try server.export("/org/sensorbridge/test") { call in
+            calls.withLock { $0.append(call) }
+            switch call.member {
+            case "Echo": return .success(call.arguments)
+            case "Refuse": return .failure(DBusError(.bluezRejected, "not this one"))
+            default: return .failure(DBusError(.unknownMethod, "no \(call.member)"))
+            }
+        }
+        #expect(throws: DBusError.self) { try server.export("/org/sensorbridge/test") { _ in .success([]) } }
+        func call(_ path: String, _ member: String, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
+            try await client.call(
+                destination: server.uniqueName, path: path, interface: "org.sensorbridge.Test", member: member,
+                arguments: arguments, timeout: .seconds(10))
+        }
+        let arguments: [DBusValue] = [.objectPath("/org/bluez/hci0/dev_C4_7E_11_22_33_44"), .uint32(123_456)]
+        #expect(try await call("/org/sensorbridge/test", "Echo", arguments) == arguments)
+        let first = try #require(calls.withLock { $0.first })
+        #expect(first.sender == client.uniqueName && first.interface == "org.sensorbridge.Test" && first.arguments == arguments)
+        await #expect(throws: DBusError(.bluezRejected, "not this one")) { try await call("/org/sensorbridge/test", "Refuse") }
+        // Another path: libdbus answers UnknownMethod without asking the handler.
+        await #expect(throws: DBusError.self) { try await call("/org/sensorbridge/other", "Echo") }
+        do {
+            _ = try await call("/org/sensorbridge/other", "Echo")
+        } catch {
+            #expect(error.name == .unknownMethod)
+        }
+        server.unexport("/org/sensorbridge/test")
+        do {
+            _ = try await call("/org/sensorbridge/test", "Echo")
+            Issue.record("an unexported path answered")
+        } catch {
+            #expect(error.name == .unknownMethod)
+        }
+        #expect(calls.withLock { $0.count } == 2)
+    }
+
+    @Test func packetSocketsAreReadOneValueAPacketUntilClosed() throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        let received = Mutex<[[UInt8]?]>([])
+        let finished = DispatchSemaphore(value: 0)
+        bus.readPackets(from: ends[0]) { packet in
+            received.withLock { $0.append(packet) }
+            if packet == nil { finished.signal() }
+        }
+        let packets: [[UInt8]] = [[0x06, 0x78], [0x20, 0x00, 0xC8, 0x00, 0x0A, 0x00, 0x00, 0x04], Array(repeating: 0xAB, count: 244)]
+        for packet in packets { #expect(send(ends[1], packet, packet.count, 0) == packet.count) }
+        close(ends[1])
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(received.withLock { $0 } == packets.map { Optional($0) } + [nil])
+    }
 }

@@ -107,7 +107,35 @@ struct BlueZCommandTests {
         #expect(live?["statistics"]?["heartRate"]?["maximum"]?.doubleValue == Double(rates.max() ?? 0))
     }
 
-    @Test func aPowerMeterThatDropsOutIsReconnectedAndTheGapRecorded() throws {
+    @Test func recordWithAcquireNotifyMatchesAReplayOfItsTrace() throws {
+        let source = try Self.trace(lines: 300)
+        // The power meter offers AcquireNotify (a socket), the strap does not (StartNotify).
+        let mock = try MockBlueZ(trace: source, acquireNotify: ["power"])
+        defer { mock.stop() }
+        let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
+        let run = try Self.record(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--acquire-notify", "--trace", recorded.path, "--json"] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(mock.printed("acquired power 2a63"))
+        let sent = try Self.notifications(source)
+        #expect(run.played == sent.count)
+        // Two channels (signals, a socket) keep each sensor's order, not the order between them.
+        let got = try Self.notifications(recorded)
+        for device in ["hr", "power"] {
+            #expect(got.filter { $0.hasPrefix(device + " ") } == sent.filter { $0.hasPrefix(device + " ") })
+        }
+        let live = try JSONValue(parsing: run.output)["workout"]
+        let replayRun = runCLI(["replay", recorded.path, "--json"] + Self.zones)
+        #expect(replayRun.status == .success, "\(replayRun.errors)")
+        let replayed = try JSONValue(parsing: replayRun.output)["workout"]
+        #expect(live?["statistics"]?["cyclingPower"]?["count"]?.doubleValue ?? 0 > 0)
+        #expect(live?["statistics"] == replayed?["statistics"])
+        #expect(live?["zoneGroups"] == replayed?["zoneGroups"])
+        #expect(live?["duration"] == replayed?["duration"])
+    }
+
+    @Test(arguments: [false, true])
+    func aPowerMeterThatDropsOutIsReconnectedAndTheGapRecorded(acquireNotify: Bool) throws {
         let source = try Self.trace(
             lines: 120,
             extra: [
@@ -115,9 +143,10 @@ struct BlueZCommandTests {
                 #"{"t":33,"device":"power","uuid":"2a63","hex":"20007b0022feab9a"}"#,
                 #"{"t":33,"device":"hr","uuid":"2a37","hex":"0678"}"#,
             ])
-        let mock = try MockBlueZ(trace: source)
+        let mock = try MockBlueZ(trace: source, acquireNotify: acquireNotify ? ["power"] : [])
         defer { mock.stop() }
-        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones)
+        let run = try Self.record(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + (acquireNotify ? ["--acquire-notify"] : []) + Self.zones)
         #expect(run.status == .success, "\(run.errors)")
         #expect(run.played == (try Self.notifications(source)).count)
         #expect(run.errors.contains("Assioma lost; reconnecting"))
@@ -161,6 +190,14 @@ struct BlueZCommandTests {
         let scan = runCLI(["scan", "--timeout", "0.1", "--json"], environment: mock.environment)
         let sensors = try JSONValue(parsing: scan.output)["sensors"]?.arrayValue ?? []
         #expect(sensors.first { $0["name"]?.stringValue == "HRM-Pro" }?["paired"]?.boolValue == true)
+    }
+
+    @Test func pairAnswersTheBondingRequestAsTheAgent() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10), bonding: ["hr"])
+        defer { mock.stop() }
+        let run = runCLI(["pair", "HRM-Pro"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(mock.printed("bonded /org/bluez/hci0/dev_C4_7E_11_22_33_44"))
     }
 
     @Test func bluezNotRunningAndUnknownSensorsSayWhatToDo() throws {

@@ -1,0 +1,137 @@
+import SensorCore
+import Workouts
+import Zones
+
+/// The live dashboard's inputs folded into what it shows: samples as they are decoded, the
+/// builder's outputs (zone updates, which come only on a change, and pause/resume), and the
+/// sensors' link events. Pure: times are offsets from the session anchor, and `state(at:)`
+/// extrapolates the zone totals of the last update to the moment drawn.
+struct DashboardModel: Sendable {
+    /// How long a value stays on screen without a newer sample.
+    static let staleAfter = Duration.seconds(5)
+    /// The window of the rolling power mean.
+    static let powerWindow = Duration.seconds(3)
+
+    private struct ZoneTrack {
+        var group: WorkoutZoneGroup
+        var current: Int?
+        /// When `current` was entered (the update's time).
+        var since: Duration
+    }
+
+    private var zones: [ZoneTrack]
+    private var latest: [QuantityType: Sample] = [:]
+    /// Power samples of the last `powerWindow`, oldest first.
+    private var recentPower: [Sample] = []
+    private var sensors: [DashboardState.Sensor]
+    /// When each lost sensor's next connection attempt is due.
+    private var retryAt: [String: Duration] = [:]
+    private var pausedAt: Duration?
+    private var lastResume = Duration.zero
+    private var pausedTotal = Duration.zero
+    private var zoneEntries = 0
+    private var message: String?
+
+    /// - Parameters:
+    ///   - sensors: the session's key and a display name of each sensor, in display order.
+    ///   - configurations: the zones the workout uses (none for a quantity without zones).
+    init(sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration]) {
+        self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
+        zones = configurations.map { ZoneTrack(group: WorkoutZoneGroup(configuration: $0), current: nil, since: .zero) }
+    }
+
+    mutating func add(_ sample: Sample) {
+        latest[sample.type] = sample
+        guard sample.type == .cyclingPower else { return }
+        recentPower.append(sample)
+        if let cut = recentPower.firstIndex(where: { $0.time > sample.time - Self.powerWindow }), cut > 0 {
+            recentPower.removeFirst(cut)
+        }
+    }
+
+    mutating func apply(_ output: WorkoutBuilderOutput) {
+        switch output {
+        case .zoneUpdate(let update):
+            guard let index = zones.firstIndex(where: { $0.group.configuration.quantityType == update.quantityType }) else {
+                return
+            }
+            zones[index] = ZoneTrack(group: update.zoneGroup, current: update.currentZoneIndex, since: update.time)
+            if update.currentZoneIndex != nil { zoneEntries += 1 }
+        case .event(let event) where event.kind == .pause:
+            pausedAt = event.time
+        case .event(let event) where event.kind == .resume:
+            if let pausedAt { pausedTotal += event.time - pausedAt }
+            pausedAt = nil
+            lastResume = event.time
+        default:
+            break
+        }
+    }
+
+    mutating func connected(_ key: String) {
+        setLink(key, .connected)
+        retryAt[key] = nil
+    }
+
+    mutating func lost(_ key: String, retryAt time: Duration) {
+        setLink(key, .lost(retryIn: nil))
+        retryAt[key] = time
+    }
+
+    /// A connection attempt failed; the next is due at `time`.
+    mutating func attemptFailed(_ key: String, retryAt time: Duration) {
+        if let index = sensors.firstIndex(where: { $0.key == key }), sensors[index].link == .connected {
+            sensors[index].link = .lost(retryIn: nil)
+        }
+        retryAt[key] = time
+    }
+
+    mutating func battery(_ key: String, percent: Int) {
+        if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].battery = percent }
+    }
+
+    mutating func show(_ text: String) { message = text }
+
+    private mutating func setLink(_ key: String, _ link: DashboardState.Link) {
+        if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].link = link }
+    }
+
+    /// What to draw at `now`.
+    func state(at now: Duration) -> DashboardState {
+        var state = DashboardState()
+        state.elapsed = now
+        state.active = now - pausedTotal - (pausedAt.map { now - $0 } ?? .zero)
+        func fresh(_ type: QuantityType) -> Double? {
+            latest[type].flatMap { now - $0.time <= Self.staleAfter ? $0.value : nil }
+        }
+        state.heartRate = fresh(.heartRate)
+        state.power = fresh(.cyclingPower)
+        state.cadence = fresh(.cyclingCadence)
+        let window = recentPower.filter { $0.time > now - Self.powerWindow }
+        state.power3s = window.isEmpty ? nil : window.map(\.value).reduce(0, +) / Double(window.count)
+        let creditedUntil = pausedAt ?? now
+        state.zones = zones.map { track in
+            var durations = track.group.durations
+            var inZoneFor = Duration.zero
+            if let current = track.current {
+                inZoneFor = max(now - track.since, .zero)
+                durations[current] += max(creditedUntil - max(track.since, lastResume), .zero)
+            }
+            return DashboardState.Zones(
+                configuration: track.group.configuration, current: track.current, inZoneFor: inZoneFor, durations: durations)
+        }
+        state.sensors = sensors.map { sensor in
+            var sensor = sensor
+            let retryIn = retryAt[sensor.key].flatMap { $0 > now ? $0 - now : nil }
+            switch sensor.link {
+            case .connecting: sensor.link = .connecting(retryIn: retryIn)
+            case .lost: sensor.link = .lost(retryIn: retryIn)
+            case .connected: break
+            }
+            return sensor
+        }
+        state.zoneEntries = zoneEntries
+        state.message = message
+        return state
+    }
+}

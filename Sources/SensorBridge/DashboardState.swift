@@ -1,0 +1,52 @@
+import SensorCore
+import Zones
+
+/// What the live `record` dashboard shows at one moment: a snapshot, built by `DashboardModel`
+/// and drawn by `DashboardRenderer`. Plain values only, so frames are easy to test.
+struct DashboardState: Sendable, Equatable {
+    /// The zones of one quantity (heart rate, power) at the snapshot.
+    struct Zones: Sendable, Equatable {
+        var configuration: WorkoutZoneConfiguration
+        /// The current zone, nil when there is none (no sample yet, or the sensor went stale).
+        var current: Int?
+        /// How long the quantity has been in `current` (since it entered it).
+        var inZoneFor: Duration
+        /// Time in each zone so far, by zone index.
+        var durations: [Duration]
+    }
+
+    /// A sensor's link as the person sees it.
+    enum Link: Sendable, Equatable {
+        /// Not connected yet; after a failed attempt the next comes in `retryIn`.
+        case connecting(retryIn: Duration?)
+        case connected
+        /// The link dropped; the next attempt comes in `retryIn` (nil: under way).
+        case lost(retryIn: Duration?)
+    }
+
+    struct Sensor: Sendable, Equatable {
+        /// The session's key (`hr`, `power`).
+        var key: String
+        var name: String
+        var link: Link
+        /// Battery level in percent (Battery Level 0x2A19), read once after connecting.
+        var battery: Int?
+    }
+
+    /// Time since the recording started.
+    var elapsed: Duration = .zero
+    /// `elapsed` without pauses.
+    var active: Duration = .zero
+    /// The latest values, nil when none arrived in the last few seconds: bpm, W, W (3 s mean), rpm.
+    var heartRate: Double?
+    var power: Double?
+    var power3s: Double?
+    var cadence: Double?
+    /// Zones of the zoned quantities that have a configuration, heart rate first.
+    var zones: [Zones] = []
+    var sensors: [Sensor] = []
+    /// How many times a quantity entered a zone so far; the renderer rings the bell when it grows.
+    var zoneEntries = 0
+    /// The latest message for the person (a connection failure, say).
+    var message: String?
+}

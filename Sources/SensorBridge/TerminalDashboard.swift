@@ -1,0 +1,114 @@
+import BlueZ
+import Foundation
+import SensorCore
+import Synchronization
+import Workouts
+import Zones
+
+/// The live `record` dashboard on a terminal: a thread redraws `DashboardRenderer`'s frame in
+/// place four times a second on standard error (cursor home, each line cleared to its end, the
+/// rest of the screen cleared below: no full clear, so no flicker), with the cursor hidden until
+/// `stop`. Its model is fed from the D-Bus thread (samples, link events) and from the builder's
+/// output stream (zone updates, pause/resume).
+///
+/// Used only when standard error is a terminal and the process owns the recording (its own
+/// signals end it); otherwise `record` prints plain progress lines.
+final class TerminalDashboard: Sendable {
+    static let interval = Duration.milliseconds(250)
+    static let hideCursor = "\u{1B}[?25l"
+    static let showCursor = "\u{1B}[?25h"
+
+    private let model: Mutex<DashboardModel>
+    private let anchor: ContinuousClock.Instant
+    private let output = FileHandle.standardError
+    private let stopping = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// A dashboard when standard error is a terminal (and not `TERM=dumb`) and nobody else
+    /// controls the recording; nil otherwise.
+    static func forTerminal(
+        _ context: CommandContext, anchor: ContinuousClock.Instant, sensors: [(key: String, name: String)],
+        configurations: [WorkoutZoneConfiguration]
+    ) -> TerminalDashboard? {
+        guard context.recordingControl == nil, isatty(STDERR_FILENO) == 1, context.environment["TERM"] != "dumb" else {
+            return nil
+        }
+        return TerminalDashboard(anchor: anchor, model: DashboardModel(sensors: sensors, configurations: configurations))
+    }
+
+    init(anchor: ContinuousClock.Instant, model: DashboardModel) {
+        self.anchor = anchor
+        self.model = Mutex(model)
+    }
+
+    /// Takes decoded samples (on the D-Bus thread).
+    var observer: @Sendable (Sample) -> Void {
+        { [self] sample in model.withLock { $0.add(sample) } }
+    }
+
+    /// A message for the person, shown under the sensors.
+    func show(_ message: String) { model.withLock { $0.show(message) } }
+
+    func linkEvent(_ event: SensorLinkEvent) {
+        let now = ContinuousClock.now - anchor
+        model.withLock { m in
+            switch event {
+            case .connected(let key, _): m.connected(key)
+            case .lost(let key, let at): m.lost(key, retryAt: at - anchor + SensorLinks.minimumBackoff)
+            case .attemptFailed(let key, _, let retryIn): m.attemptFailed(key, retryAt: now + retryIn)
+            case .value(let key, let uuid, let bytes) where uuid == 0x2A19 && bytes.count == 1:
+                m.battery(key, percent: Int(bytes[0]))
+            case .value: break
+            }
+        }
+    }
+
+    /// Starts drawing, and reading the builder's outputs until the workout finishes.
+    func start(outputs: AsyncStream<WorkoutBuilderOutput>) {
+        Task.detached { [self] in
+            for await output in outputs { model.withLock { $0.apply(output) } }
+        }
+        let thread = Thread { [self] in
+            draw()
+            finished.signal()
+        }
+        thread.name = "sensorbridge.dashboard"
+        thread.start()
+    }
+
+    /// Draws a last frame and gives the cursor back, below the dashboard.
+    func stop() {
+        stopping.signal()
+        finished.wait()
+    }
+
+    private func draw() {
+        var renderer = DashboardRenderer()
+        write(Self.hideCursor + "\u{1B}[2J")
+        while true {
+            let stop = stopping.wait(timeout: .now() + Self.interval.seconds) == .success
+            let (columns, rows) = Self.size()
+            let state = model.withLock { $0.state(at: ContinuousClock.now - anchor) }
+            let frame = renderer.render(state, width: columns)
+            let lines = frame.lines.prefix(max(rows - 1, 1))
+            write(
+                "\u{1B}[H" + lines.map { $0 + "\u{1B}[K\n" }.joined() + "\u{1B}[J" + (frame.bell ? "\u{07}" : "")
+                    + (stop ? Self.showCursor : ""))
+            if stop { return }
+        }
+    }
+
+    private func write(_ text: String) {
+        try? output.write(contentsOf: Data(text.utf8))
+    }
+
+    /// The terminal's columns and rows (TIOCGWINSZ on standard error; else `COLUMNS`/`LINES`; else 80 × 24).
+    static func size() -> (columns: Int, rows: Int) {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            return (Int(size.ws_col), size.ws_row > 0 ? Int(size.ws_row) : 24)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        return (environment["COLUMNS"].flatMap(Int.init) ?? 80, environment["LINES"].flatMap(Int.init) ?? 24)
+    }
+}

@@ -7,7 +7,7 @@ service and characteristic objects real BlueZ exports (/org/bluez/hci0/dev_XX/se
 org.bluez.GattCharacteristic1 with UUID, Value, Notifying, Flags, StartNotify, StopNotify,
 ReadValue). Once every measurement characteristic notifies, it plays the trace's notifications
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
-possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
+possible), then prints "played N"; a silence in the trace is a silence in the notifications. A trace "disconnected"/"connected" event drops or restores
 the device's link (Connected false, and the app must Connect again).
 
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
@@ -49,6 +49,7 @@ def main():
     parser.add_argument('--trace', required=True)
     parser.add_argument('--speed', type=float, default=0)
     parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
+    parser.add_argument('--paired', action='store_true', help='the sensors are paired already')
     args = parser.parse_args()
 
     with open(args.trace) as f:
@@ -124,6 +125,8 @@ def main():
         services.append(full('180f'))
         device.props[DEVICE]['UUIDs'] = dbus.Array(services, signature='s', variant_level=1)
         device.props[DEVICE]['RSSI'] = dbus.Int16(-60, variant_level=1)
+        if args.paired:
+            device.props[DEVICE]['Paired'] = dbus.Boolean(True, variant_level=1)
         device.AddMethod(DEVICE, 'Connect', '', '', connect)
         device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).

@@ -42,8 +42,9 @@ public final class MockBlueZ: Sendable {
     }
 
     /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
-    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does).
-    public init(trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false) throws {
+    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `paired`
+    /// makes the sensors paired already.
+    public init(trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, paired: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
@@ -69,6 +70,7 @@ public final class MockBlueZ: Sendable {
         address = line
         var arguments = [Self.script.path, "--trace", trace.path, "--speed", String(speed)]
         if adapterOff { arguments.append("--adapter-off") }
+        if paired { arguments.append("--paired") }
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {

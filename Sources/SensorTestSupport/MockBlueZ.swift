@@ -42,16 +42,21 @@ public final class MockBlueZ: Sendable {
     }
 
     /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
-    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `paired`
-    /// makes the sensors paired already.
-    public init(trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, paired: Bool = false) throws {
+    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `policy`
+    /// is a D-Bus policy file the bus includes after that refusal (what it allows gets through);
+    /// `paired` makes the sensors paired already.
+    public init(
+        trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
+        paired: Bool = false
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
         let allow = ["send_type=\"method_call\"", "send_type=\"signal\"", "send_type=\"method_return\"",
             "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"signal\"",
             "receive_type=\"method_return\"", "receive_type=\"error\"", "own=\"*\"", "user=\"*\""]
-        let deny = denyBlueZ ? "    <deny send_destination=\"org.bluez\"/>\n" : ""
+        let deny = denyBlueZ || policy != nil ? "    <deny send_destination=\"org.bluez\"/>\n" : ""
+        let include = policy.map { "  <include>\($0.path)</include>\n" } ?? ""
         try """
             <busconfig>
               <listen>unix:path=\(directory.path)/bus</listen>
@@ -59,7 +64,7 @@ public final class MockBlueZ: Sendable {
               <policy context="default">
             \(allow.map { "    <allow \($0)/>" }.joined(separator: "\n"))
             \(deny)  </policy>
-            </busconfig>
+            \(include)</busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         daemon = try ChildProcess(
             Self.daemonPath, ["--config-file=\(config.path)", "--nofork", "--print-address=1"], environment: [:])

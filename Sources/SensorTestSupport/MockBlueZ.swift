@@ -127,14 +127,14 @@ public final class MockBlueZ: Sendable {
 /// Foundation's `Process` on Linux starts children with almost every signal blocked (the mask of
 /// its launching thread), so SIGTERM would wait for SIGKILL; the child is started through a
 /// one-line Python `exec` that clears the mask first.
-final class ChildProcess: Sendable {
+public final class ChildProcess: Sendable {
     private let process: Process
     private let lines = Mutex<[String]>([])
     private let arrived = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private let stopped = Mutex(false)
 
-    init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
+    public init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: MockBlueZ.python)
         process.arguments =
@@ -165,12 +165,15 @@ final class ChildProcess: Sendable {
         reader.start()
     }
 
+    /// The exit status, or the number of the signal that ended it; once it has exited.
+    public var terminationStatus: Int32 { process.terminationStatus }
+
     /// Everything printed so far.
-    var output: String { lines.withLock { $0.joined(separator: "\n") } }
+    public var output: String { lines.withLock { $0.joined(separator: "\n") } }
 
     /// Waits for a line that satisfies `predicate`; nil after `timeout`, or once the process
     /// has exited without printing one.
-    func waitForLine(timeout: Duration, where predicate: (String) -> Bool) -> String? {
+    public func waitForLine(timeout: Duration, where predicate: (String) -> Bool) -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let exited = !process.isRunning
@@ -181,8 +184,8 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// SIGTERM, then SIGKILL after two seconds; waits for the exit.
-    func stop() {
+    /// SIGTERM, then SIGKILL after `grace`; waits for the exit.
+    public func stop(grace: Duration = .seconds(2)) {
         let first = stopped.withLock { s in
             defer { s = true }
             return !s
@@ -190,7 +193,7 @@ final class ChildProcess: Sendable {
         guard first else { return }
         let pid = process.processIdentifier
         kill(pid, SIGTERM)
-        if exited.wait(timeout: .now() + 2) == .timedOut {
+        if exited.wait(timeout: .now() + grace.seconds) == .timedOut {
             kill(pid, SIGKILL)
             exited.wait()
         }

@@ -159,6 +159,28 @@ struct DeploymentFilesTests {
         #expect(throws: MockBlueZ.Failure.self) { _ = try MockBlueZ(trace: trace, policy: misspelt) }
     }
 
+    @Test func installServiceInstallsEveryFileAndReloads() throws {
+        let script = Self.folder.appendingPathComponent("../scripts/install-service").standardized.path
+        for mode in [[], ["--user"]] {
+            let run = try Self.run("/bin/bash", [script, "--print"] + mode)
+            #expect(run.status == 0, "\(run.output)")
+            let lines = run.output.split(separator: "\n").map { $0.replacingOccurrences(of: "sudo ", with: "") }
+            for expected in [
+                "install -m 0755 $(swift build -c release --show-bin-path)/sensorbridge /usr/local/bin/sensorbridge",
+                "install -m 0644 udev/60-sensorbridge-bluetooth-autosuspend.rules /etc/udev/rules.d/",
+                "udevadm control --reload",
+                "install -m 0644 udev/sensorbridge-dbus.conf /etc/dbus-1/system.d/sensorbridge.conf",
+                mode.isEmpty
+                    ? "install -m 0644 udev/sensorbridge.service /etc/systemd/system/sensorbridge.service"
+                    : "install -D -m 0644 udev/sensorbridge-user.service \(NSHomeDirectory())/.config/systemd/user/sensorbridge.service",
+                mode.isEmpty ? "systemctl daemon-reload" : "systemctl --user daemon-reload",
+                mode.isEmpty ? "usermod -aG bluetooth sensorbridge" : "usermod -aG bluetooth \(String(cString: getpwuid(getuid())!.pointee.pw_name))",
+            ] {
+                #expect(lines.contains(expected), "\(mode): \(expected)")
+            }
+        }
+    }
+
     @Test func theUdevRuleIsWellFormed() throws {
         let rule = try Self.text("60-sensorbridge-bluetooth-autosuspend.rules")
         let help = FileManager.default.isExecutableFile(atPath: Self.udevadm) ? try Self.run(Self.udevadm, ["--help"]).output : ""

@@ -175,6 +175,25 @@ struct ServeCommandTests {
         #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
     }
 
+    @Test(.enabled(if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
+    func sigtermToTheProcessSavesTheWorkoutAndExitsZero() throws {
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
+        defer { mock.stop() }
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let serve = try ChildProcess(
+            DeploymentFilesTests.binary, ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store] + BlueZCommandTests.zones,
+            environment: mock.environment)
+        #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
+        Thread.sleep(forTimeInterval: 0.5)
+        serve.stop(grace: .seconds(20))
+        #expect(serve.terminationStatus == 0, "\(serve.output)")
+        #expect(serve.output.contains("workout 1 saved (serve is stopping)"), "\(serve.output)")
+        #expect(!serve.output.contains("\u{1B}"), "no terminal control codes in the log")
+        let list = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)
+        #expect(list["workouts"]?.arrayValue?.map { $0["state"]?.stringValue } == ["finished"])
+    }
+
     @Test func helpAndBadOptions() {
         let help = runCLI(["serve", "--help"])
         #expect(help.status == .success)

@@ -53,7 +53,7 @@ enum ServeCommand {
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
-        let idleTimeout = Duration.milliseconds(Int64(try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000)
+        let idleTimeout = Duration.milliseconds(Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 

@@ -104,11 +104,26 @@ public final class MockBlueZ: Sendable {
     /// The environment a bridge needs to talk to this bus.
     public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }
 
-    /// How many notifications the mock played, once it has played the whole trace.
-    public func waitUntilPlayed(timeout: Duration) -> Int? {
+    /// How many notifications the mock played, once it has played the whole trace (the `round`th
+    /// time, after `replugAdapter`).
+    public func waitUntilPlayed(timeout: Duration, round: Int = 1) -> Int? {
         let current = mock.withLock { $0 }
-        return current.waitForLine(timeout: timeout, where: { $0.hasPrefix("played ") }).flatMap { Int($0.dropFirst(7)) }
+        return current.waitForLine(timeout: timeout, occurrence: round, where: { $0.hasPrefix("played ") })
+            .flatMap { Int($0.dropFirst(7)) }
     }
+
+    /// The adapter is unplugged: its objects vanish (InterfacesRemoved) and the links with them.
+    public func unplugAdapter() throws {
+        let current = mock.withLock { $0 }
+        let before = current.output.split(separator: "\n").filter { $0 == "unplugged" }.count
+        current.send(SIGUSR1)
+        guard current.waitForLine(timeout: .seconds(10), occurrence: before + 1, where: { $0 == "unplugged" }) != nil else {
+            throw Failure(description: "the mock did not unplug its adapter: \(current.output)")
+        }
+    }
+
+    /// The adapter is back, its sensors known and disconnected; the trace plays again once they notify.
+    public func replugAdapter() { mock.withLock { $0 }.send(SIGUSR2) }
 
     /// Stops the mock alone (BlueZ goes away); the bus stays.
     public func stopBlueZ() { mock.withLock { $0 }.stop() }
@@ -171,18 +186,21 @@ public final class ChildProcess: Sendable {
     /// Everything printed so far.
     public var output: String { lines.withLock { $0.joined(separator: "\n") } }
 
-    /// Waits for a line that satisfies `predicate`; nil after `timeout`, or once the process
-    /// has exited without printing one.
-    public func waitForLine(timeout: Duration, where predicate: (String) -> Bool) -> String? {
+    /// Waits for the `occurrence`th line that satisfies `predicate`; nil after `timeout`, or once
+    /// the process has exited without printing it.
+    public func waitForLine(timeout: Duration, occurrence: Int = 1, where predicate: (String) -> Bool) -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let exited = !process.isRunning
-            if let line = lines.withLock({ $0.first(where: predicate) }) { return line }
+            if let line = lines.withLock({ $0.lazy.filter(predicate).dropFirst(occurrence - 1).first }) { return line }
             let left = deadline - .now
             if left <= .zero || exited { return nil }
             _ = arrived.wait(timeout: .now() + min(left.seconds, 0.2))
         }
     }
+
+    /// Sends a signal (SIGUSR1, say) to the process.
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// SIGTERM, then SIGKILL after `grace`; waits for the exit.
     public func stop(grace: Duration = .seconds(2)) {

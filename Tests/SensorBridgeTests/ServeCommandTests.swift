@@ -175,6 +175,29 @@ struct ServeCommandTests {
         #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
     }
 
+    @Test func anAdapterUnpluggedAndPluggedInAgainIsWaitedOut() throws {
+        let source = try BlueZCommandTests.trace(lines: 40)
+        let sent = try BlueZCommandTests.notifications(source).count
+        let mock = try MockBlueZ(trace: source)
+        defer { mock.stop() }
+        let serving = Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--idle-timeout", "60"])
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent)
+        #expect(serving.waitForNotifications(sent))
+        // The adapter's objects vanish without a word about the links: the sensors count as lost.
+        try mock.unplugAdapter()
+        mock.replugAdapter()
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60), round: 2) == sent)
+        #expect(serving.waitForNotifications(2 * sent))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("HRM-Pro lost; reconnecting") && run.errors.contains("Assioma lost; reconnecting"), "\(run.errors)")
+        let workouts = try serving.workouts()
+        #expect(workouts.count == 1)
+        let events = try serving.show(workouts.first?["id"]?.doubleValue ?? 0)?["events"]?.arrayValue ?? []
+        #expect(events.filter { $0["type"]?.stringValue == "sensorLost" }.count == 2, "\(events)")
+        #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
+    }
+
     @Test(.enabled(if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
     func sigtermToTheProcessSavesTheWorkoutAndExitsZero() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)

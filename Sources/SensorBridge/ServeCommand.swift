@@ -2,8 +2,8 @@ import BlueZ
 import Foundation
 import SensorCore
 import Synchronization
-import Workouts
 import WorkoutStore
+import Workouts
 
 /// `sensorbridge serve`: the headless recorder for a box beside the trainer. It keeps the sensors
 /// connected, records a workout whenever they send, and saves it once they have been quiet for
@@ -53,7 +53,8 @@ enum ServeCommand {
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
-        let idleTimeout = Duration.milliseconds(Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
+        let idleTimeout = Duration.milliseconds(
+            Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -84,14 +85,18 @@ enum ServeCommand {
         let sensorIDs = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
         let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
         router.setNames(Dictionary(uniqueKeysWithValues: sensors.map { ($0.key, $0.device.name ?? $0.device.address) }))
-        log("sensors: " + sensors.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
+        log(
+            "sensors: "
+                + sensors.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
 
-        let links = SensorLinks(client: client, sensors: sensors, onNotification: router.received, onEvent: router.linkEvent)
+        let links = SensorLinks(
+            client: client, sensors: sensors, onNotification: router.received, onEvent: router.linkEvent)
         links.start()
         defer { links.stop() }
         log("waiting for the sensors to send")
         while let first = router.waitForWorkout() {
-            try record(from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
+            try record(
+                from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
                 sensorNames: sensorNames, idleTimeout: idleTimeout, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
@@ -138,7 +143,8 @@ enum ServeCommand {
 
     /// The sensors of --hr and --power, else the paired or trusted ones keyed by what they offer
     /// (`power`, `hr`, `csc`; a second of a kind is `hr2`).
-    static func requestedSensors(_ arguments: CommandArguments, _ client: BlueZClient, adapter: String) throws(BlueZError)
+    static func requestedSensors(_ arguments: CommandArguments, _ client: BlueZClient, adapter: String)
+        throws(BlueZError)
         -> [SensorRequest]
     {
         let queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
@@ -173,15 +179,19 @@ enum ServeCommand {
         // Ticks at the latest item's time: nothing of the idle time after the last sample enters the workout.
         let session = WorkoutSession(builder: builder, journal: journal)
         let source = LiveSensorSource(
-            anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), linkRing: session.makeRing(capacity: 64),
+            anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(),
+            linkRing: session.makeRing(capacity: 64),
             control: control, trace: nil, report: { _ in })
         let controlRing = session.makeRing(capacity: 4)
-        let result = session.run(producers: [{
-            router.begin(source)
-            let end = router.waitForEnd()
-            controlRing.push(.control(SessionControl(.end, at: end - first)))
-        }])
-        let reason = router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
+        let result = session.run(producers: [
+            {
+                router.begin(source)
+                let end = router.waitForEnd()
+                controlRing.push(.control(SessionControl(.end, at: end - first)))
+            }
+        ])
+        let reason =
+            router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
         for warning in session.warnings { log(warning) }
         let workout: Workout
         do {

@@ -8,6 +8,10 @@ import Synchronization
 /// events go through a `ServeSchedule` (under one lock) to the workout being recorded, if any; the
 /// controller waits here for a workout to start, for it to go idle, or for the stop. Every link
 /// event is logged as it happens, one line each.
+///
+/// The workout's source is fed under the lock, from the D-Bus thread and, for the notifications
+/// held while the workout was set up, from the controller: each of its rings has one producer at a
+/// time, and the lock orders their pushes.
 final class ServeRouter: Sendable {
     private struct State {
         var schedule: ServeSchedule<BlueZNotification, SensorLinkEvent>

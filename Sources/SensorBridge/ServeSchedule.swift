@@ -94,3 +94,5 @@ struct ServeSchedule<Notification, LinkEvent> {
         return phase == .recording ? lastMeasurement : nil
     }
 }
+
+extension ServeSchedule.Action: Equatable where LinkEvent: Equatable {}

@@ -56,17 +56,23 @@ struct DeploymentFilesTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let runtime = directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let file = directory.appendingPathComponent(name)
-        try unit.replacingOccurrences(of: "/usr/local/bin/sensorbridge", with: binary).write(to: file, atomically: true, encoding: .utf8)
+        try unit.replacingOccurrences(of: "/usr/local/bin/sensorbridge", with: binary).write(
+            to: file, atomically: true, encoding: .utf8)
         let run = try Self.run(
-            systemdAnalyze, (user ? ["--user"] : []) + ["verify", file.path], environment: ["XDG_RUNTIME_DIR": runtime.path])
+            systemdAnalyze, (user ? ["--user"] : []) + ["verify", file.path],
+            environment: ["XDG_RUNTIME_DIR": runtime.path])
         return run.status == 0 && run.output.isEmpty ? "" : "status \(run.status): \(run.output)"
     }
 
     static let units = [("sensorbridge.service", false), ("sensorbridge-user.service", true)]
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: systemdAnalyze), "systemd-analyze is missing (Debian package systemd)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: systemdAnalyze),
+            "systemd-analyze is missing (Debian package systemd)"))
     func theUnitsVerify() throws {
         for (name, user) in Self.units {
             let unit = try Self.text(name)
@@ -74,7 +80,8 @@ struct DeploymentFilesTests {
             // The check catches a misspelt key and a missing program.
             let typo = unit.replacingOccurrences(of: "NoNewPrivileges=", with: "NoNewPriviliges=")
             #expect(try Self.verify(typo, name: name, user: user).contains("Unknown key"), "\(name)")
-            let missing = unit.replacingOccurrences(of: "/usr/local/bin/sensorbridge", with: "/nonexistent/sensorbridge")
+            let missing = unit.replacingOccurrences(
+                of: "/usr/local/bin/sensorbridge", with: "/nonexistent/sensorbridge")
             #expect(try Self.verify(missing, name: name, user: user).contains("/nonexistent/sensorbridge"), "\(name)")
         }
     }
@@ -106,7 +113,8 @@ struct DeploymentFilesTests {
         #expect(system["User"] == ["sensorbridge"] && system["SupplementaryGroups"] == ["bluetooth"])
         #expect(system["StateDirectory"] == ["sensorbridge"])
         #expect(system["Environment"] == ["SENSORBRIDGE_STORE=/var/lib/sensorbridge/workouts.sqlite"])
-        #expect(system["After"]?.first?.contains("bluetooth.service") == true && system["Wants"] == ["bluetooth.service"])
+        #expect(
+            system["After"]?.first?.contains("bluetooth.service") == true && system["Wants"] == ["bluetooth.service"])
     }
 
     /// The policy fragment with its group replaced by this process's own, so that it applies here.
@@ -122,7 +130,9 @@ struct DeploymentFilesTests {
 
     @Test func thePolicyNamesTheInterfacesTheCommandsCall() throws {
         let text = try Self.text("sensorbridge-dbus.conf")
-        let interfaces = text.components(separatedBy: "send_interface=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        let interfaces = text.components(separatedBy: "send_interface=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
         #expect(
             Set(interfaces) == [
                 "org.freedesktop.DBus.ObjectManager", "org.freedesktop.DBus.Properties", "org.bluez.Adapter1",
@@ -154,8 +164,10 @@ struct DeploymentFilesTests {
 
         // dbus-daemon refuses to start with a misspelt attribute.
         let misspelt = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).conf")
-        try (try Self.text("sensorbridge-dbus.conf")).replacingOccurrences(of: "send_interface=", with: "send_interfac=")
-            .write(to: misspelt, atomically: true, encoding: .utf8)
+        try (try Self.text("sensorbridge-dbus.conf")).replacingOccurrences(
+            of: "send_interface=", with: "send_interfac="
+        )
+        .write(to: misspelt, atomically: true, encoding: .utf8)
         #expect(throws: MockBlueZ.Failure.self) { _ = try MockBlueZ(trace: trace, policy: misspelt) }
     }
 
@@ -174,7 +186,9 @@ struct DeploymentFilesTests {
                     ? "install -m 0644 udev/sensorbridge.service /etc/systemd/system/sensorbridge.service"
                     : "install -D -m 0644 udev/sensorbridge-user.service \(NSHomeDirectory())/.config/systemd/user/sensorbridge.service",
                 mode.isEmpty ? "systemctl daemon-reload" : "systemctl --user daemon-reload",
-                mode.isEmpty ? "usermod -aG bluetooth sensorbridge" : "usermod -aG bluetooth \(String(cString: getpwuid(getuid())!.pointee.pw_name))",
+                mode.isEmpty
+                    ? "usermod -aG bluetooth sensorbridge"
+                    : "usermod -aG bluetooth \(String(cString: getpwuid(getuid())!.pointee.pw_name))",
             ] {
                 #expect(lines.contains(expected), "\(mode): \(expected)")
             }
@@ -183,9 +197,12 @@ struct DeploymentFilesTests {
 
     @Test func theUdevRuleIsWellFormed() throws {
         let rule = try Self.text("60-sensorbridge-bluetooth-autosuspend.rules")
-        let help = FileManager.default.isExecutableFile(atPath: Self.udevadm) ? try Self.run(Self.udevadm, ["--help"]).output : ""
+        let help =
+            FileManager.default.isExecutableFile(atPath: Self.udevadm)
+            ? try Self.run(Self.udevadm, ["--help"]).output : ""
         if help.contains("verify") {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("60-test-\(UUID().uuidString).rules")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "60-test-\(UUID().uuidString).rules")
             try rule.write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
             let run = try Self.run(Self.udevadm, ["verify", file.path])
@@ -194,7 +211,8 @@ struct DeploymentFilesTests {
         // Always (udevadm before systemd 254 has no verify): the key and operator syntax.
         #expect(UdevRuleSyntax.problems(in: rule) == [])
         for (typo, problem) in [
-            ("SUBSYSTEM==", "SUBSYTEM=="), ("ACTION==", "ACTION="), ("ATTR{../power/control}=\"on\"", "ATTR{../power/control}=\"on"),
+            ("SUBSYSTEM==", "SUBSYTEM=="), ("ACTION==", "ACTION="),
+            ("ATTR{../power/control}=\"on\"", "ATTR{../power/control}=\"on"),
             ("ATTR{bInterfaceClass}", "ATTR"), ("\", TEST", "\" TEST"),
         ] {
             #expect(UdevRuleSyntax.problems(in: rule.replacingOccurrences(of: typo, with: problem)) != [], "\(problem)")

@@ -17,7 +17,8 @@ struct ServeCommandTests {
         private let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
 
         init(_ mock: MockBlueZ, _ arguments: [String]) {
-            store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
+            store =
+                FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
             let environment = mock.environment
             let words = ["serve", "--store", store] + arguments + BlueZCommandTests.zones
             Thread.detachNewThread { [self] in
@@ -65,7 +66,9 @@ struct ServeCommandTests {
         /// Stops serve and waits for it to return.
         func stop() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
             control.stop()
-            guard finished.wait(timeout: .now() + 30) == .success else { return (.failure, "", "serve did not stop in 30 s") }
+            guard finished.wait(timeout: .now() + 30) == .success else {
+                return (.failure, "", "serve did not stop in 30 s")
+            }
             finished.signal()  // for deinit
             return outcome.withLock { $0 }!
         }
@@ -94,7 +97,8 @@ struct ServeCommandTests {
             return "{\"t\":\(t + gap)" + line.drop { $0 != "," }
         }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).jsonl")
-        try ([lines[0]] + first + second).joined(separator: "\n").appending("\n").write(to: url, atomically: true, encoding: .utf8)
+        try ([lines[0]] + first + second).joined(separator: "\n").appending("\n").write(
+            to: url, atomically: true, encoding: .utf8)
         return (url, first)
     }
 
@@ -111,7 +115,9 @@ struct ServeCommandTests {
         #expect(try serving.waitForSavedWorkouts(2))
         let run = serving.stop()
         #expect(run.status == .success, "\(run.errors)")
-        #expect(run.errors.contains("sensors: hr HRM-Pro (C4:7E:11:22:33:44), power Assioma (E8:FE:6E:91:9F:16)"), "\(run.errors)")
+        #expect(
+            run.errors.contains("sensors: hr HRM-Pro (C4:7E:11:22:33:44), power Assioma (E8:FE:6E:91:9F:16)"),
+            "\(run.errors)")
         #expect(run.errors.components(separatedBy: "saved (ended after 2 s without data)").count == 3, "\(run.errors)")
         #expect(run.errors.contains("stopped"))
 
@@ -120,9 +126,11 @@ struct ServeCommandTests {
         let hrLines = ride.filter { $0.contains("\"hr\"") }.count
         for (index, listed) in workouts.enumerated() {
             let workout = try serving.show(listed["id"]!.doubleValue!)
-            #expect(workout?["statistics"]?["heartRate"]?["count"]?.doubleValue == Double(hrLines), "workout \(index + 1)")
             #expect(
-                workout?["statistics"]?["cyclingPower"]?["count"]?.doubleValue == Double(ride.count - hrLines), "workout \(index + 1)")
+                workout?["statistics"]?["heartRate"]?["count"]?.doubleValue == Double(hrLines), "workout \(index + 1)")
+            #expect(
+                workout?["statistics"]?["cyclingPower"]?["count"]?.doubleValue == Double(ride.count - hrLines),
+                "workout \(index + 1)")
             // Each ride lasts 1 s: the workout ends at its last sample, not 2 s later at the timeout.
             #expect((workout?["duration"]?.doubleValue ?? 99) < 1.9, "workout \(index + 1)")
         }
@@ -190,7 +198,9 @@ struct ServeCommandTests {
         #expect(serving.waitForNotifications(2 * sent))
         let run = serving.stop()
         #expect(run.status == .success, "\(run.errors)")
-        #expect(run.errors.contains("HRM-Pro lost; reconnecting") && run.errors.contains("Assioma lost; reconnecting"), "\(run.errors)")
+        #expect(
+            run.errors.contains("HRM-Pro lost; reconnecting") && run.errors.contains("Assioma lost; reconnecting"),
+            "\(run.errors)")
         let workouts = try serving.workouts()
         #expect(workouts.count == 1)
         let events = try serving.show(workouts.first?["id"]?.doubleValue ?? 0)?["events"]?.arrayValue ?? []
@@ -198,14 +208,18 @@ struct ServeCommandTests {
         #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
     }
 
-    @Test(.enabled(if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
+    @Test(
+        .enabled(
+            if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
     func sigtermToTheProcessSavesTheWorkoutAndExitsZero() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
         defer { mock.stop() }
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
+            .path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
         let serve = try ChildProcess(
-            DeploymentFilesTests.binary, ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store] + BlueZCommandTests.zones,
+            DeploymentFilesTests.binary,
+            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store] + BlueZCommandTests.zones,
             environment: mock.environment)
         #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
         Thread.sleep(forTimeInterval: 0.5)

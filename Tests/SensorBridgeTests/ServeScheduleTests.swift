@@ -1,5 +1,6 @@
-@testable import SensorBridge
 import Testing
+
+@testable import SensorBridge
 
 /// The pure schedule of `serve`: when workouts start and end, and which link events they keep.
 struct ServeScheduleTests {
@@ -8,19 +9,16 @@ struct ServeScheduleTests {
 
     @Test func theFirstMeasurementStartsAWorkoutAndWhatArrivesMeanwhileIsHeld() {
         var s = ServeSchedule<Int, String>(idleTimeout: .seconds(300))
-        guard case .drop = s.notification(0, isMeasurement: false, at: at(0)) else { Issue.record("not dropped"); return }
+        #expect(s.notification(0, isMeasurement: false, at: at(0)) == .drop)
         #expect(s.phase == .waiting && s.idleDeadline == nil)
-        guard case .start = s.notification(1, isMeasurement: true, at: at(1)) else { Issue.record("no start"); return }
-        guard case .hold = s.notification(2, isMeasurement: true, at: at(2)) else { Issue.record("not held"); return }
+        #expect(s.notification(1, isMeasurement: true, at: at(1)) == .start)
+        #expect(s.notification(2, isMeasurement: true, at: at(2)) == .hold)
         #expect(s.idleDeadline == nil)
         #expect(s.firstMeasurement == at(1))
         #expect(s.began() == [1, 2])
         #expect(s.phase == .recording)
         #expect(s.idleDeadline == at(302))
-        guard case .deliver(let events) = s.notification(3, isMeasurement: true, at: at(3)), events.isEmpty else {
-            Issue.record("not delivered")
-            return
-        }
+        #expect(s.notification(3, isMeasurement: true, at: at(3)) == .deliver(after: []))
         #expect(s.idleDeadline == at(303))
     }
 
@@ -30,12 +28,12 @@ struct ServeScheduleTests {
         _ = s.began()
         _ = s.notification(2, isMeasurement: true, at: at(11))
         // A notification that is no measurement (malformed) is delivered but keeps no workout alive.
-        guard case .deliver = s.notification(3, isMeasurement: false, at: at(12.5)) else { Issue.record("dropped"); return }
+        #expect(s.notification(3, isMeasurement: false, at: at(12.5)) == .deliver(after: []))
         #expect(s.idleDeadline == at(13))
         #expect(s.end() == at(11))
         #expect(s.phase == .waiting && s.idleDeadline == nil && s.end() == nil)
         // The next measurement starts the next workout.
-        guard case .start = s.notification(4, isMeasurement: true, at: at(40)) else { Issue.record("no second start"); return }
+        #expect(s.notification(4, isMeasurement: true, at: at(40)) == .start)
         #expect(s.firstMeasurement == at(40))
     }
 
@@ -46,20 +44,13 @@ struct ServeScheduleTests {
         _ = s.began()
         s.linkEvent("lost power")
         s.linkEvent("regained power")
-        guard case .deliver(let events) = s.notification(2, isMeasurement: true, at: at(5)) else {
-            Issue.record("not delivered")
-            return
-        }
-        #expect(events == ["lost power", "regained power"])
+        #expect(s.notification(2, isMeasurement: false, at: at(4)) == .deliver(after: []))
+        #expect(s.notification(3, isMeasurement: true, at: at(5)) == .deliver(after: ["lost power", "regained power"]))
         s.linkEvent("lost hr (asleep after the ride)")
         #expect(s.end() == at(5))
-        _ = s.notification(3, isMeasurement: true, at: at(900))
+        _ = s.notification(4, isMeasurement: true, at: at(900))
         _ = s.began()
-        guard case .deliver(let next) = s.notification(4, isMeasurement: true, at: at(901)) else {
-            Issue.record("not delivered")
-            return
-        }
-        #expect(next.isEmpty)
+        #expect(s.notification(5, isMeasurement: true, at: at(901)) == .deliver(after: []))
     }
 
     @Test func endingWhileStartingGivesNoEnd() {

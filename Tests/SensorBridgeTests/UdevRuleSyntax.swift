@@ -56,7 +56,9 @@ enum UdevRuleSyntax {
                 problems.append("unknown key '\(key)'")
                 continue
             }
-            if !isMatch && assignKeys[String(key)] == nil { problems.append("\(key) can only be matched (== or !=), not given \(op)") }
+            if !isMatch && assignKeys[String(key)] == nil {
+                problems.append("\(key) can only be matched (== or !=), not given \(op)")
+            }
             if takesAttribute == true && attribute?.isEmpty != false { problems.append("\(key) needs {attribute}") }
             if takesAttribute == false && attribute != nil { problems.append("\(key) takes no {attribute}") }
         }

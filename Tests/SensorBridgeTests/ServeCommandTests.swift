@@ -159,7 +159,9 @@ struct ServeCommandTests {
     @Test func bluezGoingAwayAndComingBackIsWaitedOut() throws {
         let source = try BlueZCommandTests.trace(lines: 40)
         let sent = try BlueZCommandTests.notifications(source).count
-        let mock = try MockBlueZ(trace: source)
+        // Eight times real time (1 s a play): measurements follow each reconnection, which is what makes
+        // the regained events part of the workout.
+        let mock = try MockBlueZ(trace: source, speed: 8)
         defer { mock.stop() }
         // BlueZ is not running when serve starts: it waits.
         mock.stopBlueZ()
@@ -186,7 +188,9 @@ struct ServeCommandTests {
     @Test func anAdapterUnpluggedAndPluggedInAgainIsWaitedOut() throws {
         let source = try BlueZCommandTests.trace(lines: 40)
         let sent = try BlueZCommandTests.notifications(source).count
-        let mock = try MockBlueZ(trace: source)
+        // Eight times real time (1 s a play): measurements follow each reconnection, which is what makes
+        // the regained events part of the workout.
+        let mock = try MockBlueZ(trace: source, speed: 8)
         defer { mock.stop() }
         let serving = Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--idle-timeout", "60"])
         #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent)

@@ -59,12 +59,16 @@ enum ServeCommand {
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
         // Options and store are checked before anything waits; interrupted workouts are finished.
-        let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
-        for workout in try store.unfinishedWorkouts() where !workout.isRecording {
-            let recovered = try store.recoverWorkout(workout.id)
-            log("recovered workout \(workout.id), interrupted after \(WorkoutSummary.clock(recovered.duration))")
+        do {
+            let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+            for workout in try store.unfinishedWorkouts() where !workout.isRecording {
+                let recovered = try store.recoverWorkout(workout.id)
+                log("recovered workout \(workout.id), interrupted after \(WorkoutSummary.clock(recovered.duration))")
+            }
         }
-        _ = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
+        let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
+        try ProfileArguments.checkModels(
+            setup.machine.preferences, arguments, on: ProfileArguments.calendarDate(Date()))
 
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalStop(control) : nil
@@ -137,7 +141,10 @@ enum ServeCommand {
             }
             if problem != logged { log(problem + "; waiting") }
             logged = problem
-            if router.sleep(.seconds(5)) { return nil }
+            if router.sleep(.seconds(5)) {
+                client?.bus.close()
+                return nil
+            }
         }
     }
 

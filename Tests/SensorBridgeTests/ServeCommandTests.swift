@@ -242,5 +242,11 @@ struct ServeCommandTests {
         let bad = runCLI(["serve", "--idle-timeout", "0"])
         #expect(bad.status == .usage)
         #expect(bad.errors.contains("--idle-timeout 0 is out of range"), "\(bad.errors)")
+        // A profile that cannot give zones is refused at the start, not at the first ride.
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
+            .path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let model = runCLI(["serve", "--store", store, "--max-hr", "100", "--resting-hr", "120"])
+        #expect(model.status == .usage, "\(model.errors)")
     }
 }

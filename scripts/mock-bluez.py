@@ -7,8 +7,9 @@ service and characteristic objects real BlueZ exports (/org/bluez/hci0/dev_XX/se
 org.bluez.GattCharacteristic1 with UUID, Value, Notifying, Flags, StartNotify, StopNotify,
 ReadValue). Once every measurement characteristic notifies, it plays the trace's notifications
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
-possible), then prints "played N"; a silence in the trace is a silence in the notifications. A trace "disconnected"/"connected" event drops or restores
-the device's link (Connected false, and the app must Connect again).
+possible), then prints "played N"; a silence in the trace is a silence in the notifications. A
+trace "disconnected"/"connected" event drops or restores the device's link (Connected false, and
+the app must Connect again). --paired makes the sensors paired already.
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
 plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed

@@ -30,6 +30,8 @@ enum ServeCommand {
           --hr ADDRESS|NAME          the heart-rate strap (default: the paired ones)
           --power ADDRESS|NAME       the power meter (default: the paired ones)
           --idle-timeout SECONDS     end a workout after this long without data (default 300)
+          --min-duration SECONDS     discard shorter workouts, such as a strap picked up and put
+                                     away (default 60; 0 keeps every one)
           --adapter hciN             the Bluetooth adapter (default: the first)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
@@ -44,7 +46,7 @@ enum ServeCommand {
           sensorbridge serve --store /var/lib/sensorbridge/workouts.sqlite --ftp 250
         """
 
-    static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout"])
+    static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(words, command: "serve", options: options, flags: ["json"])
@@ -55,6 +57,8 @@ enum ServeCommand {
         try arguments.expectPositionals(atMost: 0)
         let idleTimeout = Duration.milliseconds(
             Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
+        let minimumDuration = Duration.milliseconds(
+            Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -101,7 +105,7 @@ enum ServeCommand {
         while let first = router.waitForWorkout() {
             try record(
                 from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
-                sensorNames: sensorNames, idleTimeout: idleTimeout, log: log)
+                sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
         }
@@ -176,7 +180,7 @@ enum ServeCommand {
     static func record(
         from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
         router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
-        idleTimeout: Duration, log: @escaping @Sendable (String) -> Void
+        idleTimeout: Duration, minimumDuration: Duration, log: @escaping @Sendable (String) -> Void
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -206,6 +210,13 @@ enum ServeCommand {
         } catch {
             try? recorder?.discard()
             throw error
+        }
+        if workout.duration < minimumDuration {
+            try recorder?.discard()
+            log(
+                "discarded a workout of \(WorkoutSummary.clock(workout.duration)) (\(reason)): shorter than "
+                    + "--min-duration \(minimumDuration.seconds.formatted) s")
+            return
         }
         let id = try recorder?.finish(workout)
         var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(WorkoutSummary.clock(workout.duration))"

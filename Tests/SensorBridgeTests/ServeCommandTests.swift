@@ -20,7 +20,9 @@ struct ServeCommandTests {
             store =
                 FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
             let environment = mock.environment
-            let words = ["serve", "--store", store] + arguments + BlueZCommandTests.zones
+            // Every workout is kept (the test rides are short) unless the test says otherwise.
+            let minimum = arguments.contains("--min-duration") ? [] : ["--min-duration", "0"]
+            let words = ["serve", "--store", store] + minimum + arguments + BlueZCommandTests.zones
             Thread.detachNewThread { [self] in
                 var context = CommandContext(
                     input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
@@ -185,6 +187,21 @@ struct ServeCommandTests {
         #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
     }
 
+    @Test func aWorkoutShorterThanTheMinimumIsDiscarded() throws {
+        let source = try BlueZCommandTests.trace(lines: 40)
+        let mock = try MockBlueZ(trace: source, speed: 8)
+        defer { mock.stop() }
+        let serving = Serving(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--idle-timeout", "1", "--min-duration", "30"])
+        #expect(serving.waitForNotifications(try BlueZCommandTests.notifications(source).count))
+        Thread.sleep(forTimeInterval: 1.5)  // past the idle timeout
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("discarded a workout of 0:0"), "\(run.errors)")
+        #expect(run.errors.contains("(ended after 1 s without data): shorter than --min-duration 30 s"), "\(run.errors)")
+        #expect(try serving.workouts().isEmpty)
+    }
+
     @Test func anAdapterUnpluggedAndPluggedInAgainIsWaitedOut() throws {
         let source = try BlueZCommandTests.trace(lines: 40)
         let sent = try BlueZCommandTests.notifications(source).count
@@ -223,7 +240,8 @@ struct ServeCommandTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
         let serve = try ChildProcess(
             DeploymentFilesTests.binary,
-            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store] + BlueZCommandTests.zones,
+            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store, "--min-duration", "0"]
+                + BlueZCommandTests.zones,
             environment: mock.environment)
         #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
         Thread.sleep(forTimeInterval: 0.5)
@@ -246,6 +264,7 @@ struct ServeCommandTests {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
             .path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        #expect(runCLI(["serve", "--min-duration", "-1"]).status == .usage)
         let model = runCLI(["serve", "--store", store, "--max-hr", "100", "--resting-hr", "120"])
         #expect(model.status == .usage, "\(model.errors)")
     }

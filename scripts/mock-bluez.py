@@ -7,11 +7,16 @@ service and characteristic objects real BlueZ exports (/org/bluez/hci0/dev_XX/se
 org.bluez.GattCharacteristic1 with UUID, Value, Notifying, Flags, StartNotify, StopNotify,
 ReadValue). Once every measurement characteristic notifies, it plays the trace's notifications
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
-possible), then prints "played N". A trace "disconnected"/"connected" event drops or restores
-the device's link (Connected false, and the app must Connect again). --stamp appends the send
+possible), then prints "played N"; a silence in the trace is a silence in the notifications. A
+trace "disconnected"/"connected" event drops or restores the device's link (Connected false, and
+the app must Connect again). --paired makes the sensors paired already. --stamp appends the send
 time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
 registered with AgentManager1 (RequestAuthorization) and fails without one. An --acquire-notify
 device's measurements offer AcquireNotify: the notifications then go through a socket instead.
+
+SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
+plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed
+again).
 
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
 """
@@ -54,6 +59,7 @@ def main():
     parser.add_argument('--trace', required=True)
     parser.add_argument('--speed', type=float, default=0)
     parser.add_argument('--adapter-off', action='store_true', help='the adapter starts powered off')
+    parser.add_argument('--paired', action='store_true', help='the sensors are paired already')
     parser.add_argument('--bonding', action='append', default=[], metavar='DEVICE',
                         help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
     parser.add_argument('--acquire-notify', action='append', default=[], metavar='DEVICE',
@@ -149,6 +155,8 @@ def main():
         services.append(full('180f'))
         device.props[DEVICE]['UUIDs'] = dbus.Array(services, signature='s', variant_level=1)
         device.props[DEVICE]['RSSI'] = dbus.Int16(-60, variant_level=1)
+        if args.paired:
+            device.props[DEVICE]['Paired'] = dbus.Boolean(True, variant_level=1)
         device.AddMethod(DEVICE, 'Connect', '', '', connect)
         device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
@@ -201,6 +209,38 @@ def main():
         print(f"played {state['played']}", flush=True)
         return False
 
+    def adapter_objects():
+        return [p for p in dbusmock.mockobject.objects if p == adapter or p.startswith(adapter + '/')]
+
+    def unplug():
+        # SIGUSR1: the adapter is unplugged. Its objects vanish from the clients' view (InterfacesRemoved,
+        # children first) with no word about the links, which are simply gone; the mock keeps them for SIGUSR2.
+        for device in devices.values():
+            device.sb_refuse = True
+            device.props[DEVICE]['Connected'] = dbus.Boolean(False, variant_level=1)
+            device.props[DEVICE]['ServicesResolved'] = dbus.Boolean(False, variant_level=1)
+            for path in device.sb_chars:
+                dbusmock.mockobject.objects[path].props[CHAR]['Notifying'] = dbus.Boolean(False, variant_level=1)
+        for path in sorted(adapter_objects(), reverse=True):
+            interfaces = list(dbusmock.mockobject.objects[path].props)
+            root.EmitSignal('org.freedesktop.DBus.ObjectManager', 'InterfacesRemoved', 'oas', [path, interfaces])
+        print('unplugged', flush=True)
+        return True
+
+    def replug():
+        # SIGUSR2: the adapter is back with its sensors known and disconnected (InterfacesAdded, parents
+        # first); the trace plays again once every measurement characteristic notifies.
+        for path in sorted(adapter_objects()):
+            props = dbusmock.mockobject.objects[path].props
+            root.EmitSignal('org.freedesktop.DBus.ObjectManager', 'InterfacesAdded', 'oa{sa{sv}}', [path, props])
+        for device in devices.values():
+            device.sb_refuse = False
+        state.update(index=0, start=None, played=0, waiting=False)
+        GLib.timeout_add(2 if args.speed > 0 else 1, play)
+        return True
+
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, unplug)
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR2, replug)
     GLib.timeout_add(2 if args.speed > 0 else 1, play)
     print('ready', flush=True)
     loop = GLib.MainLoop()

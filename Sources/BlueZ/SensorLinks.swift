@@ -129,6 +129,10 @@ public final class SensorLinks: Sendable {
             lose([sensor.key])
         case .bluezRunning(false):
             lose(sensors.map(\.key))
+        case .interfacesRemoved:
+            // A sensor forgotten, or its adapter unplugged: its device object is gone.
+            lose(sensors.filter { client.properties($0.device.path, BlueZClient.deviceInterface) == nil }.map(\.key))
+            wake.signal()
         case .bluezRunning(true), .interfacesAdded:
             wake.signal()
         default:

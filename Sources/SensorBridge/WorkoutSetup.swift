@@ -17,12 +17,13 @@ struct WorkoutSetup {
     let activity: WorkoutActivityType
     let store: WorkoutStore?
     var machine: WorkoutStateMachine
+    /// Whether the workout is stored: `--save`, or always (`serve`).
+    let save: Bool
 
-    var save: Bool { arguments.has("save") }
-
-    init(_ arguments: CommandArguments, _ context: CommandContext, command: String) throws {
+    init(_ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false) throws {
         self.command = command
         self.arguments = arguments
+        save = alwaysSave || arguments.has("save")
         activity = try arguments["activity"].map { text throws(UsageError) in
             guard let type = WorkoutActivityType(name: text) else {
                 let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
@@ -35,7 +36,7 @@ struct WorkoutSetup {
         }
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
         store =
-            arguments.has("save")
+            save
             ? try StoreLocation.open(arguments, context) : try StoreLocation.openIfPresent(arguments, context)
         var preferences = try store?.preferences() ?? ZonePreferences()
         preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)

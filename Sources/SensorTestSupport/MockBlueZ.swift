@@ -42,13 +42,15 @@ public final class MockBlueZ: Sendable {
     }
 
     /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
-    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `stamp`
+    /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `policy`
+    /// is a D-Bus policy file the bus includes after that refusal (what it allows gets through);
+    /// `paired` makes the sensors paired already; `stamp`
     /// appends the send time to each notification (`LatencyProbe`); the `bonding` devices (trace
     /// keys) ask for bonding when paired, through the agent registered with AgentManager1; the
     /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair).
     public init(
-        trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, stamp: Bool = false,
-        bonding: [String] = [], acquireNotify: [String] = []
+        trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
+        paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = []
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -56,7 +58,8 @@ public final class MockBlueZ: Sendable {
         let allow = ["send_type=\"method_call\"", "send_type=\"signal\"", "send_type=\"method_return\"",
             "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"signal\"",
             "receive_type=\"method_return\"", "receive_type=\"error\"", "own=\"*\"", "user=\"*\""]
-        let deny = denyBlueZ ? "    <deny send_destination=\"org.bluez\"/>\n" : ""
+        let deny = denyBlueZ || policy != nil ? "    <deny send_destination=\"org.bluez\"/>\n" : ""
+        let include = policy.map { "  <include>\($0.path)</include>\n" } ?? ""
         try """
             <busconfig>
               <listen>unix:path=\(directory.path)/bus</listen>
@@ -64,7 +67,7 @@ public final class MockBlueZ: Sendable {
               <policy context="default">
             \(allow.map { "    <allow \($0)/>" }.joined(separator: "\n"))
             \(deny)  </policy>
-            </busconfig>
+            \(include)</busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         daemon = try ChildProcess(
             Self.daemonPath, ["--config-file=\(config.path)", "--nofork", "--print-address=1"], environment: [:])
@@ -75,6 +78,7 @@ public final class MockBlueZ: Sendable {
         address = line
         var arguments = [Self.script.path, "--trace", trace.path, "--speed", String(speed)]
         if adapterOff { arguments.append("--adapter-off") }
+        if paired { arguments.append("--paired") }
         if stamp { arguments.append("--stamp") }
         for key in bonding { arguments += ["--bonding", key] }
         for key in acquireNotify { arguments += ["--acquire-notify", key] }
@@ -111,11 +115,26 @@ public final class MockBlueZ: Sendable {
         mock.withLock { $0 }.waitForLine(timeout: .zero, where: { $0 == line }) != nil
     }
 
-    /// How many notifications the mock played, once it has played the whole trace.
-    public func waitUntilPlayed(timeout: Duration) -> Int? {
+    /// How many notifications the mock played, once it has played the whole trace (the `round`th
+    /// time, after `replugAdapter`).
+    public func waitUntilPlayed(timeout: Duration, round: Int = 1) -> Int? {
         let current = mock.withLock { $0 }
-        return current.waitForLine(timeout: timeout, where: { $0.hasPrefix("played ") }).flatMap { Int($0.dropFirst(7)) }
+        return current.waitForLine(timeout: timeout, occurrence: round, where: { $0.hasPrefix("played ") })
+            .flatMap { Int($0.dropFirst(7)) }
     }
+
+    /// The adapter is unplugged: its objects vanish (InterfacesRemoved) and the links with them.
+    public func unplugAdapter() throws {
+        let current = mock.withLock { $0 }
+        let before = current.output.split(separator: "\n").filter { $0 == "unplugged" }.count
+        current.send(SIGUSR1)
+        guard current.waitForLine(timeout: .seconds(10), occurrence: before + 1, where: { $0 == "unplugged" }) != nil else {
+            throw Failure(description: "the mock did not unplug its adapter: \(current.output)")
+        }
+    }
+
+    /// The adapter is back, its sensors known and disconnected; the trace plays again once they notify.
+    public func replugAdapter() { mock.withLock { $0 }.send(SIGUSR2) }
 
     /// Stops the mock alone (BlueZ goes away); the bus stays.
     public func stopBlueZ() { mock.withLock { $0 }.stop() }
@@ -134,14 +153,14 @@ public final class MockBlueZ: Sendable {
 /// Foundation's `Process` on Linux starts children with almost every signal blocked (the mask of
 /// its launching thread), so SIGTERM would wait for SIGKILL; the child is started through a
 /// one-line Python `exec` that clears the mask first.
-final class ChildProcess: Sendable {
+public final class ChildProcess: Sendable {
     private let process: Process
     private let lines = Mutex<[String]>([])
     private let arrived = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private let stopped = Mutex(false)
 
-    init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
+    public init(_ path: String, _ arguments: [String], environment: [String: String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: MockBlueZ.python)
         process.arguments =
@@ -172,24 +191,30 @@ final class ChildProcess: Sendable {
         reader.start()
     }
 
-    /// Everything printed so far.
-    var output: String { lines.withLock { $0.joined(separator: "\n") } }
+    /// The exit status, or the number of the signal that ended it; once it has exited.
+    public var terminationStatus: Int32 { process.terminationStatus }
 
-    /// Waits for a line that satisfies `predicate`; nil after `timeout`, or once the process
-    /// has exited without printing one.
-    func waitForLine(timeout: Duration, where predicate: (String) -> Bool) -> String? {
+    /// Everything printed so far.
+    public var output: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    /// Waits for the `occurrence`th line that satisfies `predicate`; nil after `timeout`, or once
+    /// the process has exited without printing it.
+    public func waitForLine(timeout: Duration, occurrence: Int = 1, where predicate: (String) -> Bool) -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let exited = !process.isRunning
-            if let line = lines.withLock({ $0.first(where: predicate) }) { return line }
+            if let line = lines.withLock({ $0.lazy.filter(predicate).dropFirst(occurrence - 1).first }) { return line }
             let left = deadline - .now
             if left <= .zero || exited { return nil }
             _ = arrived.wait(timeout: .now() + min(left.seconds, 0.2))
         }
     }
 
-    /// SIGTERM, then SIGKILL after two seconds; waits for the exit.
-    func stop() {
+    /// Sends a signal (SIGUSR1, say) to the process.
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// SIGTERM, then SIGKILL after `grace`; waits for the exit.
+    public func stop(grace: Duration = .seconds(2)) {
         let first = stopped.withLock { s in
             defer { s = true }
             return !s
@@ -197,7 +222,7 @@ final class ChildProcess: Sendable {
         guard first else { return }
         let pid = process.processIdentifier
         kill(pid, SIGTERM)
-        if exited.wait(timeout: .now() + 2) == .timedOut {
+        if exited.wait(timeout: .now() + grace.seconds) == .timedOut {
             kill(pid, SIGKILL)
             exited.wait()
         }

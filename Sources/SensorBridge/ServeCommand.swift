@@ -1,0 +1,246 @@
+import BlueZ
+import Foundation
+import SensorCore
+import Synchronization
+import WorkoutStore
+import Workouts
+
+/// `sensorbridge serve`: the headless recorder for a box beside the trainer. It keeps the sensors
+/// connected, records a workout whenever they send, and saves it once they have been quiet for
+/// the idle timeout; BlueZ, adapters and sensors may come and go meanwhile.
+enum ServeCommand {
+    static let help = """
+        Usage: sensorbridge serve [--hr ADDRESS|NAME] [--power ADDRESS|NAME] [options]
+
+        Runs without a terminal (as a systemd service, see udev/README.md): connects to the
+        sensors and waits. A workout starts when they begin sending (the first decoded heart-rate,
+        power or cadence measurement) and ends at the last measurement once none has arrived for
+        --idle-timeout seconds; it is saved to the store, and serve waits for the next one.
+        Without --hr and --power it uses every paired (or trusted) device that offers heart rate,
+        cycling power or speed and cadence; pair them first with 'sensorbridge pair', and restart
+        serve after pairing another. BlueZ restarting, an adapter unplugged and plugged in again
+        and sensors dropping out are waited for and reconnected. Workouts interrupted by a crash
+        or power cut are recovered when serve starts.
+
+        SIGTERM or SIGINT (Ctrl-C) finishes and saves a workout in progress, then exits with
+        status 0. Plain lines go to standard error (the journal, under systemd): one per state
+        change (sensor connected or lost, workout started) and one per saved workout.
+
+        Options:
+          --hr ADDRESS|NAME          the heart-rate strap (default: the paired ones)
+          --power ADDRESS|NAME       the power meter (default: the paired ones)
+          --idle-timeout SECONDS     end a workout after this long without data (default 300)
+          --min-duration SECONDS     discard shorter workouts, such as a strap picked up and put
+                                     away (default 60; 0 keeps every one)
+          --adapter hciN             the Bluetooth adapter (default: the first)
+          --json                     also print each saved workout on standard output, one JSON
+                                     object a line (as 'sensorbridge workouts show ID --json')
+          --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
+          --ftp, --power-model: as for 'sensorbridge replay' (the stored profile and zones
+          otherwise, read again for every workout)
+        \\(StoreLocation.help)
+
+        Examples:
+          sensorbridge serve
+          sensorbridge serve --hr HRM-Pro --power E8:FE:6E:91:9F:16 --idle-timeout 600
+          sensorbridge serve --store /var/lib/sensorbridge/workouts.sqlite --ftp 250
+        """
+
+    static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(words, command: "serve", options: options, flags: ["json"])
+        if arguments.has("help") {
+            context.output.line(help)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+        let idleTimeout = Duration.milliseconds(
+            Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
+        let minimumDuration = Duration.milliseconds(
+            Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
+        let progress = Progress(output: context.errors)
+        let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
+
+        // Options and store are checked before anything waits; interrupted workouts are finished.
+        do {
+            let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+            for workout in try store.unfinishedWorkouts() where !workout.isRecording {
+                let recovered = try store.recoverWorkout(workout.id)
+                log("recovered workout \(workout.id), interrupted after \(WorkoutSummary.clock(recovered.duration))")
+            }
+        }
+        let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
+        try ProfileArguments.checkModels(
+            setup.machine.preferences, arguments, on: ProfileArguments.calendarDate(Date()))
+
+        let control = context.recordingControl ?? RecordingControl()
+        let signals = context.recordingControl == nil ? SignalStop(control) : nil
+        let router = ServeRouter(idleTimeout: idleTimeout, log: log)
+        Thread.detachNewThread {
+            _ = control.wait(timeout: nil)
+            router.stop()
+        }
+        defer {
+            signals?.cancel()
+            control.stop()  // ends the thread above when serve returns for another reason
+        }
+
+        guard let (client, sensors) = try connect(arguments, context, router, log) else { return .success }
+        defer { client.bus.close() }
+        // Session ids as record gives them: the device keys sorted.
+        let keys = sensors.map(\.key).sorted()
+        let sensorIDs = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+        let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
+        router.setNames(Dictionary(uniqueKeysWithValues: sensors.map { ($0.key, $0.device.name ?? $0.device.address) }))
+        log(
+            "sensors: "
+                + sensors.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
+
+        let links = SensorLinks(
+            client: client, sensors: sensors, onNotification: router.received, onEvent: router.linkEvent)
+        links.start()
+        defer { links.stop() }
+        log("waiting for the sensors to send")
+        while let first = router.waitForWorkout() {
+            try record(
+                from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
+                sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration, log: log)
+            if router.isStopping { break }
+            log("waiting for the sensors to send")
+        }
+        log("stopped")
+        return .success
+    }
+
+    /// The BlueZ client and the sensors to keep connected, once BlueZ, the adapter and the sensors
+    /// are there; nil when stopped while waiting for them. Only a refusal by the bus policy is an
+    /// error: everything else is waited out, logged once.
+    static func connect(
+        _ arguments: CommandArguments, _ context: CommandContext, _ router: ServeRouter,
+        _ log: @Sendable (String) -> Void
+    ) throws(BlueZError) -> (BlueZClient, [SensorRequest])? {
+        var client: BlueZClient?
+        var logged: String?
+        while true {
+            let problem: String
+            do throws(BlueZError) {
+                let bluez: BlueZClient
+                if let client {
+                    bluez = client
+                } else {
+                    bluez = try BlueZClient(environment: context.environment)
+                }
+                client = bluez
+                let adapter = try bluez.adapter(arguments["adapter"])
+                let sensors = try requestedSensors(arguments, bluez, adapter: adapter)
+                if !sensors.isEmpty { return (bluez, sensors) }
+                problem =
+                    "no paired sensor offers heart rate, cycling power or speed and cadence; pair one with "
+                    + "'sensorbridge pair ADDRESS' (or give --hr, --power)"
+            } catch .permissionDenied(let error) {
+                throw .permissionDenied(error)
+            } catch {
+                problem = error.description
+            }
+            if problem != logged { log(problem + "; waiting") }
+            logged = problem
+            if router.sleep(.seconds(5)) {
+                client?.bus.close()
+                return nil
+            }
+        }
+    }
+
+    /// The sensors of --hr and --power, else the paired or trusted ones keyed by what they offer
+    /// (`power`, `hr`, `csc`; a second of a kind is `hr2`).
+    static func requestedSensors(_ arguments: CommandArguments, _ client: BlueZClient, adapter: String)
+        throws(BlueZError)
+        -> [SensorRequest]
+    {
+        let queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
+            query.map { (key, $0) }
+        }
+        if !queries.isEmpty {
+            return try queries.map { key, query throws(BlueZError) in
+                SensorRequest(key: key, device: try RecordCommand.find(query, client: client, adapter: adapter))
+            }
+        }
+        var counts: [String: Int] = [:]
+        return client.sensors(adapter: adapter).filter {
+            $0.paired || client.properties($0.path, BlueZClient.deviceInterface)?["Trusted"]?.bool == true
+        }.sorted { $0.address < $1.address }.map { sensor in
+            let kind = sensor.services.contains(0x1818) ? "power" : sensor.services.contains(0x180D) ? "hr" : "csc"
+            counts[kind, default: 0] += 1
+            return SensorRequest(key: counts[kind]! == 1 ? kind : "\(kind)\(counts[kind]!)", device: sensor)
+        }
+    }
+
+    /// Records one workout from its first measurement's arrival until the router ends it, and saves it.
+    static func record(
+        from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
+        router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
+        idleTimeout: Duration, minimumDuration: Duration, log: @escaping @Sendable (String) -> Void
+    ) throws {
+        // The profile and zones are read again: they may have changed since the last workout.
+        var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
+        let start = Date() - (ContinuousClock.now - first).seconds
+        let (builder, recorder) = try logging(context, log) { try setup.begin(start: start, sensors: sensorNames, $0) }
+        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) }
+        // Ticks at the latest item's time: nothing of the idle time after the last sample enters the workout.
+        let session = WorkoutSession(builder: builder, journal: journal)
+        let source = LiveSensorSource(
+            anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(),
+            linkRing: session.makeRing(capacity: 64),
+            control: control, trace: nil, report: { _ in })
+        let controlRing = session.makeRing(capacity: 4)
+        let result = session.run(producers: [
+            {
+                router.begin(source)
+                let end = router.waitForEnd()
+                controlRing.push(.control(SessionControl(.end, at: end - first)))
+            }
+        ])
+        let reason =
+            router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
+        for warning in session.warnings { log(warning) }
+        let workout: Workout
+        do {
+            workout = try result.get()
+        } catch {
+            try? recorder?.discard()
+            throw error
+        }
+        if workout.duration < minimumDuration {
+            try recorder?.discard()
+            log(
+                "discarded a workout of \(WorkoutSummary.clock(workout.duration)) (\(reason)): shorter than "
+                    + "--min-duration \(minimumDuration.seconds.formatted) s")
+            return
+        }
+        let id = try recorder?.finish(workout)
+        var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(WorkoutSummary.clock(workout.duration))"
+        if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
+        if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }
+        log(line + ", \(workout.samples.count) samples")
+        if arguments.has("json") {
+            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: false).serialized)
+            context.output.flush()
+        }
+    }
+
+    /// Runs `body` with a context whose standard error is collected, then logs what it wrote line
+    /// by line (so that nothing writes to standard error beside the log's lock).
+    static func logging<T>(_ context: CommandContext, _ log: (String) -> Void, _ body: (CommandContext) throws -> T)
+        rethrows -> T
+    {
+        var collected = context
+        collected.errors = TextOutput()
+        defer {
+            for line in collected.errors.text.split(separator: "\n") {
+                log(String(line.hasPrefix("sensorbridge serve: ") ? line.dropFirst(20) : line))
+            }
+        }
+        return try body(collected)
+    }
+}

@@ -1,0 +1,135 @@
+import BlueZ
+import Foundation
+import GATT
+import SensorCore
+import Synchronization
+
+/// Between the BlueZ threads and `sensorbridge serve`'s controller: notifications and link
+/// events go through a `ServeSchedule` (under one lock) to the workout being recorded, if any; the
+/// controller waits here for a workout to start, for it to go idle, or for the stop. Every link
+/// event is logged as it happens, one line each.
+///
+/// The workout's source is fed under the lock, from the D-Bus thread and, for the notifications
+/// held while the workout was set up, from the controller: each of its rings has one producer at a
+/// time, and the lock orders their pushes.
+final class ServeRouter: Sendable {
+    private struct State {
+        var schedule: ServeSchedule<BlueZNotification, SensorLinkEvent>
+        var source: LiveSensorSource?
+        var stopping = false
+        /// The display name of each sensor key.
+        var names: [String: String] = [:]
+        /// The last failure logged per sensor: a sensor asleep for hours logs it once, not every 30 s.
+        var failures: [String: String] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let wake = DispatchSemaphore(value: 0)
+    private let log: @Sendable (String) -> Void
+
+    init(idleTimeout: Duration, log: @escaping @Sendable (String) -> Void) {
+        state = Mutex(State(schedule: ServeSchedule(idleTimeout: idleTimeout)))
+        self.log = log
+    }
+
+    func setNames(_ names: [String: String]) { state.withLock { $0.names = names } }
+
+    /// Asks the controller to finish what it records and return; from any thread.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Sleeps for `duration` or until `stop`; true when stopping.
+    func sleep(_ duration: Duration) -> Bool {
+        _ = wake.wait(timeout: .now() + duration.seconds)
+        return isStopping
+    }
+
+    /// Waits for the first measurement of a workout; its arrival, or nil once stopping.
+    func waitForWorkout() -> ContinuousClock.Instant? {
+        while true {
+            let (stopping, first) = state.withLock { s in
+                (s.stopping, s.schedule.phase == .starting ? s.schedule.firstMeasurement : nil)
+            }
+            if stopping { return nil }
+            if let first { return first }
+            wake.wait()
+        }
+    }
+
+    /// The workout is ready: `source` receives the notifications held since its first measurement,
+    /// then every one until `waitForEnd` returns.
+    func begin(_ source: LiveSensorSource) {
+        state.withLock { s in
+            s.source = source
+            for notification in s.schedule.began() { source.received(notification) }
+        }
+    }
+
+    /// Waits until no measurement has arrived for the idle timeout, or for `stop`; then detaches the
+    /// workout's source and returns the arrival of its last measurement (its end).
+    func waitForEnd() -> ContinuousClock.Instant {
+        while true {
+            let (deadline, end) = state.withLock { s -> (ContinuousClock.Instant?, ContinuousClock.Instant?) in
+                let deadline = s.schedule.idleDeadline
+                guard s.stopping || deadline.map({ $0 <= .now }) ?? true else { return (deadline, nil) }
+                s.source = nil
+                return (nil, s.schedule.end() ?? .now)
+            }
+            if let end { return end }
+            _ = wake.wait(timeout: .now() + max((deadline! - .now).seconds, 0.001))
+        }
+    }
+
+    /// The D-Bus thread.
+    func received(_ notification: BlueZNotification) {
+        let isMeasurement = Self.isMeasurement(notification)
+        let start = state.withLock { s in
+            switch s.schedule.notification(notification, isMeasurement: isMeasurement, at: notification.receivedAt) {
+            case .drop, .hold:
+                return false
+            case .start:
+                return true
+            case .deliver(let events):
+                for event in events { s.source?.linkEvent(event, names: s.names) }
+                s.source?.received(notification)
+                return false
+            }
+        }
+        if start { wake.signal() }
+    }
+
+    /// Whether a notification decodes to a heart-rate, cycling-power or CSC measurement.
+    static func isMeasurement(_ notification: BlueZNotification) -> Bool {
+        switch try? GATTValue.decode(uuid: BluetoothUUID(UInt32(notification.uuid)), bytes: notification.bytes) {
+        case .heartRateMeasurement?, .cyclingPowerMeasurement?, .cscMeasurement?: true
+        default: false
+        }
+    }
+
+    /// The D-Bus thread (losses) and the link supervisor (the others).
+    func linkEvent(_ event: SensorLinkEvent) {
+        let line = state.withLock { s -> String? in
+            switch event {
+            case .connected(let key, _):
+                s.failures[key] = nil
+                s.schedule.linkEvent(event)
+                return "\(s.names[key] ?? key) connected"
+            case .lost(let key, _):
+                s.schedule.linkEvent(event)
+                return "\(s.names[key] ?? key) lost; reconnecting"
+            case .attemptFailed(let key, let error, _):
+                let text = error.description
+                guard s.failures[key] != text else { return nil }
+                s.failures[key] = text
+                return "\(s.names[key] ?? key): \(text); trying again every 1 to 30 s"
+            case .value(let key, let uuid, let bytes):
+                return LiveSensorSource.describe(uuid: uuid, bytes: bytes).map { "\(s.names[key] ?? key): \($0)" }
+            }
+        }
+        if let line { log(line) }
+    }
+}

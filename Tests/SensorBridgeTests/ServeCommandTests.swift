@@ -1,0 +1,271 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Synchronization
+import Testing
+
+/// `serve` against a private dbus-daemon and the mock org.bluez: workouts start when the sensors
+/// send and end after the idle timeout, a stop saves the workout in progress, BlueZ may go away.
+@Suite(.serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+struct ServeCommandTests {
+    /// `sensorbridge serve` running in-process on its own thread, stopped as SIGTERM stops it.
+    final class Serving: Sendable {
+        let control = RecordingControl()
+        let store: String
+        private let finished = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
+
+        init(_ mock: MockBlueZ, _ arguments: [String]) {
+            store =
+                FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
+            let environment = mock.environment
+            // Every workout is kept (the test rides are short) unless the test says otherwise.
+            let minimum = arguments.contains("--min-duration") ? [] : ["--min-duration", "0"]
+            let words = ["serve", "--store", store] + minimum + arguments + BlueZCommandTests.zones
+            Thread.detachNewThread { [self] in
+                var context = CommandContext(
+                    input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+                context.recordingControl = control
+                let status = SensorBridgeCLI.run(words, context: context)
+                let result = (status, context.output.text, context.errors.text)
+                outcome.withLock { $0 = result }
+                finished.signal()
+            }
+        }
+
+        /// Waits (up to `timeout`) until `count` notifications have reached the workouts.
+        func waitForNotifications(_ count: Int, timeout: Duration = .seconds(30)) -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while control.notificationsReceived < count {
+                if ContinuousClock.now > deadline { return false }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return true
+        }
+
+        /// The stored workouts, from `workouts list --json`.
+        func workouts() throws -> [JSONValue] {
+            let run = runCLI(["workouts", "list", "--json", "--store", store])
+            return try JSONValue(parsing: run.output)["workouts"]?.arrayValue ?? []
+        }
+
+        /// Waits (up to `timeout`) until `count` finished workouts are stored.
+        func waitForSavedWorkouts(_ count: Int, timeout: Duration = .seconds(30)) throws -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while try workouts().filter({ $0["state"]?.stringValue == "finished" }).count < count {
+                if ContinuousClock.now > deadline { return false }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return true
+        }
+
+        func show(_ id: Double) throws -> JSONValue? {
+            let run = runCLI(["workouts", "show", String(Int(id)), "--json", "--store", store])
+            return try JSONValue(parsing: run.output)["workout"]
+        }
+
+        /// Stops serve and waits for it to return.
+        func stop() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
+            control.stop()
+            guard finished.wait(timeout: .now() + 30) == .success else {
+                return (.failure, "", "serve did not stop in 30 s")
+            }
+            finished.signal()  // for deinit
+            return outcome.withLock { $0 }!
+        }
+
+        deinit {
+            control.stop()
+            _ = finished.wait(timeout: .now() + 30)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        }
+    }
+
+    /// The ride's first lines up to `seconds`, then the same lines again `gap` seconds after the start.
+    static func twoRides(seconds: Double, gap: Double) throws -> (url: URL, perRide: [String]) {
+        let text = try String(contentsOf: BlueZCommandTests.ride, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        var first: [String] = []
+        for line in lines.dropFirst() {
+            let o = try JSONValue(parsing: line)
+            guard o["hex"] != nil else { continue }
+            if o["t"]!.doubleValue! > seconds { break }
+            first.append(line)
+        }
+        // {"t":1.25,"device":... -> {"t":13.25,"device":...
+        let second = try first.map { line in
+            let t = try JSONValue(parsing: line)["t"]!.doubleValue!
+            return "{\"t\":\(t + gap)" + line.drop { $0 != "," }
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).jsonl")
+        try ([lines[0]] + first + second).joined(separator: "\n").appending("\n").write(
+            to: url, atomically: true, encoding: .utf8)
+        return (url, first)
+    }
+
+    @Test func twoRidesWithASilenceBetweenThemAreTwoSavedWorkouts() throws {
+        // 2 s of the ride, silence, the same 2 s again from t = 12; twice real time: 1 s, 5 s quiet, 1 s.
+        let (trace, ride) = try Self.twoRides(seconds: 2, gap: 12)
+        #expect(try BlueZCommandTests.notifications(trace).count == 2 * ride.count)
+        let mock = try MockBlueZ(trace: trace, speed: 2, paired: true)
+        defer { mock.stop() }
+        // No --hr or --power: the paired sensors.
+        let serving = Serving(mock, ["--idle-timeout", "2", "--json"])
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == 2 * ride.count)
+        #expect(serving.waitForNotifications(2 * ride.count))
+        #expect(try serving.waitForSavedWorkouts(2))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(
+            run.errors.contains("sensors: hr HRM-Pro (C4:7E:11:22:33:44), power Assioma (E8:FE:6E:91:9F:16)"),
+            "\(run.errors)")
+        #expect(run.errors.components(separatedBy: "saved (ended after 2 s without data)").count == 3, "\(run.errors)")
+        #expect(run.errors.contains("stopped"))
+
+        let workouts = try serving.workouts()
+        #expect(workouts.count == 2)
+        let hrLines = ride.filter { $0.contains("\"hr\"") }.count
+        for (index, listed) in workouts.enumerated() {
+            let workout = try serving.show(listed["id"]!.doubleValue!)
+            #expect(
+                workout?["statistics"]?["heartRate"]?["count"]?.doubleValue == Double(hrLines), "workout \(index + 1)")
+            #expect(
+                workout?["statistics"]?["cyclingPower"]?["count"]?.doubleValue == Double(ride.count - hrLines),
+                "workout \(index + 1)")
+            // Each ride lasts 1 s: the workout ends at its last sample, not 2 s later at the timeout.
+            #expect((workout?["duration"]?.doubleValue ?? 99) < 1.9, "workout \(index + 1)")
+        }
+        // --json: one line per saved workout, with its id.
+        let printed = try jsonLines(run.output)
+        #expect(printed.map { $0["id"]?.doubleValue } == workouts.map { $0["id"]?.doubleValue })
+    }
+
+    @Test func stoppingDuringAWorkoutSavesIt() throws {
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
+        defer { mock.stop() }
+        let serving = Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma"])
+        #expect(serving.waitForNotifications(20))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("HRM-Pro connected") && run.errors.contains("Assioma connected"), "\(run.errors)")
+        #expect(run.errors.contains("HRM-Pro: battery 87 %"))
+        #expect(run.errors.contains("saved (serve is stopping)"), "\(run.errors)")
+        let workouts = try serving.workouts()
+        #expect(workouts.count == 1)
+        #expect(workouts.first?["state"]?.stringValue == "finished")
+        let workout = try serving.show(workouts.first?["id"]?.doubleValue ?? 0)
+        #expect((workout?["statistics"]?["cyclingPower"]?["count"]?.doubleValue ?? 0) >= 10)
+    }
+
+    @Test func bluezGoingAwayAndComingBackIsWaitedOut() throws {
+        let source = try BlueZCommandTests.trace(lines: 40)
+        let sent = try BlueZCommandTests.notifications(source).count
+        // Eight times real time (1 s a play): measurements follow each reconnection, which is what makes
+        // the regained events part of the workout.
+        let mock = try MockBlueZ(trace: source, speed: 8)
+        defer { mock.stop() }
+        // BlueZ is not running when serve starts: it waits.
+        mock.stopBlueZ()
+        let serving = Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--idle-timeout", "60"])
+        Thread.sleep(forTimeInterval: 0.5)
+        try mock.restartBlueZ()
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent)
+        #expect(serving.waitForNotifications(sent))
+        // BlueZ restarts during the workout: the sensors are lost, reconnected, and the trace plays again.
+        try mock.restartBlueZ()
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent)
+        #expect(serving.waitForNotifications(2 * sent))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("BlueZ is not running"), "\(run.errors)")
+        #expect(run.errors.contains("HRM-Pro lost; reconnecting") && run.errors.contains("Assioma lost; reconnecting"))
+        let workouts = try serving.workouts()
+        #expect(workouts.count == 1)
+        let events = try serving.show(workouts.first?["id"]?.doubleValue ?? 0)?["events"]?.arrayValue ?? []
+        #expect(events.filter { $0["type"]?.stringValue == "sensorLost" }.count == 2, "\(events)")
+        #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
+    }
+
+    @Test func aWorkoutShorterThanTheMinimumIsDiscarded() throws {
+        let source = try BlueZCommandTests.trace(lines: 40)
+        let mock = try MockBlueZ(trace: source, speed: 8)
+        defer { mock.stop() }
+        let serving = Serving(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--idle-timeout", "1", "--min-duration", "30"])
+        #expect(serving.waitForNotifications(try BlueZCommandTests.notifications(source).count))
+        Thread.sleep(forTimeInterval: 1.5)  // past the idle timeout
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("discarded a workout of 0:0"), "\(run.errors)")
+        #expect(run.errors.contains("(ended after 1 s without data): shorter than --min-duration 30 s"), "\(run.errors)")
+        #expect(try serving.workouts().isEmpty)
+    }
+
+    @Test func anAdapterUnpluggedAndPluggedInAgainIsWaitedOut() throws {
+        let source = try BlueZCommandTests.trace(lines: 40)
+        let sent = try BlueZCommandTests.notifications(source).count
+        // Eight times real time (1 s a play): measurements follow each reconnection, which is what makes
+        // the regained events part of the workout.
+        let mock = try MockBlueZ(trace: source, speed: 8)
+        defer { mock.stop() }
+        let serving = Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--idle-timeout", "60"])
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent)
+        #expect(serving.waitForNotifications(sent))
+        // The adapter's objects vanish without a word about the links: the sensors count as lost.
+        try mock.unplugAdapter()
+        mock.replugAdapter()
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60), round: 2) == sent)
+        #expect(serving.waitForNotifications(2 * sent))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(
+            run.errors.contains("HRM-Pro lost; reconnecting") && run.errors.contains("Assioma lost; reconnecting"),
+            "\(run.errors)")
+        let workouts = try serving.workouts()
+        #expect(workouts.count == 1)
+        let events = try serving.show(workouts.first?["id"]?.doubleValue ?? 0)?["events"]?.arrayValue ?? []
+        #expect(events.filter { $0["type"]?.stringValue == "sensorLost" }.count == 2, "\(events)")
+        #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
+    }
+
+    @Test(
+        .enabled(
+            if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
+    func sigtermToTheProcessSavesTheWorkoutAndExitsZero() throws {
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
+        defer { mock.stop() }
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
+            .path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let serve = try ChildProcess(
+            DeploymentFilesTests.binary,
+            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store, "--min-duration", "0"]
+                + BlueZCommandTests.zones,
+            environment: mock.environment)
+        #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
+        Thread.sleep(forTimeInterval: 0.5)
+        serve.stop(grace: .seconds(20))
+        #expect(serve.terminationStatus == 0, "\(serve.output)")
+        #expect(serve.output.contains("workout 1 saved (serve is stopping)"), "\(serve.output)")
+        #expect(!serve.output.contains("\u{1B}"), "no terminal control codes in the log")
+        let list = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)
+        #expect(list["workouts"]?.arrayValue?.map { $0["state"]?.stringValue } == ["finished"])
+    }
+
+    @Test func helpAndBadOptions() {
+        let help = runCLI(["serve", "--help"])
+        #expect(help.status == .success)
+        #expect(help.output.contains("--idle-timeout SECONDS") && help.output.contains("Examples:"))
+        let bad = runCLI(["serve", "--idle-timeout", "0"])
+        #expect(bad.status == .usage)
+        #expect(bad.errors.contains("--idle-timeout 0 is out of range"), "\(bad.errors)")
+        // A profile that cannot give zones is refused at the start, not at the first ride.
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
+            .path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        #expect(runCLI(["serve", "--min-duration", "-1"]).status == .usage)
+        let model = runCLI(["serve", "--store", store, "--max-hr", "100", "--resting-hr", "120"])
+        #expect(model.status == .usage, "\(model.errors)")
+    }
+}

@@ -80,6 +80,9 @@ public final class DBusConnection: @unchecked Sendable {
         var nextMatch = 0
         /// Exported object paths and the handlers of their method calls.
         var exports: [String: DBusMethodHandler] = [:]
+        /// Whether the bus connection was lost (the bus daemon went away), and who wants to know.
+        var lost = false
+        var lostHandlers: [@Sendable () -> Void] = []
     }
 
     private struct Pending {
@@ -144,6 +147,16 @@ public final class DBusConnection: @unchecked Sendable {
         let name = error.name.map { String(cString: $0) } ?? DBusError.Name.failed.rawValue
         let message = error.message.map { String(cString: $0) } ?? ""
         return DBusError(DBusError.Name(name), message)
+    }
+
+    /// Calls `handler` once, on the dispatch thread, when the connection to the bus is lost (the
+    /// bus daemon stopped); at once when it is lost already. Not called after `close()`.
+    public func whenLost(_ handler: @escaping @Sendable () -> Void) {
+        let lost = shared.withLock { s in
+            if !s.lost { s.lostHandlers.append(handler) }
+            return s.lost
+        }
+        if lost { handler() }
     }
 
     /// Closes the connection: pending calls fail with `disconnected`, the dispatch thread ends.
@@ -438,6 +451,12 @@ public final class DBusConnection: @unchecked Sendable {
             while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
             if dbus_connection_get_is_connected(raw) == 0 {
                 failPending(DBusError(.disconnected, "the bus connection was lost")) { _ in true }
+                let handlers = shared.withLock { s in
+                    defer { s.lostHandlers.removeAll() }
+                    s.lost = true
+                    return s.lostHandlers
+                }
+                for handler in handlers { handler() }
             }
             let now = ContinuousClock.now
             failPending(DBusError(.noReply, "no reply in time")) { $0.deadline <= now }

@@ -98,12 +98,12 @@ enum RecordCommand {
         let dashboard = TerminalDashboard.forTerminal(
             context, anchor: anchor, sensors: devices.map { ($0.key, displayNames[$0.key]!) },
             configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)))
+        let report: @Sendable (String) -> Void = { message in
+            if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
+        }
         let source = LiveSensorSource(
             anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, linkRing: linkRing, control: control,
-            trace: traceHandle,
-            report: { message in
-                if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
-            }, observe: dashboard?.observer)
+            trace: traceHandle, report: report, observe: dashboard?.observer)
         let links = SensorLinks(
             client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
             onEvent: {
@@ -111,6 +111,11 @@ enum RecordCommand {
                 dashboard?.linkEvent($0)
             })
         let signals = context.recordingControl == nil ? SignalStop(control) : nil
+        // Without the system bus no sensor can come back: the workout ends and is saved.
+        client.bus.whenLost {
+            report("the system bus connection was lost (dbus-daemon stopped); finishing the workout")
+            control.stop()
+        }
 
         dashboard?.start(outputs: builder.outputs)
         let result = session.run(producers: [{

@@ -23,7 +23,8 @@ enum ServeCommand {
         or power cut are recovered when serve starts.
 
         SIGTERM or SIGINT (Ctrl-C) finishes and saves a workout in progress, then exits with
-        status 0. Plain lines go to standard error (the journal, under systemd): one per state
+        status 0. Losing the system bus itself (dbus-daemon stopped) saves it too and exits with
+        status 1, for systemd to start serve again. Plain lines go to standard error (the journal, under systemd): one per state
         change (sensor connected or lost, workout started) and one per saved workout.
 
         Options:
@@ -88,6 +89,7 @@ enum ServeCommand {
 
         guard let (client, sensors) = try connect(arguments, context, router, log) else { return .success }
         defer { client.bus.close() }
+        client.bus.whenLost { router.busLost() }
         // Session ids as record gives them: the device keys sorted.
         let keys = sensors.map(\.key).sorted()
         let sensorIDs = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
@@ -108,6 +110,10 @@ enum ServeCommand {
                 sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
+        }
+        if router.isBusLost {
+            log("the system bus connection was lost (dbus-daemon stopped); exiting with status 1 so that systemd starts serve again")
+            return .failure
         }
         log("stopped")
         return .success
@@ -142,6 +148,11 @@ enum ServeCommand {
                 throw .permissionDenied(error)
             } catch {
                 problem = error.description
+                // A bus that went away (or never answered) is connected to afresh next time.
+                if case .noBus = error {
+                    client?.bus.close()
+                    client = nil
+                }
             }
             if problem != logged { log(problem + "; waiting") }
             logged = problem
@@ -202,7 +213,9 @@ enum ServeCommand {
             }
         ])
         let reason =
-            router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
+            router.isBusLost
+            ? "the bus connection was lost"
+            : router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
         for warning in session.warnings { log(warning) }
         let workout: Workout
         do {

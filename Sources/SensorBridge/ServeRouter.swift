@@ -17,6 +17,8 @@ final class ServeRouter: Sendable {
         var schedule: ServeSchedule<BlueZNotification, SensorLinkEvent>
         var source: LiveSensorSource?
         var stopping = false
+        /// The bus connection is gone: the workout ends, and serve with it (systemd restarts it).
+        var busLost = false
         /// The display name of each sensor key.
         var names: [String: String] = [:]
         /// The last failure logged per sensor: a sensor asleep for hours logs it once, not every 30 s.
@@ -41,6 +43,17 @@ final class ServeRouter: Sendable {
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// The D-Bus thread, when the bus connection is lost: stops like `stop`, remembering why.
+    func busLost() {
+        state.withLock {
+            $0.busLost = true
+            $0.stopping = true
+        }
+        wake.signal()
+    }
+
+    var isBusLost: Bool { state.withLock { $0.busLost } }
 
     /// Sleeps for `duration` or until `stop`; true when stopping.
     func sleep(_ duration: Duration) -> Bool {

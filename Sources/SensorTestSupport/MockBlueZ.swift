@@ -139,6 +139,12 @@ public final class MockBlueZ: Sendable {
     /// Stops the mock alone (BlueZ goes away); the bus stays.
     public func stopBlueZ() { mock.withLock { $0 }.stop() }
 
+    /// The bus itself goes away (dbus-daemon stops; the mock with it): every connection is lost.
+    public func stopBus() {
+        daemon.stop()
+        stopBlueZ()
+    }
+
     public func stop() {
         stopBlueZ()
         daemon.stop()

@@ -105,6 +105,32 @@ struct DBusConnectionTests {
         #expect(throws: DBusError.self) { try DBusConnection(address: "unix:path=/nonexistent/bus") }
     }
 
+    @Test func losingTheBusIsReportedOnceAndFailsCalls() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        let reports = Mutex(0)
+        let lost = DispatchSemaphore(value: 0)
+        bus.whenLost {
+            reports.withLock { $0 += 1 }
+            lost.signal()
+        }
+        mock.stopBus()
+        #expect(lost.wait(timeout: .now() + 10) == .success)
+        // A handler added after the loss is called at once.
+        bus.whenLost { reports.withLock { $0 += 1 } }
+        #expect(reports.withLock { $0 } == 2)
+        do {
+            _ = try await bus.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetId", timeout: .seconds(5))
+            Issue.record("a call on a lost connection answered")
+        } catch {
+            #expect(error.name == .disconnected)
+        }
+    }
+
     @Test func signalMatchesDeliverOnlyWhatTheyMatch() async throws {
         let mock = try MockBlueZ(trace: Self.trace)
         defer { mock.stop() }

@@ -172,6 +172,36 @@ struct BlueZCommandTests {
         #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2)
     }
 
+    @Test func losingTheBusEndsTheRecordingAndKeepsTheWorkout() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 40))
+        defer { mock.stop() }
+        let control = RecordingControl()
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
+        let environment = mock.environment
+        Thread.detachNewThread {
+            var context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+            context.recordingControl = control
+            let status = SensorBridgeCLI.run(
+                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones, context: context)
+            let result = (status, context.output.text, context.errors.text)
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        let played = try #require(mock.waitUntilPlayed(timeout: .seconds(60)))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while control.notificationsReceived < played, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        mock.stopBus()
+        // Nobody stops the recording: losing the bus does.
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        let (status, output, errors) = outcome.withLock { $0 } ?? (.failure, "", "record did not finish")
+        #expect(status == .success, "\(errors)")
+        #expect(errors.contains("the system bus connection was lost"), "\(errors)")
+        let statistics = try JSONValue(parsing: output)["workout"]?["statistics"]
+        #expect((statistics?["heartRate"]?["count"]?.doubleValue ?? 0) > 0)
+    }
+
     @Test func accessDeniedSaysWhichGroup() throws {
         let mock = try MockBlueZ(trace: try Self.trace(lines: 10), denyBlueZ: true)
         defer { mock.stop() }

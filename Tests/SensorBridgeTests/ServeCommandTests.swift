@@ -68,6 +68,11 @@ struct ServeCommandTests {
         /// Stops serve and waits for it to return.
         func stop() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
             control.stop()
+            return waitForExit()
+        }
+
+        /// Waits (up to 30 s) for serve to return by itself.
+        func waitForExit() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
             guard finished.wait(timeout: .now() + 30) == .success else {
                 return (.failure, "", "serve did not stop in 30 s")
             }
@@ -156,6 +161,20 @@ struct ServeCommandTests {
         #expect(workouts.first?["state"]?.stringValue == "finished")
         let workout = try serving.show(workouts.first?["id"]?.doubleValue ?? 0)
         #expect((workout?["statistics"]?["cyclingPower"]?["count"]?.doubleValue ?? 0) >= 10)
+    }
+
+    @Test func losingTheBusSavesTheWorkoutAndExitsWithFailure() throws {
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
+        defer { mock.stop() }
+        let serving = Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma"])
+        #expect(serving.waitForNotifications(20))
+        mock.stopBus()
+        let run = serving.waitForExit()
+        #expect(run.status == .failure, "\(run.errors)")
+        #expect(run.errors.contains("saved (the bus connection was lost)"), "\(run.errors)")
+        #expect(run.errors.contains("exiting with status 1 so that systemd starts serve again"), "\(run.errors)")
+        let workouts = try serving.workouts()
+        #expect(workouts.map { $0["state"]?.stringValue } == ["finished"])
     }
 
     @Test func bluezGoingAwayAndComingBackIsWaitedOut() throws {

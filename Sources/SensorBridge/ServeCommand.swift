@@ -217,13 +217,7 @@ enum ServeCommand {
             ? "the bus connection was lost"
             : router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
         for warning in session.warnings { log(warning) }
-        let workout: Workout
-        do {
-            workout = try result.get()
-        } catch {
-            try? recorder?.discard()
-            throw error
-        }
+        let workout = try WorkoutSetup.workout(result, recorder: recorder)
         if workout.duration < minimumDuration {
             try recorder?.discard()
             log(

@@ -79,19 +79,23 @@ struct WorkoutSetup {
 
     /// Stores (with `--save`) and prints the finished workout.
     func finish(_ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?, _ context: CommandContext) throws {
-        let workout: Workout
-        do {
-            workout = try result.get()
-        } catch {
-            try? recorder?.discard()
-            throw error
-        }
+        let workout = try Self.workout(result, recorder: recorder)
         let id = try recorder?.finish(workout)
         if arguments.has("json") {
             context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
         } else {
             context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint()))
             if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
+        }
+    }
+
+    /// The finished workout, or the builder's error after discarding what `recorder` journaled.
+    static func workout(_ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?) throws -> Workout {
+        do {
+            return try result.get()
+        } catch {
+            try? recorder?.discard()
+            throw error
         }
     }
 

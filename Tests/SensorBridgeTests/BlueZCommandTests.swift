@@ -37,28 +37,44 @@ struct BlueZCommandTests {
     static func record(
         _ mock: MockBlueZ, _ arguments: [String], whilePlaying: () throws -> Int = { 0 }
     ) throws -> (status: SensorBridge.ExitStatus, output: String, errors: String, played: Int) {
-        let control = RecordingControl()
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
-        let environment = mock.environment
-        Thread.detachNewThread {
-            var context = CommandContext(
-                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
-            context.recordingControl = control
-            let status = SensorBridgeCLI.run(["record"] + arguments, context: context)
-            let result = (status, context.output.text, context.errors.text)
-            outcome.withLock { $0 = result }
-            finished.signal()
-        }
+        let recording = Recording(mock, arguments)
         let played = try mock.waitUntilPlayed(timeout: .seconds(60)).map { try $0 + whilePlaying() }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while let played, control.notificationsReceived < played, ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        control.stop()
-        #expect(finished.wait(timeout: .now() + 30) == .success)
-        let (status, output, errors) = outcome.withLock { $0 } ?? (.failure, "", "record did not finish")
+        if let played { recording.waitForNotifications(played) }
+        recording.control.stop()
+        let (status, output, errors) = recording.waitForExit()
         return (status, output, errors, played ?? -1)
+    }
+
+    /// `record` running on a thread of its own against `mock`.
+    final class Recording: Sendable {
+        let control = RecordingControl()
+        private let finished = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
+
+        init(_ mock: MockBlueZ, _ arguments: [String]) {
+            let environment = mock.environment
+            Thread.detachNewThread { [self] in
+                var context = CommandContext(
+                    input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+                context.recordingControl = control
+                let status = SensorBridgeCLI.run(["record"] + arguments, context: context)
+                let result = (status, context.output.text, context.errors.text)
+                outcome.withLock { $0 = result }
+                finished.signal()
+            }
+        }
+
+        /// Waits (up to 30 s) until `count` notifications have arrived.
+        func waitForNotifications(_ count: Int) {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while control.notificationsReceived < count, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        }
+
+        /// Waits (up to 30 s) for `record` to return.
+        func waitForExit() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
+            #expect(finished.wait(timeout: .now() + 30) == .success)
+            return outcome.withLock { $0 } ?? (.failure, "", "record did not finish")
+        }
     }
 
     @Test func scanFindsTheMockSensors() throws {
@@ -175,27 +191,11 @@ struct BlueZCommandTests {
     @Test func losingTheBusEndsTheRecordingAndKeepsTheWorkout() throws {
         let mock = try MockBlueZ(trace: try Self.trace(lines: 40))
         defer { mock.stop() }
-        let control = RecordingControl()
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
-        let environment = mock.environment
-        Thread.detachNewThread {
-            var context = CommandContext(
-                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
-            context.recordingControl = control
-            let status = SensorBridgeCLI.run(
-                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones, context: context)
-            let result = (status, context.output.text, context.errors.text)
-            outcome.withLock { $0 = result }
-            finished.signal()
-        }
-        let played = try #require(mock.waitUntilPlayed(timeout: .seconds(60)))
-        let deadline = ContinuousClock.now + .seconds(30)
-        while control.notificationsReceived < played, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let recording = Recording(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones)
+        recording.waitForNotifications(try #require(mock.waitUntilPlayed(timeout: .seconds(60))))
         mock.stopBus()
         // Nobody stops the recording: losing the bus does.
-        #expect(finished.wait(timeout: .now() + 30) == .success)
-        let (status, output, errors) = outcome.withLock { $0 } ?? (.failure, "", "record did not finish")
+        let (status, output, errors) = recording.waitForExit()
         #expect(status == .success, "\(errors)")
         #expect(errors.contains("the system bus connection was lost"), "\(errors)")
         let statistics = try JSONValue(parsing: output)["workout"]?["statistics"]

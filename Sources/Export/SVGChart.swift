@@ -40,8 +40,8 @@ public struct SVGChart: Sendable {
         var body = ""
         var y = 44.0
         let title = "\(workout.activityType.rawValue.capitalized) workout, "
-            + ISO8601.format(workout.startDate.timeIntervalSince1970) + ", " + Self.clock(workout.duration)
-            + " (active \(Self.clock(workout.activeDuration)))"
+            + ISO8601.format(workout.startDate.timeIntervalSince1970) + ", " + workout.duration.clockText
+            + " (active \(workout.activeDuration.clockText))"
         body += text(title, x: Self.left, y: 28, size: 18, weight: "bold")
         let panels: [(QuantityType, String, String, KeyPath<WorkoutSeconds.Second, Double?>)] = [
             (.heartRate, "Heart rate", "bpm", \.heartRate), (.cyclingPower, "Power", "W", \.power),
@@ -102,7 +102,7 @@ public struct SVGChart: Sendable {
             var legendX = Self.left + 150
             for zone in configuration.zones {
                 svg += rect(x: legendX, y: top - 19, width: 12, height: 12, fill: colors[zone.index])
-                let label = "Z\(zone.index + 1) " + Self.range(zone, unit: unit)
+                let label = "Z\(zone.index + 1) " + zone.rangeText(unit: unit)
                 svg += text(label, x: legendX + 16, y: top - 8, size: 11)
                 legendX += 26 + Double(label.count) * 6.2
             }
@@ -129,7 +129,7 @@ public struct SVGChart: Sendable {
         while tick <= duration {
             let tickX = Self.left + tick / duration * plotWidth
             svg += "<line x1=\"\(Self.coordinate(tickX))\" y1=\"\(Self.coordinate(bottom))\" x2=\"\(Self.coordinate(tickX))\" y2=\"\(Self.coordinate(bottom + 4))\" stroke=\"#424242\"/>\n"
-            svg += text(Self.clock(.seconds(tick), hoursAndMinutes: true), x: tickX, y: bottom + 16, size: 11, anchor: "middle")
+            svg += text(Duration.seconds(tick).hoursAndMinutesText, x: tickX, y: bottom + 16, size: 11, anchor: "middle")
             tick += step
         }
         // The line: the mean held value of each pixel column's seconds.
@@ -176,7 +176,7 @@ public struct SVGChart: Sendable {
             let seconds = group.durations[zone.index].seconds
             svg += rect(x: Self.left, y: rowTop + 3, width: 14, height: 14, fill: colors[zone.index])
             svg += text("Zone \(zone.index + 1)", x: Self.left + 22, y: rowTop + 15, size: 12, weight: "bold")
-            svg += text(Self.range(zone, unit: unit), x: Self.left + 90, y: rowTop + 15, size: 12)
+            svg += text(zone.rangeText(unit: unit), x: Self.left + 90, y: rowTop + 15, size: 12)
             let barWidth = longest > 0 ? seconds / longest * Self.barsWidth : 0
             svg += rect(
                 x: Self.barsLeft, y: rowTop + 2, width: barWidth, height: Self.rowHeight - 6, fill: colors[zone.index],
@@ -187,29 +187,10 @@ public struct SVGChart: Sendable {
         return svg + "</g>\n"
     }
 
-    /// `< 128 bpm`, `128-141 bpm`, `>= 167 bpm`.
-    static func range(_ zone: WorkoutZone, unit: String) -> String {
-        switch (zone.minimum, zone.maximum) {
-        case (nil, let maximum?): "< \(ExportNumber.text(maximum.value)) \(unit)"
-        case (let minimum?, nil): ">= \(ExportNumber.text(minimum.value)) \(unit)"
-        case (let minimum?, let maximum?): "\(ExportNumber.text(minimum.value))-\(ExportNumber.text(maximum.value)) \(unit)"
-        case (nil, nil): "any"
-        }
-    }
-
     /// `28.0 min`.
     static func minutes(_ seconds: Double) -> String {
         let tenths = (seconds / 6).rounded()
         return "\(Int(tenths) / 10).\(Int(tenths) % 10) min"
-    }
-
-    /// `1:03:00`, `45:10`; with `hoursAndMinutes`, `1:03` (h:mm) for axis labels.
-    static func clock(_ duration: Duration, hoursAndMinutes: Bool = false) -> String {
-        let total = Int(duration.seconds.rounded())
-        let (hours, minutes, seconds) = (total / 3600, total / 60 % 60, total % 60)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        if hoursAndMinutes { return "\(hours):\(two(minutes))" }
-        return hours > 0 ? "\(hours):\(two(minutes)):\(two(seconds))" : "\(minutes):\(two(seconds))"
     }
 
     /// A coordinate with one decimal.

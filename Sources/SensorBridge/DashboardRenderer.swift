@@ -25,7 +25,7 @@ struct DashboardRenderer {
         var lines: [(text: String, highlighted: Bool)] = []
         func add(_ text: String, highlighted: Bool = false) { lines.append((text, highlighted)) }
 
-        add("sensorbridge record  \(WorkoutSummary.clock(state.elapsed))  active \(WorkoutSummary.clock(state.active))")
+        add("sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)")
         let heartZone = state.zones.first { $0.configuration.quantityType == .heartRate }
         let powerZone = state.zones.first { $0.configuration.quantityType == .cyclingPower }
         add("Heart rate  \(Self.figure(state.heartRate, "bpm"))" + Self.currentZone(heartZone))
@@ -46,8 +46,8 @@ struct DashboardRenderer {
                     ? String(repeating: "█", count: Int((duration / longest * Double(barWidth)).rounded())) : ""
                 let marker = zone.index == zones.current ? ">" : " "
                 add(
-                    "\(marker) Zone \(zone.index + 1)  \(WorkoutSummary.range(zone, unit).padding(toLength: 14, withPad: " ", startingAt: 0))"
-                        + " \(WorkoutSummary.clock(duration).leftPadded(8))  \(bar)",
+                    "\(marker) Zone \(zone.index + 1)  \(zone.rangeText(unit: unit).padding(toLength: 14, withPad: " ", startingAt: 0))"
+                        + " \(duration.clockText.leftPadded(8))  \(bar)",
                     highlighted: zone.index == zones.current)
             }
         }
@@ -81,7 +81,7 @@ struct DashboardRenderer {
     static func currentZone(_ zones: DashboardState.Zones?) -> String {
         guard let zones else { return "" }
         guard let current = zones.current else { return "   no zone" }
-        return "   zone \(current + 1) for \(WorkoutSummary.clock(zones.inZoneFor))"
+        return "   zone \(current + 1) for \(zones.inZoneFor.clockText)"
     }
 
     static func describe(_ link: DashboardState.Link) -> String {

@@ -80,7 +80,7 @@ enum ReplayCommand {
         let progress = Progress(output: context.errors)
         var report: (@Sendable (Duration) -> Void)?
         if showsProgress {
-            report = { time in progress.overwrite("sensorbridge replay: \(WorkoutSummary.clock(time)) replayed") }
+            report = { time in progress.overwrite("sensorbridge replay: \(time.clockText) replayed") }
         }
         let replayer = TraceReplayer(reader: reader, pace: pace, progress: report)
         let (builder, recorder) = try setup.begin(start: reader.header.start, sensors: replayer.sensorNames, context)

@@ -68,7 +68,7 @@ enum ServeCommand {
             let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
             for workout in try store.unfinishedWorkouts() where !workout.isRecording {
                 let recovered = try store.recoverWorkout(workout.id)
-                log("recovered workout \(workout.id), interrupted after \(WorkoutSummary.clock(recovered.duration))")
+                log("recovered workout \(workout.id), interrupted after \(recovered.duration.clockText)")
             }
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -221,12 +221,12 @@ enum ServeCommand {
         if workout.duration < minimumDuration {
             try recorder?.discard()
             log(
-                "discarded a workout of \(WorkoutSummary.clock(workout.duration)) (\(reason)): shorter than "
+                "discarded a workout of \(workout.duration.clockText) (\(reason)): shorter than "
                     + "--min-duration \(minimumDuration.seconds.formatted) s")
             return
         }
         let id = try recorder?.finish(workout)
-        var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(WorkoutSummary.clock(workout.duration))"
+        var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(workout.duration.clockText)"
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }
         log(line + ", \(workout.samples.count) samples")

@@ -51,7 +51,7 @@ enum StoreLocation {
         for workout in try store.unfinishedWorkouts() where !workout.isRecording {
             context.errors.line(
                 "sensorbridge: workout \(workout.id) (\(workout.activityType.rawValue), \(context.localTime(workout.startDate))) "
-                    + "was interrupted after \(WorkoutSummary.clock(workout.recordedUntil)); run 'sensorbridge workouts "
+                    + "was interrupted after \(workout.recordedUntil.clockText); run 'sensorbridge workouts "
                     + "recover' to finish it from what was saved, or 'sensorbridge workouts recover --discard' to delete it")
         }
     }

@@ -10,7 +10,7 @@ enum WorkoutSummary {
         let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
         lines.append(
-            "\(activities.capitalized) workout, \(date), \(clock(workout.duration)) (active \(clock(workout.activeDuration)))")
+            "\(activities.capitalized) workout, \(date), \(workout.duration.clockText) (active \(workout.activeDuration.clockText))")
         let s = workout.statistics
         if let hr = s.heartRate {
             lines.append("  Heart rate   avg \(whole(hr.average))  min \(whole(hr.minimum))  max \(whole(hr.maximum)) bpm")
@@ -50,7 +50,7 @@ enum WorkoutSummary {
         let longest = group.durations.max() ?? .zero
         let width = 30
         for zone in configuration.zones {
-            let range = Self.range(zone, unit)
+            let range = zone.rangeText(unit: unit)
             guard durations else {
                 lines.append("  Zone \(zone.index + 1)  \(range)")
                 continue
@@ -59,26 +59,9 @@ enum WorkoutSummary {
             let filled = longest > .zero ? Int((duration / longest * Double(width)).rounded()) : 0
             lines.append(
                 "  Zone \(zone.index + 1)  \(range.padding(toLength: 14, withPad: " ", startingAt: 0))"
-                    + " \(clock(duration).leftPadded(8))  " + String(repeating: "█", count: filled))
+                    + " \(duration.clockText.leftPadded(8))  " + String(repeating: "█", count: filled))
         }
         return lines
-    }
-
-    /// A zone's bounds: `< 120 bpm`, `120-140 bpm`, `>= 170 bpm`.
-    static func range(_ zone: WorkoutZone, _ unit: String) -> String {
-        switch (zone.minimum, zone.maximum) {
-        case (nil, let max?): "< \(max.value.formatted) \(unit)"
-        case (let min?, nil): ">= \(min.value.formatted) \(unit)"
-        case (let min?, let max?): "\(min.value.formatted)-\(max.value.formatted) \(unit)"
-        case (nil, nil): "all"
-        }
-    }
-
-    /// `1:02:03` or `12:05`.
-    static func clock(_ d: Duration) -> String {
-        let total = Int(d.seconds.rounded())
-        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
-        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }
 
     static func whole(_ value: Double) -> String { String(Int(value.rounded())) }

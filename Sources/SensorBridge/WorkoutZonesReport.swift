@@ -176,8 +176,8 @@ enum WorkoutZonesReport {
             let name = label(total, period: period, calendar: calendar).period
             lines.append(
                 name.padding(toLength: 8, withPad: " ", startingAt: 0) + String(total.workoutCount).leftPadded(10)
-                    + total.zoneGroup.durations.map { WorkoutSummary.clock($0).leftPadded(9) }.joined()
-                    + WorkoutSummary.clock(total.zoneGroup.totalDuration).leftPadded(9))
+                    + total.zoneGroup.durations.map { $0.clockText.leftPadded(9) }.joined()
+                    + total.zoneGroup.totalDuration.clockText.leftPadded(9))
         }
         return lines.joined(separator: "\n") + "\n"
     }

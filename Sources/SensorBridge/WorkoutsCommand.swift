@@ -95,13 +95,13 @@ enum WorkoutsCommand {
             let head = "\(String(w.id.rawValue).leftPadded(4))  \(context.localTime(w.startDate))  "
                 + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
             guard let duration = w.duration, let active = w.activeDuration else {
-                let until = w.recordedUntil.map(WorkoutSummary.clock) ?? "?"
+                let until = w.recordedUntil.map(\.clockText) ?? "?"
                 context.output.line(head + "  unfinished: recorded \(until); run 'sensorbridge workouts recover'")
                 continue
             }
             func figure(_ value: Double?, _ width: Int) -> String { (value.map(WorkoutSummary.whole) ?? "-").leftPadded(width) }
             context.output.line(
-                head + WorkoutSummary.clock(duration).leftPadded(10) + WorkoutSummary.clock(active).leftPadded(10)
+                head + duration.clockText.leftPadded(10) + active.clockText.leftPadded(10)
                     + figure(w.averageHeartRate, 8) + figure(w.averagePower, 7) + figure(w.normalizedPower, 6))
         }
         return .success
@@ -287,7 +287,7 @@ enum WorkoutsCommand {
             } else {
                 let recovered = try store.recoverWorkout(workout.id)
                 context.output.line(
-                    "Recovered \(what): \(WorkoutSummary.clock(recovered.duration)), \(recovered.samples.count) samples.")
+                    "Recovered \(what): \(recovered.duration.clockText), \(recovered.samples.count) samples.")
             }
         }
         return .success

@@ -28,4 +28,19 @@ public struct WorkoutZone: Sendable, Hashable {
         }
         return true
     }
+
+    /// The zone's bounds for people: `< 128 bpm`, `128-141 bpm`, `>= 167 bpm` (`unit` is the
+    /// symbol to print; boundaries as they are, `127.5` stays `127.5`).
+    public func rangeText(unit: String) -> String {
+        func number(_ quantity: Quantity) -> String {
+            let value = quantity.value
+            return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : value.description
+        }
+        switch (minimum, maximum) {
+        case (nil, let maximum?): return "< \(number(maximum)) \(unit)"
+        case (let minimum?, nil): return ">= \(number(minimum)) \(unit)"
+        case (let minimum?, let maximum?): return "\(number(minimum))-\(number(maximum)) \(unit)"
+        case (nil, nil): return "any"
+        }
+    }
 }

@@ -3,6 +3,14 @@ import Testing
 import Zones
 
 @Suite struct WorkoutZoneConfigurationTests {
+    @Test func zonesDescribeTheirBoundsExactly() throws {
+        let configuration = try WorkoutZoneConfiguration(
+            quantityType: .heartRate, boundaryValues: [120, 127.5, 150])
+        #expect(configuration.zones.map { $0.rangeText(unit: "bpm") } == [
+            "< 120 bpm", "120-127.5 bpm", "127.5-150 bpm", ">= 150 bpm",
+        ])
+    }
+
     static let bpm = QuantityUnit.countPerMinute
 
     func heartRate(_ values: [Double]) throws(WorkoutZoneConfigurationError) -> WorkoutZoneConfiguration {

@@ -1,4 +1,4 @@
-// Public: the inlinable `drain` takes the members lock in client modules.
+// Public: the inlinable `drain`, `wait` and `droppedCount` take the members lock in client modules.
 public import Synchronization
 
 /// Several producers, one consumer: one `SampleRing` per producer, all signalling the same
@@ -23,9 +23,9 @@ public import Synchronization
 /// mid-ride) and stay for the group's lifetime. One consumer thread may wait on and drain the
 /// group (and pop its rings); each producer follows `SampleRing`'s contract for its own ring.
 public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
-    private let parker = Parker()
+    @usableFromInline let parker = Parker()
     /// Read under its lock in place, not copied out: the consumer goes through it on every drain
-    /// and every look before parking.
+    /// and every look before parking, which are inlinable and so specialized in the caller.
     @usableFromInline let members = Mutex<[SampleRing<Element>]>([])
 
     public init() {}
@@ -43,6 +43,7 @@ public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
     }
 
     /// Elements refused by full rings, over all rings. Any thread.
+    @inlinable
     public var droppedCount: Int {
         members.withLock { $0.reduce(0) { $0 &+ $1.droppedCount } }
     }
@@ -64,6 +65,8 @@ public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
     }
 
     /// Blocks the consumer until any ring has elements or `timeout` passes. Consumer thread only.
+    /// Inlinable, like `drain`: the looks at the rings run specialized.
+    @inlinable
     public func wait(timeout: Duration) -> RingWaitResult {
         // `rings` is read again on every look, so the look after the parking fence also sees a ring
         // added meanwhile: adding it (under the lock) happens before its producer's first push.

@@ -68,8 +68,8 @@ public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
     /// Inlinable, like `drain`: the looks at the rings run specialized.
     @inlinable
     public func wait(timeout: Duration) -> RingWaitResult {
-        // `rings` is read again on every look, so the look after the parking fence also sees a ring
-        // added meanwhile: adding it (under the lock) happens before its producer's first push.
+        // `members` is read again on every look, so the look after the parking fence also sees a
+        // ring added meanwhile: adding it (under the lock) happens before its producer's first push.
         parker.park(until: { members.withLock { $0.contains { $0.hasElements } } }, timeout: timeout)
     }
 }

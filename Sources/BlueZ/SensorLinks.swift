@@ -72,6 +72,9 @@ public final class SensorLinks: Sendable {
         var characteristics: [String: (key: String, uuid: UInt16)] = [:]
         /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
         var acquired: [String: Int32] = [:]
+        /// Measurement characteristic paths whose `Value` signals the bus reads for us
+        /// (`watchByteProperty`), kept from the first connection to `stop`.
+        var watches: [String: DBusMatchToken] = [:]
         var stopped = false
     }
 
@@ -93,10 +96,11 @@ public final class SensorLinks: Sendable {
         let id = client.addListener { [weak self] in self?.changed($0) }
         listener.withLock { $0 = id }
         let thread = Thread { [self] in
+            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
+            Thread.current.name = "sb.links"
             supervise()
             finished.signal()
         }
-        thread.name = "sensorbridge.bluez.links"
         thread.start()
     }
 
@@ -105,10 +109,12 @@ public final class SensorLinks: Sendable {
         state.withLock { $0.stopped = true }
         wake.signal()
         finished.wait()
-        if let id = listener.withLock({ $0 }) { client.removeListener(id) }
-        let (started, acquired) = state.withLock { s in
-            (s.characteristics.keys.filter { s.acquired[$0] == nil }, Array(s.acquired.values))
+        let (started, acquired, watches) = state.withLock { s in
+            (s.characteristics.keys.filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values))
         }
+        for watch in watches { client.bus.unwatch(watch) }
+        // Its round trip over the bus also waits for the unwatching above.
+        if let id = listener.withLock({ $0 }) { client.removeListener(id) }
         // Closing an acquired socket releases it (BlueZ: "the notification stops").
         for fd in acquired { client.bus.stopReading(fd) }
         for path in started {
@@ -232,7 +238,16 @@ public final class SensorLinks: Sendable {
             if BlueZUUID.readOnce.contains(uuid) { readOnce.append((characteristic, uuid)) }
         }
         state.withLock { s in
-            for m in measurements { s.characteristics[m.path] = (sensor.key, m.uuid) }
+            for m in measurements {
+                s.characteristics[m.path] = (sensor.key, m.uuid)
+                // Before StartNotify, so that no value goes the slow way. Values that do (with
+                // other properties changed at once) still arrive through `changed`.
+                if s.watches[m.path] == nil {
+                    s.watches[m.path] = client.bus.watchByteProperty(
+                        path: m.path, interface: Self.characteristicInterface, property: "Value"
+                    ) { [weak self] bytes in self?.deliver(m.path, bytes) }
+                }
+            }
         }
         for m in measurements {
             if acquireNotify, let fd = acquire(m.path) {

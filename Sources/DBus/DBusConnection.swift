@@ -97,6 +97,18 @@ public final class DBusConnection: @unchecked Sendable {
         /// Packet sockets read on this thread (`readPackets`), by descriptor.
         var readers: [Int32: @Sendable ([UInt8]?) -> Void] = [:]
         var readersChanged = false
+        /// `watchByteProperty` subscriptions, oldest first.
+        var byteWatches: [ByteWatch] = []
+    }
+
+    /// A byte-array property watched on one object: the strings as NUL-terminated C strings, so a
+    /// message is compared with them without making Swift strings.
+    private struct ByteWatch {
+        var id: Int
+        var path: [CChar]
+        var interface: [CChar]
+        var property: [CChar]
+        var handler: @Sendable ([UInt8]) -> Void
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` from `environment` when set, else
@@ -129,10 +141,11 @@ public final class DBusConnection: @unchecked Sendable {
             return Unmanaged<DBusConnection>.fromOpaque(context).takeUnretainedValue().filter(message)
         }, unmanaged, nil)
         let thread = Thread { [self] in
+            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
+            Thread.current.name = "sb.dbus"
             run()
             finished.signal()
         }
-        thread.name = "sensorbridge.dbus"
         thread.start()
     }
 
@@ -285,6 +298,52 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
+    // MARK: Byte-array properties
+
+    /// Watches one byte-array property (`ay`) of one object, the way a GATT characteristic's
+    /// `Value` is notified: a `PropertiesChanged` signal from `path` whose changed properties of
+    /// `interface` are `property` alone, and that invalidates nothing, goes to `handler` with the
+    /// bytes, on the dispatch thread, and to no signal handler. Any other `PropertiesChanged`
+    /// (more properties, invalidated ones, another type) goes to the signal handlers as before.
+    ///
+    /// Why: such a signal arrives for every notification of a sensor, and reading it this way
+    /// compares C strings and copies the bytes once, where the signal handlers get every argument
+    /// decoded into `DBusValue`s (strings, dictionaries, arrays). The signal still has to reach
+    /// this connection: some `addMatch` must select it on the bus. The corresponding C functions
+    /// are `dbus_message_is_signal` and `dbus_message_iter_get_fixed_array`.
+    @discardableResult
+    public func watchByteProperty(
+        path: String, interface: String, property: String, handler: @escaping @Sendable ([UInt8]) -> Void
+    ) -> DBusMatchToken {
+        let id = shared.withLock { s in
+            s.nextMatch += 1
+            return s.nextMatch
+        }
+        let watch = ByteWatch(
+            id: id, path: Array(path.utf8CString), interface: Array(interface.utf8CString),
+            property: Array(property.utf8CString), handler: handler)
+        _ = enqueue { connection in connection.loop.byteWatches.append(watch) }
+        return DBusMatchToken(id: id)
+    }
+
+    /// Ends a `watchByteProperty`; its handler is not called after the dispatch thread's next turn.
+    public func unwatch(_ token: DBusMatchToken) {
+        _ = enqueue { connection in connection.loop.byteWatches.removeAll { $0.id == token.id } }
+    }
+
+    /// The watch that takes `message`, with the bytes for it; nil when no watch does.
+    private func byteWatch(for message: OpaquePointer) -> (ByteWatch, [UInt8])? {
+        guard dbus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") != 0,
+            let path = dbus_message_get_path(message)
+        else { return nil }
+        for watch in loop.byteWatches where strcmp(watch.path, path) == 0 {
+            if let bytes = DBusMessageCoding.onlyChangedBytes(message, interface: watch.interface, property: watch.property) {
+                return (watch, bytes)
+            }
+        }
+        return nil
+    }
+
     // MARK: Exported objects
 
     /// Serves the method calls to `path` on this connection with `handler`, on the dispatch thread
@@ -403,6 +462,10 @@ public final class DBusConnection: @unchecked Sendable {
             return DBUS_HANDLER_RESULT_HANDLED
         }
         if type == CDBUS_MESSAGE_TYPE_SIGNAL {
+            if !loop.byteWatches.isEmpty, let (watch, bytes) = byteWatch(for: message) {
+                watch.handler(bytes)
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
             let interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
             let member = dbus_message_get_member(message).map { String(cString: $0) } ?? ""
             let path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""

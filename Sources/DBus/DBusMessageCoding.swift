@@ -1,4 +1,5 @@
 import CDBus
+import Glibc
 
 /// Reading and writing `DBusValue`s through libdbus message iterators. The only place values
 /// meet C pointers.
@@ -86,6 +87,50 @@ enum DBusMessageCoding {
         case .variant(let inner):
             return container(CDBUS_TYPE_VARIANT, inner.signature, &iter) { sub in append(inner, to: &sub) }
         }
+    }
+
+    /// The bytes of a `PropertiesChanged` signal (`sa{sv}as`) of `interface` whose only changed
+    /// property is `property`, an `ay` in its variant, and whose invalidated list is empty or
+    /// absent; nil for any other message. Reads the bytes in place, allocating only their copy.
+    static func onlyChangedBytes(
+        _ message: OpaquePointer, interface: UnsafePointer<CChar>, property: UnsafePointer<CChar>
+    ) -> [UInt8]? {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_STRING,
+            let name = basic(&iter, UnsafePointer<CChar>?.none), strcmp(name, interface) == 0,
+            dbus_message_iter_next(&iter) != 0, dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY,
+            dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY
+        else { return nil }
+        var entries = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &entries)
+        var entry = DBusMessageIter()
+        var value = DBusMessageIter()
+        guard dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY else { return nil }
+        dbus_message_iter_recurse(&entries, &entry)
+        guard dbus_message_iter_get_arg_type(&entry) == CDBUS_TYPE_STRING,
+            let key = basic(&entry, UnsafePointer<CChar>?.none), strcmp(key, property) == 0,
+            dbus_message_iter_next(&entry) != 0, dbus_message_iter_get_arg_type(&entry) == CDBUS_TYPE_VARIANT
+        else { return nil }
+        dbus_message_iter_recurse(&entry, &value)
+        guard dbus_message_iter_get_arg_type(&value) == CDBUS_TYPE_ARRAY,
+            dbus_message_iter_get_element_type(&value) == CDBUS_TYPE_BYTE,
+            // The only changed property: no entry after it.
+            dbus_message_iter_next(&entries) == 0
+        else { return nil }
+        if dbus_message_iter_next(&iter) != 0 {
+            // The invalidated properties: an empty array of strings.
+            var invalidated = DBusMessageIter()
+            guard dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY else { return nil }
+            dbus_message_iter_recurse(&iter, &invalidated)
+            guard dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID else { return nil }
+        }
+        var bytes = DBusMessageIter()
+        dbus_message_iter_recurse(&value, &bytes)
+        var pointer: UnsafeRawPointer?
+        var count: Int32 = 0
+        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&bytes, $0, &count) }
+        guard let pointer, count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: Int(count)))
     }
 
     /// Every argument of `message`.

@@ -76,6 +76,7 @@ final class Parker: Sendable {
 
     /// Consumer side: returns `.ready` as soon as `isReady()` holds, `.timedOut` when `timeout`
     /// passes first. `isReady` must look at every ring that signals this parker.
+    @usableFromInline
     func park(until isReady: () -> Bool, timeout: Duration) -> RingWaitResult {
         if isReady() { return .ready }
         let deadline = ContinuousClock.now + timeout

@@ -155,7 +155,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
     }
 
     /// Whether there is something to read. Consumer side (it reads `readIndex` as its owner).
-    var hasElements: Bool {
+    @usableFromInline var hasElements: Bool {
         // Relaxed, both: a hint. `pop` and `drain` load `writeIndex` acquiring again before they
         // read a slot, and in `Parker.park` the sequentially consistent fence orders this load.
         writeIndex.load(ordering: .relaxed) != readIndex.load(ordering: .relaxed)

@@ -1,4 +1,5 @@
-import Synchronization
+// Public: the inlinable `drain`, `wait` and `droppedCount` take the members lock in client modules.
+public import Synchronization
 
 /// Several producers, one consumer: one `SampleRing` per producer, all signalling the same
 /// wake-up, so the consumer sleeps on the whole group at once.
@@ -22,8 +23,10 @@ import Synchronization
 /// mid-ride) and stay for the group's lifetime. One consumer thread may wait on and drain the
 /// group (and pop its rings); each producer follows `SampleRing`'s contract for its own ring.
 public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
-    private let parker = Parker()
-    private let members = Mutex<[SampleRing<Element>]>([])
+    @usableFromInline let parker = Parker()
+    /// Read under its lock in place, not copied out: the consumer goes through it on every drain
+    /// and every look before parking, which are inlinable and so specialized in the caller.
+    @usableFromInline let members = Mutex<[SampleRing<Element>]>([])
 
     public init() {}
 
@@ -40,27 +43,33 @@ public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
     }
 
     /// Elements refused by full rings, over all rings. Any thread.
+    @inlinable
     public var droppedCount: Int {
-        rings.reduce(0) { $0 &+ $1.droppedCount }
+        members.withLock { $0.reduce(0) { $0 &+ $1.droppedCount } }
     }
 
     /// Whether the consumer is parked (or about to park) in `wait`. A snapshot, for diagnostics.
     public var isConsumerParked: Bool { parker.isParked }
 
     /// Appends every element of every ring to `buffer` and returns how many. Consumer thread only.
-    @discardableResult
+    /// Inlinable, so that it is specialized for the caller's element and buffer types.
+    @inlinable @discardableResult
     public func drain(into buffer: inout some RangeReplaceableCollection<Element>) -> Int {
-        var count = 0
-        for ring in rings {
-            count += ring.drain(into: &buffer)
+        members.withLock { rings in
+            var count = 0
+            for ring in rings {
+                count += ring.drain(into: &buffer)
+            }
+            return count
         }
-        return count
     }
 
     /// Blocks the consumer until any ring has elements or `timeout` passes. Consumer thread only.
+    /// Inlinable, like `drain`: the looks at the rings run specialized.
+    @inlinable
     public func wait(timeout: Duration) -> RingWaitResult {
-        // `rings` is read again on every look, so the look after the parking fence also sees a ring
-        // added meanwhile: adding it (under the lock) happens before its producer's first push.
-        parker.park(until: { rings.contains { $0.hasElements } }, timeout: timeout)
+        // `members` is read again on every look, so the look after the parking fence also sees a
+        // ring added meanwhile: adding it (under the lock) happens before its producer's first push.
+        parker.park(until: { members.withLock { $0.contains { $0.hasElements } } }, timeout: timeout)
     }
 }

@@ -69,10 +69,10 @@ final class TerminalDashboard: Sendable {
             for await output in outputs { model.withLock { $0.apply(output) } }
         }
         let thread = Thread { [self] in
+            Thread.current.name = "sb.dashboard"
             draw()
             finished.signal()
         }
-        thread.name = "sensorbridge.dashboard"
         thread.start()
     }
 

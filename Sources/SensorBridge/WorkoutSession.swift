@@ -47,14 +47,17 @@ public final class WorkoutSession: Sendable {
     public func run(producers: [@Sendable () -> Void]) -> Result<Workout, WorkoutBuilderError> {
         let done = DispatchSemaphore(value: 0)
         let consumer = Thread { [self] in
+            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
+            Thread.current.name = "sb.consumer"
             consume()
             done.signal()
         }
-        consumer.name = "sensorbridge.consumer"
         consumer.start()
         for (index, producer) in producers.enumerated() {
-            let thread = Thread { producer() }
-            thread.name = "sensorbridge.producer.\(index)"
+            let thread = Thread {
+                Thread.current.name = "sb.producer.\(index)"
+                producer()
+            }
             thread.start()
         }
         done.wait()
@@ -92,7 +95,7 @@ public final class WorkoutSession: Sendable {
             // Items of several rings are merged by time; one ring's items are in order already
             // and keep it (a stable merge: an event and a sample at the same time stay as pushed).
             // A batch already in order (one live notification's samples, mostly) is left as it is.
-            if rings.rings.count > 1, zip(batch, batch.dropFirst()).contains(where: { $0.time > $1.time }) {
+            if batch.count > 1, rings.rings.count > 1, zip(batch, batch.dropFirst()).contains(where: { $0.time > $1.time }) {
                 batch = batch.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
                     .map(\.element)
             }

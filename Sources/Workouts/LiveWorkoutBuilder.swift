@@ -21,11 +21,13 @@ public final class LiveWorkoutBuilder: Sendable {
 
     /// Runs `body` on the state machine under the lock, then publishes what it produced.
     public func update<T>(_ body: (inout WorkoutStateMachine) throws(WorkoutBuilderError) -> T) throws(WorkoutBuilderError) -> T {
-        let (result, produced) = try machine.withLock { (m) throws(WorkoutBuilderError) -> (T, [WorkoutBuilderOutput]) in
+        // Filled inside, returned beside: a (T, [Output]) tuple would cost a generic metadata
+        // lookup on every call, which is every batch of the session's consumer.
+        var produced: [WorkoutBuilderOutput] = []
+        let result = try machine.withLock { (m) throws(WorkoutBuilderError) -> T in
             let result = try body(&m)
-            var produced: [WorkoutBuilderOutput] = []
             while let output = m.nextOutput() { produced.append(output) }
-            return (result, produced)
+            return result
         }
         for output in produced { continuation.yield(output) }
         if case .state(let state)? = produced.last, state == .finished || state == .discarded { continuation.finish() }

@@ -42,22 +42,24 @@ enum BlueZBenchmark {
                         "latencyP50Milliseconds": .number((p50 * 1000).rounded() / 1000),
                         "latencyP99Milliseconds": .number((p99 * 1000).rounded() / 1000),
                         "latencySamples": .number(Double(latencies.count)),
+                        "cpuByThread": .string(describe(paced.threadCPU, per: paced.received)),
                     ]),
                     "pacedAcquireNotify": .object([
                         "cpuMicrosecondsPerNotification": .number((acquiredCPU * 10).rounded() / 10),
                         "latencyP50Milliseconds": .number((percentile(acquiredLatencies, 0.50) * 1000).rounded() / 1000),
                         "latencyP99Milliseconds": .number((percentile(acquiredLatencies, 0.99) * 1000).rounded() / 1000),
+                        "cpuByThread": .string(describe(acquired.threadCPU, per: acquired.received)),
                     ]),
                     "idleCPUPercent": .number((idlePercent * 100).rounded() / 100),
                 ])
             } else {
                 print("flood: \(flood.sent) sent, \(flood.received) received, \(Bench.humanRate(Double(flood.received) / flood.receiveSeconds))")
-                print("paced 200/s: \(String(format: "%.1f", cpuPerNotification)) µs CPU per notification (\(paced.received) received)")
+                print("paced 200/s: \(String(format: "%.1f", cpuPerNotification)) µs CPU per notification (\(paced.received) received; by thread: \(describe(paced.threadCPU, per: paced.received)))")
                 print(
                     "paced 200/s with --acquire-notify: \(String(format: "%.1f", acquiredCPU)) µs CPU per notification, "
                         + String(
                             format: "latency p50 %.3f ms, p99 %.3f ms", percentile(acquiredLatencies, 0.5),
-                            percentile(acquiredLatencies, 0.99)))
+                            percentile(acquiredLatencies, 0.99)) + "; by thread: \(describe(acquired.threadCPU, per: acquired.received))")
                 print("idle 10 s: \(String(format: "%.2f", idlePercent)) % CPU")
                 print(
                     "latency from the mock's send to the sample applied (zone update out): "
@@ -98,6 +100,40 @@ enum BlueZBenchmark {
         var idleCPU = 0.0
         /// Nanoseconds from the mock's send to the sample applied, with `stamp`.
         var latencies: [UInt64] = []
+        /// CPU seconds of this process's threads while the mock played, by thread name.
+        var threadCPU: [String: Double] = [:]
+    }
+
+    /// Microseconds of CPU per notification of each thread that used at least 1 µs, most first:
+    /// `dbus 98.1, consumer 31.0, ...`.
+    static func describe(_ threads: [String: Double], per count: Int) -> String {
+        threads.map { ($0.key, $0.value / Double(max(count, 1)) * 1e6) }.filter { $0.1 >= 1 }.sorted { $0.1 > $1.1 }
+            .map { "\($0.0) \(String(format: "%.1f", $0.1))" }.joined(separator: ", ")
+    }
+
+    /// CPU seconds of each thread of this process, by thread id: its name (`/proc/self/task/*/comm`:
+    /// `sb.dbus`, `sb.consumer`, ...) and time on a CPU (`schedstat`'s first field, nanoseconds).
+    static func threadCPUSeconds() -> [Int: (name: String, seconds: Double)] {
+        var threads: [Int: (name: String, seconds: Double)] = [:]
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+            guard let id = Int(task),
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/schedstat", encoding: .utf8),
+                let nanoseconds = stat.split(separator: " ").first.flatMap({ Double($0) })
+            else { continue }
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "?"
+            let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+            threads[id] = (name, nanoseconds / 1e9)
+        }
+        return threads
+    }
+
+    /// Per thread name, the CPU seconds used between two `threadCPUSeconds()` snapshots.
+    static func threadCPU(from start: [Int: (name: String, seconds: Double)], to end: [Int: (name: String, seconds: Double)])
+        -> [String: Double]
+    {
+        var byName: [String: Double] = [:]
+        for (id, thread) in end { byName[thread.name, default: 0] += thread.seconds - (start[id]?.seconds ?? 0) }
+        return byName
     }
 
     /// The `fraction` percentile of sorted nanoseconds, in milliseconds (nearest rank).
@@ -137,6 +173,7 @@ enum BlueZBenchmark {
         // CPU from the first notification on (connecting is not what is measured).
         while control.notificationsReceived == 0 { Thread.sleep(forTimeInterval: 0.0005) }
         let cpuStart = cpuSeconds()
+        let threadsStart = threadCPUSeconds()
         let first = ContinuousClock.now
         // Blocks (waking five times a second): polling here would be CPU of this process too.
         result.sent = mock.waitUntilPlayed(timeout: .seconds(600)) ?? 0
@@ -152,6 +189,7 @@ enum BlueZBenchmark {
             }
         }
         result.cpu = cpuSeconds() - cpuStart
+        result.threadCPU = threadCPU(from: threadsStart, to: threadCPUSeconds())
         result.received = control.notificationsReceived
         result.receiveSeconds = (last - first).seconds
         if idleAfterPlay > .zero {

@@ -156,6 +156,63 @@ struct DBusConnectionTests {
         bus.removeMatch(token)
     }
 
+    /// `watchByteProperty` takes exactly the PropertiesChanged signals whose only change is the
+    /// watched byte array, with the bytes a plain signal handler decodes from the same signal (on a
+    /// second connection that watches nothing); every other PropertiesChanged reaches the handlers.
+    @Test func byteWatchesTakeOnlyTheirPropertyAndGiveTheGenericBytes() async throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        let plain = try DBusConnection(address: mock.address)
+        defer { plain.close() }
+        let watched = Mutex<[[UInt8]]>([])
+        let handled = Mutex<[DBusSignal]>([])
+        let decoded = Mutex<[DBusSignal]>([])
+        let rule = DBusMatchRule(interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", pathPrefix: "/")
+        bus.addMatch(rule) { signal in handled.withLock { $0.append(signal) } }
+        plain.addMatch(rule) { signal in decoded.withLock { $0.append(signal) } }
+        let characteristic = "org.bluez.GattCharacteristic1"
+        let token = bus.watchByteProperty(path: "/", interface: characteristic, property: "Value") { bytes in
+            watched.withLock { $0.append(bytes) }
+        }
+        // Another object's watch must not take the signals of "/".
+        bus.watchByteProperty(path: "/org/bluez/hci0", interface: characteristic, property: "Value") { _ in
+            Issue.record("the watch of another path was called")
+        }
+        func emit(_ interface: String, _ changed: [String: DBusValue], invalidated: [String] = []) async throws {
+            try await Self.mock(bus, "EmitSignal", [
+                .string("org.freedesktop.DBus.Properties"), .string("PropertiesChanged"), .string("sa{sv}as"),
+                .array(elementSignature: "v", [
+                    .variant(.string(interface)), .variant(.properties(changed)),
+                    .variant(.array(elementSignature: "s", invalidated.map { .string($0) })),
+                ]),
+            ])
+        }
+        try await emit(characteristic, ["Value": .bytes([0x16, 0x48, 0x00, 0x03])])
+        try await emit(characteristic, ["Value": .bytes([])])
+        try await emit(characteristic, ["Value": .bytes([0x01]), "Notifying": .bool(true)])
+        try await emit(characteristic, ["Value": .bytes([0x02])], invalidated: ["Flags"])
+        try await emit("org.bluez.GattDescriptor1", ["Value": .bytes([0x03])])
+        try await emit(characteristic, ["Notifying": .bool(false)])
+        try await emit(characteristic, ["Value": .string("not bytes")])
+        try await emit(characteristic, ["Value": .bytes(Array(0...255))])
+        bus.unwatch(token)
+        // Sent after the unwatch (the connection keeps the order): goes to the handlers.
+        try await emit(characteristic, ["Value": .bytes([0x04])])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while decoded.withLock({ $0.count }) < 9 || handled.withLock({ $0.count }) < 6, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let all = decoded.withLock { $0 }
+        try #require(all.count == 9)
+        let genericBytes = all.map { $0.arguments[1].dictionary?["Value"]?.bytes }
+        #expect(watched.withLock { $0 } == [genericBytes[0]!, genericBytes[1]!, genericBytes[7]!])
+        #expect(watched.withLock { $0 } == [[0x16, 0x48, 0x00, 0x03], [], Array(0...255)])
+        // The others, in order, as the plain connection decoded them.
+        #expect(handled.withLock { $0.map(\.arguments) } == [2, 3, 4, 5, 6, 8].map { all[$0].arguments })
+    }
+
     @Test func exportedObjectsAnswerMethodCallsAndErrors() async throws {
         let mock = try MockBlueZ(trace: Self.trace)
         defer { mock.stop() }

@@ -421,6 +421,12 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Reads every packet waiting on `fd`; closes it once the other end has.
+    /// Whether the other end of `fd` has closed. The corresponding C function is `poll`.
+    private static func isHungUp(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+
     private func drainPackets(_ fd: Int32, hungUp: Bool, into buffer: inout [UInt8]) {
         guard let handler = loop.readers[fd] else { return }
         while true {
@@ -431,7 +437,9 @@ public final class DBusConnection: @unchecked Sendable {
             }
             if count < 0, errno == EINTR { continue }
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            if count == 0, !hungUp {
+            // recv answers 0 both for an empty value and at the end; the end also sets POLLHUP, which
+            // may have come after the poll that woke this drain (the peer closed meanwhile).
+            if count == 0, !hungUp, !Self.isHungUp(fd) {
                 handler([])  // an empty value
                 return
             }

@@ -166,6 +166,21 @@ def main():
     char_objects = {path: dbusmock.mockobject.objects[path] for path in measurement}
     state = {'index': 0, 'start': None, 'played': 0, 'waiting': False}
 
+    def value_changed(path, value):
+        # Built by hand: dbusmock's EmitSignal parses the signature and logs every call, which holds
+        # a flood to about 10,000 signals a second.
+        message = dbus.lowlevel.SignalMessage(path, PROPS, 'PropertiesChanged')
+        message.append(CHAR, {'Value': dbus.ByteArray(value)}, dbus.Array([], signature='s'), signature='sa{sv}as')
+        return message
+
+    # As fast as possible (the benchmark's flood): the messages are built before the clock starts.
+    prebuilt = {}
+    if args.speed == 0 and not args.stamp:
+        for index, line in enumerate(lines):
+            if 'hex' in line:
+                path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
+                prebuilt[index] = value_changed(path, bytes.fromhex(line['hex']))
+
     def all_notifying():
         return all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
 
@@ -194,8 +209,11 @@ def main():
                     except OSError:  # the app closed its end: released
                         release(obj)
                 elif obj.props[CHAR]['Notifying']:
-                    obj.EmitSignal(PROPS, 'PropertiesChanged', 'sa{sv}as',
-                                   [CHAR, {'Value': dbus.Array(value, signature='y')}, []])
+                    # A message is sent once: one built ahead is used on the first play only.
+                    message = prebuilt.pop(state['index'] - 1, None)
+                    if message is None:
+                        message = value_changed(path, value)
+                    bus.send_message(message)
                     state['played'] += 1
             elif line.get('event') == 'disconnected':
                 # Out of range: the link drops and connecting fails until the "connected" line.

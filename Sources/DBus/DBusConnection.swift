@@ -420,13 +420,13 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads every packet waiting on `fd`; closes it once the other end has.
     /// Whether the other end of `fd` has closed. The corresponding C function is `poll`.
     private static func isHungUp(_ fd: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR) != 0
     }
 
+    /// Reads every packet waiting on `fd`; closes it once the other end has.
     private func drainPackets(_ fd: Int32, hungUp: Bool, into buffer: inout [UInt8]) {
         guard let handler = loop.readers[fd] else { return }
         while true {

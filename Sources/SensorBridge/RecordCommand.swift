@@ -61,9 +61,7 @@ enum RecordCommand {
         let devices = try queries.map { key, query throws(BlueZError) in
             SensorRequest(key: key, device: try find(query, client: client, adapter: adapter))
         }
-        // Session ids as replay gives them: the device keys sorted.
-        let keys = devices.map(\.key).sorted()
-        let sensorIDs = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+        let sensorIDs = SensorID.numbering(devices.map(\.key))
         let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
         let displayNames = Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0.device.name ?? $0.device.address) })
 

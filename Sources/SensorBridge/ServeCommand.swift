@@ -90,9 +90,7 @@ enum ServeCommand {
         guard let (client, sensors) = try connect(arguments, context, router, log) else { return .success }
         defer { client.bus.close() }
         client.bus.whenLost { router.busLost() }
-        // Session ids as record gives them: the device keys sorted.
-        let keys = sensors.map(\.key).sorted()
-        let sensorIDs = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+        let sensorIDs = SensorID.numbering(sensors.map(\.key))
         let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
         router.setNames(Dictionary(uniqueKeysWithValues: sensors.map { ($0.key, $0.device.name ?? $0.device.address) }))
         log(

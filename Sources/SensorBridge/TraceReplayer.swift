@@ -46,8 +46,7 @@ public final class TraceReplayer: @unchecked Sendable {
         self.reader = reader
         self.pace = pace
         self.progress = progress
-        sensorIDs = Dictionary(
-            uniqueKeysWithValues: reader.header.devices.keys.sorted().enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+        sensorIDs = SensorID.numbering(reader.header.devices.keys)
     }
 
     /// The session's names of the sensors the header lists (its device keys), by id.

@@ -6,4 +6,11 @@ public struct SensorID: RawRepresentable, Sendable, BitwiseCopyable, Hashable, C
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     public init(_ rawValue: UInt16) { self.rawValue = rawValue }
     public var description: String { "sensor#\(rawValue)" }
+
+    /// Session ids for device keys (`hr`, `power`, ...): 1, 2, ... in the keys' sorted order. Replay,
+    /// record and serve all number their sensors this way, so a recording and a replay of its trace
+    /// give the same ids.
+    public static func numbering(_ keys: some Sequence<String>) -> [String: SensorID] {
+        Dictionary(uniqueKeysWithValues: keys.sorted().enumerated().map { ($1, SensorID(UInt16($0 + 1))) })
+    }
 }

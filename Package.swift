@@ -27,8 +27,10 @@ let package = Package(
         .target(name: "GATT", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .target(name: "Zones", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .target(name: "Workouts", dependencies: ["SensorCore", "Zones"], swiftSettings: swiftSettings),
-        // The lock-free hand-off between threads; imports only Synchronization.
-        .target(name: "SampleRing", swiftSettings: swiftSettings),
+        // The lock-free hand-off between threads: Synchronization, and CFutex for the futex calls
+        // under its wake-up (`syscall` is variadic).
+        .systemLibrary(name: "CFutex", path: "Sources/CFutex"),
+        .target(name: "SampleRing", dependencies: ["CFutex"], swiftSettings: swiftSettings),
         // The system D-Bus library (Debian libdbus-1-dev); a module map and a shim header.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A small typed libdbus binding; unsafe pointers stay inside it.

@@ -7,17 +7,17 @@ public import Synchronization
 /// The handshake is Dekker's: each side stores, then issues a sequentially consistent fence,
 /// then loads what the other side stored.
 ///
-/// - Consumer (`park`): store `parked = true`; fence; look at the rings again; sleep on the pipe
+/// - Consumer (`park`): store `parked = true`; fence; look at the rings again; sleep on the token
 ///   only if they are still empty.
 /// - Producer (`wakeIfParked`, after its releasing store of the ring's write index): fence; load
-///   `parked`; only if it is true, swap it back to false and write a token to the pipe.
+///   `parked`; only if it is true, swap it back to false and leave the token.
 ///
 /// Both fences are in one total order S. If the producer's fence comes first in S, the
 /// consumer's second look (after its fence) sees the new write index and it does not sleep. If
 /// the consumer's fence comes first, the producer's load (after its fence) sees `parked == true`
-/// or a later value: a producer claimed the wake-up and writes a token, or the consumer cleared
+/// or a later value: a producer claimed the wake-up and leaves a token, or the consumer cleared
 /// the flag on waking and publishes it again, with a fence, before it sleeps again. A token
-/// stays in the pipe until read, so it also wakes a consumer that has not reached `poll` yet.
+/// stays until taken, so it also wakes a consumer that has not reached its sleep yet.
 /// Hence no lost wake-up. While the consumer is busy, a push costs one fence and one load of a
 /// cache line nobody writes: no syscall, no lock.
 ///
@@ -26,8 +26,8 @@ public import Synchronization
 final class Parker: Sendable {
     /// True from the consumer's "about to sleep" until it wakes or a producer claims the wake-up.
     @usableFromInline let parked = Atomic<Bool>(false)
-    private let pipe = WakePipe()
-    /// How many times a producer actually wrote a token (what a test counts as wake-up syscalls).
+    private let token = WakeToken()
+    /// How many times a producer actually left a token (what a test counts as wake-up syscalls).
     private let wakeUps = Atomic<Int>(0)
     /// How many sleeps ended because the timeout passed, not because of a token. A test that waits
     /// with a long timeout while producers push expects none: one would be a lost wake-up.
@@ -71,7 +71,7 @@ final class Parker: Sendable {
         ).exchanged else { return }
         // Relaxed: a statistic.
         wakeUps.wrappingAdd(1, ordering: .relaxed)
-        pipe.signal()
+        token.signal()
     }
 
     /// Consumer side: returns `.ready` as soon as `isReady()` holds, `.timedOut` when `timeout`
@@ -89,11 +89,11 @@ final class Parker: Sendable {
             let remaining = deadline - .now
             if ready || remaining <= .zero {
                 // Relaxed: withdraws the request. A producer that claimed it meanwhile leaves a
-                // token in the pipe; the next sleep then returns at once and looks again.
+                // token; the next sleep then returns at once and looks again.
                 parked.store(false, ordering: .relaxed)
                 return ready ? .ready : .timedOut
             }
-            if !pipe.wait(timeout: remaining) {
+            if !token.wait(timeout: remaining) {
                 // Relaxed: a statistic.
                 sleepsTimedOut.wrappingAdd(1, ordering: .relaxed)
             }

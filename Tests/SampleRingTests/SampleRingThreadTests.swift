@@ -214,7 +214,7 @@ struct SampleRingThreadTests {
         var values: [Int] = []
         group.drain(into: &values)
         #expect(values == [1, 3, 2])
-        // The token written for that wake-up is still in the pipe: the next wait consumes it,
+        // The token left for that wake-up is still there: the next wait takes it,
         // finds every ring empty and goes back to sleep instead of reporting `.ready`.
         #expect(group.wait(timeout: .milliseconds(20)) == .timedOut)
         #expect(first.parker.wakeUpCount == 1)

@@ -9,7 +9,7 @@ import Synchronization
 /// the bus allow; paced: 200 notifications per second for 10 s, CPU time of this process per
 /// notification, and the latency from the mock's send (stamped in the payload) to the sample
 /// applied by the session, also with `--acquire-notify` (sockets instead of signals); idle:
-/// connected sensors that send nothing for 10 s.
+/// connected sensors that send nothing for 10 s; then `HandOffFloor`, the same path with nothing in it.
 enum BlueZBenchmark {
     static func run(_ json: Bool) {
         if let reason = MockBlueZ.unavailableReason {
@@ -24,6 +24,9 @@ enum BlueZBenchmark {
             let acquired = try phase(
                 trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true, acquireNotify: true)
             let idle = try phase(trace: trace(count: 2, rate: nil), speed: 0, idleAfterPlay: .seconds(10))
+            let floor = HandOffFloor.cpuMicrosecondsPerMessage(count: 2000, rate: 200, handOff: .sampleRing)
+            let pipeFloor = HandOffFloor.cpuMicrosecondsPerMessage(count: 2000, rate: 200, handOff: .pipe)
+            let oneThreadFloor = HandOffFloor.cpuMicrosecondsPerMessage(count: 2000, rate: 200, handOff: .none)
             let cpuPerNotification = paced.cpu / Double(max(paced.received, 1)) * 1e6
             let acquiredCPU = acquired.cpu / Double(max(acquired.received, 1)) * 1e6
             let acquiredLatencies = acquired.latencies.sorted()
@@ -43,6 +46,7 @@ enum BlueZBenchmark {
                         "latencyP99Milliseconds": .number((p99 * 1000).rounded() / 1000),
                         "latencySamples": .number(Double(latencies.count)),
                         "cpuByThread": .string(describe(paced.threadCPU, per: paced.received)),
+                        "timesHandOffFloor": .number((cpuPerNotification / floor * 10).rounded() / 10),
                     ]),
                     "pacedAcquireNotify": .object([
                         "cpuMicrosecondsPerNotification": .number((acquiredCPU * 10).rounded() / 10),
@@ -51,6 +55,11 @@ enum BlueZBenchmark {
                         "cpuByThread": .string(describe(acquired.threadCPU, per: acquired.received)),
                     ]),
                     "idleCPUPercent": .number((idlePercent * 100).rounded() / 100),
+                    "handOffFloor": .object([
+                        "twoThreadsMicrosecondsPerNotification": .number((floor * 10).rounded() / 10),
+                        "twoThreadsThroughPipeMicrosecondsPerNotification": .number((pipeFloor * 10).rounded() / 10),
+                        "oneThreadMicrosecondsPerNotification": .number((oneThreadFloor * 10).rounded() / 10),
+                    ]),
                 ])
             } else {
                 print("flood: \(flood.sent) sent, \(flood.received) received, \(Bench.humanRate(Double(flood.received) / flood.receiveSeconds))")
@@ -61,6 +70,12 @@ enum BlueZBenchmark {
                             format: "latency p50 %.3f ms, p99 %.3f ms", percentile(acquiredLatencies, 0.5),
                             percentile(acquiredLatencies, 0.99)) + "; by thread: \(describe(acquired.threadCPU, per: acquired.received))")
                 print("idle 10 s: \(String(format: "%.2f", idlePercent)) % CPU")
+                print(
+                    String(
+                        format: "floor at 200/s, a socket read and handed over with nothing else: %.1f µs per "
+                            + "notification through SampleRing, %.1f µs through a pipe, %.1f µs with one thread; "
+                            + "paced is %.1fx the SampleRing floor",
+                        floor, pipeFloor, oneThreadFloor, cpuPerNotification / floor))
                 print(
                     "latency from the mock's send to the sample applied (zone update out): "
                         + String(format: "p50 %.3f ms, p99 %.3f ms (%d samples)", p50, p99, latencies.count))

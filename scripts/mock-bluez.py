@@ -219,10 +219,12 @@ def main():
                 # Out of range: the link drops and connecting fails until the "connected" line.
                 link(devices[line['device']], False)
                 devices[line['device']].sb_refuse = True
+                print(f"link {line['device']} down after {state['played']} played", flush=True)
             elif line.get('event') == 'connected':
                 # In range again: wait for the app to reconnect and restart notifications.
                 devices[line['device']].sb_refuse = False
                 state['waiting'] = True
+                print(f"link {line['device']} may come back", flush=True)
                 return True
         print(f"played {state['played']}", flush=True)
         return False

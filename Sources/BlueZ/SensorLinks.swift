@@ -153,7 +153,14 @@ public final class SensorLinks: Sendable {
         onNotification(BlueZNotification(key: target.key, uuid: target.uuid, bytes: bytes, receivedAt: now))
     }
 
+    /// On the D-Bus thread.
     private func lose(_ keys: [String]) {
+        // Values a sensor sent before its link dropped may still wait in its AcquireNotify socket
+        // (a signal is in order with the others; a socket is not): they are delivered first.
+        let sockets = state.withLock { s in
+            s.acquired.filter { path, _ in s.characteristics[path].map { keys.contains($0.key) } ?? false }.values
+        }
+        for fd in sockets { client.bus.readWaitingPackets(fd) }
         let now = ContinuousClock.now
         let lost = state.withLock { s in
             keys.filter { key in
@@ -278,6 +285,14 @@ public final class SensorLinks: Sendable {
             return first
         }
         onEvent(.connected(key: sensor.key, at: now))
+        // A link that dropped while this connect was under way (a sensor that leaves right after
+        // StartNotify) came to `lose` before the link was marked connected, which ignored it. Look
+        // again on the D-Bus thread, where losses are handled, or it would count as connected and
+        // never be reconnected.
+        client.bus.perform { [weak self] in
+            guard let self, client.properties(path, BlueZClient.deviceInterface)?["Connected"]?.bool != true else { return }
+            lose([sensor.key])
+        }
         if first {
             for r in readOnce {
                 if let bytes = try? client.call(r.path, Self.characteristicInterface, "ReadValue", [.properties([:])]).first?.bytes {

@@ -189,6 +189,13 @@ public final class DBusConnection: @unchecked Sendable {
         _ = write(wakeFD, &one, 8)
     }
 
+    /// Runs `job` on the dispatch thread between two messages, as if it were a signal handler: it
+    /// sees what the handlers before it did and runs before the handlers after it. Not run once the
+    /// connection is closed.
+    public func perform(_ job: @escaping @Sendable () -> Void) {
+        _ = enqueue { _ in job() }
+    }
+
     private func enqueue(_ job: @escaping @Sendable (DBusConnection) -> Void) -> Bool {
         let accepted = shared.withLock { s in
             if s.closed { return false }
@@ -418,6 +425,14 @@ public final class DBusConnection: @unchecked Sendable {
             connection.loop.readersChanged = true
             Glibc.close(fd)
         }
+    }
+
+    /// Hands the packets already waiting on `fd` (a `readPackets` socket) to its handler now, and
+    /// the end if the other side has closed. Only on the dispatch thread: in a signal handler or a
+    /// `perform` job, which then sees every value sent before the signal it handles.
+    public func readWaitingPackets(_ fd: Int32) {
+        var packet = [UInt8](repeating: 0, count: 1024)
+        drainPackets(fd, hungUp: false, into: &packet)
     }
 
     /// Whether the other end of `fd` has closed. The corresponding C function is `poll`.

@@ -110,6 +110,9 @@ public final class MockBlueZ: Sendable {
     /// The environment a bridge needs to talk to this bus.
     public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }
 
+    /// Everything the mock printed (standard output and error), for a failing test's message.
+    public var output: String { mock.withLock { $0 }.output }
+
     /// Whether the mock printed `line` (it prints `bonded PATH` when a device bonded through the agent).
     public func printed(_ line: String) -> Bool {
         mock.withLock { $0 }.waitForLine(timeout: .zero, where: { $0 == line }) != nil

@@ -277,3 +277,34 @@ struct DBusConnectionTests {
         #expect(received.withLock { $0 } == packets.map { Optional($0) } + [nil])
     }
 }
+
+extension DBusConnectionTests {
+    @Test func performRunsOnTheDispatchThreadAndReadWaitingPacketsDeliversAtOnce() throws {
+        let mock = try MockBlueZ(trace: Self.trace)
+        defer { mock.stop() }
+        let bus = try DBusConnection(address: mock.address)
+        defer { bus.close() }
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        let (ours, theirs) = (ends[0], ends[1])
+        defer { close(theirs) }
+        let received = Mutex<[[UInt8]?]>([])
+        bus.readPackets(from: ours) { packet in received.withLock { $0.append(packet) } }
+        let done = DispatchSemaphore(value: 0)
+        let seen = Mutex<(thread: String?, before: Int, after: Int)>((nil, -1, -1))
+        bus.perform {
+            // On the dispatch thread its loop cannot have read these yet: only the call below can.
+            for value: UInt8 in [1, 2, 3] { _ = withUnsafeBytes(of: value) { send(theirs, $0.baseAddress, 1, 0) } }
+            let before = received.withLock { $0.count }
+            bus.readWaitingPackets(ours)
+            let after = received.withLock { $0.count }
+            seen.withLock { $0 = (Thread.current.name, before, after) }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.withLock { $0.thread } == "sb.dbus")
+        #expect(seen.withLock { $0.before } == 0)
+        #expect(seen.withLock { $0.after } == 3)
+        #expect(received.withLock { $0 } == [[1], [2], [3]])
+    }
+}

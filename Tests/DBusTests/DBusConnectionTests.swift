@@ -257,54 +257,55 @@ struct DBusConnectionTests {
         #expect(calls.withLock { $0.count } == 2)
     }
 
-    @Test func packetSocketsAreReadOneValueAPacketUntilClosed() throws {
+    /// A connection to the mock's bus and a packet socket pair: `ours` for `readPackets`, `theirs`
+    /// for the test to send on and close.
+    private func withPacketSocket(_ body: (_ bus: DBusConnection, _ ours: Int32, _ theirs: Int32) throws -> Void) throws {
         let mock = try MockBlueZ(trace: Self.trace)
         defer { mock.stop() }
         let bus = try DBusConnection(address: mock.address)
         defer { bus.close() }
         var ends: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
-        let received = Mutex<[[UInt8]?]>([])
-        let finished = DispatchSemaphore(value: 0)
-        bus.readPackets(from: ends[0]) { packet in
-            received.withLock { $0.append(packet) }
-            if packet == nil { finished.signal() }
-        }
-        let packets: [[UInt8]] = [[0x06, 0x78], [0x20, 0x00, 0xC8, 0x00, 0x0A, 0x00, 0x00, 0x04], Array(repeating: 0xAB, count: 244)]
-        for packet in packets { #expect(send(ends[1], packet, packet.count, 0) == packet.count) }
-        close(ends[1])
-        #expect(finished.wait(timeout: .now() + 10) == .success)
-        #expect(received.withLock { $0 } == packets.map { Optional($0) } + [nil])
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        try body(bus, ends[0], ends[1])
     }
-}
 
-extension DBusConnectionTests {
-    @Test func performRunsOnTheDispatchThreadAndReadWaitingPacketsDeliversAtOnce() throws {
-        let mock = try MockBlueZ(trace: Self.trace)
-        defer { mock.stop() }
-        let bus = try DBusConnection(address: mock.address)
-        defer { bus.close() }
-        var ends: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
-        let (ours, theirs) = (ends[0], ends[1])
-        defer { close(theirs) }
-        let received = Mutex<[[UInt8]?]>([])
-        bus.readPackets(from: ours) { packet in received.withLock { $0.append(packet) } }
-        let done = DispatchSemaphore(value: 0)
-        let seen = Mutex<(thread: String?, before: Int, after: Int)>((nil, -1, -1))
-        bus.perform {
-            // On the dispatch thread its loop cannot have read these yet: only the call below can.
-            for value: UInt8 in [1, 2, 3] { _ = withUnsafeBytes(of: value) { send(theirs, $0.baseAddress, 1, 0) } }
-            let before = received.withLock { $0.count }
-            bus.readWaitingPackets(ours)
-            let after = received.withLock { $0.count }
-            seen.withLock { $0 = (Thread.current.name, before, after) }
-            done.signal()
+    @Test func packetSocketsAreReadOneValueAPacketUntilClosed() throws {
+        try withPacketSocket { bus, ours, theirs in
+            let received = Mutex<[[UInt8]?]>([])
+            let finished = DispatchSemaphore(value: 0)
+            bus.readPackets(from: ours) { packet in
+                received.withLock { $0.append(packet) }
+                if packet == nil { finished.signal() }
+            }
+            let packets: [[UInt8]] = [[0x06, 0x78], [0x20, 0x00, 0xC8, 0x00, 0x0A, 0x00, 0x00, 0x04], Array(repeating: 0xAB, count: 244)]
+            for packet in packets { #expect(send(theirs, packet, packet.count, 0) == packet.count) }
+            close(theirs)
+            #expect(finished.wait(timeout: .now() + 10) == .success)
+            #expect(received.withLock { $0 } == packets.map { Optional($0) } + [nil])
         }
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(seen.withLock { $0.thread } == "sb.dbus")
-        #expect(seen.withLock { $0.before } == 0)
-        #expect(seen.withLock { $0.after } == 3)
-        #expect(received.withLock { $0 } == [[1], [2], [3]])
+    }
+
+    @Test func performRunsOnTheDispatchThreadAndReadWaitingPacketsDeliversAtOnce() throws {
+        try withPacketSocket { bus, ours, theirs in
+            defer { close(theirs) }
+            let received = Mutex<[[UInt8]?]>([])
+            bus.readPackets(from: ours) { packet in received.withLock { $0.append(packet) } }
+            let done = DispatchSemaphore(value: 0)
+            let seen = Mutex<(thread: String?, before: Int, after: Int)>((nil, -1, -1))
+            bus.perform {
+                // On the dispatch thread its loop cannot have read these yet: only the call below can.
+                for value: UInt8 in [1, 2, 3] { _ = withUnsafeBytes(of: value) { send(theirs, $0.baseAddress, 1, 0) } }
+                let before = received.withLock { $0.count }
+                bus.readWaitingPackets(ours)
+                let after = received.withLock { $0.count }
+                seen.withLock { $0 = (Thread.current.name, before, after) }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            #expect(seen.withLock { $0.thread } == "sb.dbus")
+            #expect(seen.withLock { $0.before } == 0)
+            #expect(seen.withLock { $0.after } == 3)
+            #expect(received.withLock { $0 } == [[1], [2], [3]])
+        }
     }
 }

@@ -113,9 +113,11 @@ public final class MockBlueZ: Sendable {
     /// Everything the mock printed (standard output and error), for a failing test's message.
     public var output: String { mock.withLock { $0 }.output }
 
-    /// Whether the mock printed `line` (it prints `bonded PATH` when a device bonded through the agent).
-    public func printed(_ line: String) -> Bool {
-        mock.withLock { $0 }.waitForLine(timeout: .zero, where: { $0 == line }) != nil
+    /// Whether the mock printed `line` (it prints `bonded PATH` when a device bonded through the
+    /// agent), waiting up to `timeout` for it: the mock prints before it answers the call, but its
+    /// output reaches the test through a pipe and a reader thread, which may not have read it yet.
+    public func printed(_ line: String, timeout: Duration = .seconds(5)) -> Bool {
+        mock.withLock { $0 }.waitForLine(timeout: timeout, where: { $0 == line }) != nil
     }
 
     /// How many notifications the mock played, once it has played the whole trace (the `round`th

@@ -24,6 +24,25 @@ enum Bench {
         return best
     }
 
+    /// CPU time of the calling thread: on a machine shared with other work, time spent waiting for
+    /// a core is not counted against the code measured. The corresponding C function is
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    static func threadCPUTime() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
+    /// Starts `body` on a new thread; `wait()` on the result returns once it has finished.
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            body()
+            finished.signal()
+        }.start()
+        return finished
+    }
+
     /// Keeps a value alive so the optimizer cannot remove the work that produced it.
     @inline(never) static func blackHole<T>(_ value: T) {
         withExtendedLifetime(value) {}

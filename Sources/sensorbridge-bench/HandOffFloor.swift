@@ -30,9 +30,9 @@ enum HandOffFloor {
         defer { pipeEnds.forEach { close($0) } }
         let (pipeOut, pipeIn) = (pipeEnds[0], pipeEnds[1])
         let ring = SampleRing<Sample>(capacity: 1024)
-        let readerCPU = Mutex(0.0), consumerCPU = Mutex(0.0)
-        let done = DispatchGroup()
-        thread(done) {
+        let readerCPU = Mutex(Duration.zero), consumerCPU = Mutex(Duration.zero)
+        var threads = [DispatchSemaphore]()
+        threads.append(Bench.startThread {
             let period = Duration.seconds(1 / rate)
             var next = ContinuousClock.now
             let message = [UInt8](repeating: 0x5a, count: 200)
@@ -41,9 +41,9 @@ enum HandOffFloor {
                 Thread.sleep(until: next)
                 _ = message.withUnsafeBytes { send(writing, $0.baseAddress, $0.count, 0) }
             }
-        }
-        thread(done) {
-            let start = threadCPUSeconds()
+        })
+        threads.append(Bench.startThread {
+            let start = Bench.threadCPUTime()
             var buffer = [UInt8](repeating: 0, count: 4096)
             var bytes = 0
             var entry = pollfd(fd: reading, events: Int16(POLLIN), revents: 0)
@@ -63,11 +63,11 @@ enum HandOffFloor {
                 }
                 bytes += read
             }
-            readerCPU.withLock { $0 = threadCPUSeconds() - start }
-        }
+            readerCPU.withLock { $0 = Bench.threadCPUTime() - start }
+        })
         if handOff != .none {
-            thread(done) {
-                let start = threadCPUSeconds()
+            threads.append(Bench.startThread {
+                let start = Bench.threadCPUTime()
                 var taken = 0
                 var tokens = [UInt8](repeating: 0, count: 64)
                 var entry = pollfd(fd: pipeOut, events: Int16(POLLIN), revents: 0)
@@ -80,26 +80,11 @@ enum HandOffFloor {
                         while ring.pop() != nil { taken += 1 }
                     }
                 }
-                consumerCPU.withLock { $0 = threadCPUSeconds() - start }
-            }
+                consumerCPU.withLock { $0 = Bench.threadCPUTime() - start }
+            })
         }
-        done.wait()
-        return (readerCPU.withLock { $0 } + consumerCPU.withLock { $0 }) / Double(count) * 1e6
-    }
-
-    private static func thread(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
-        group.enter()
-        Thread {
-            body()
-            group.leave()
-        }.start()
-    }
-
-    /// CPU seconds of the calling thread. The corresponding C function is `clock_gettime`.
-    private static func threadCPUSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        for thread in threads { thread.wait() }
+        return (readerCPU.withLock { $0 } + consumerCPU.withLock { $0 }).seconds / Double(count) * 1e6
     }
 }
 

@@ -52,7 +52,7 @@ enum RingBenchmark {
 
     private static func ringTransfer(_ count: Int) {
         let ring = SampleRing<Sample>(capacity: capacity)
-        let consumer = startThread {
+        let consumer = Bench.startThread {
             var batch: [Sample] = []
             batch.reserveCapacity(capacity)
             var expected = 0
@@ -68,7 +68,7 @@ enum RingBenchmark {
                 }
             }
         }
-        let producer = startThread {
+        let producer = Bench.startThread {
             for i in 0 ..< count {
                 while !ring.push(sample(i)) { sched_yield() }
             }
@@ -89,7 +89,7 @@ enum RingBenchmark {
             }
             consumer.signal()
         }
-        let producer = startThread {
+        let producer = Bench.startThread {
             for i in 0 ..< count {
                 while case .dropped = continuation.yield(sample(i)) { sched_yield() }
             }
@@ -101,7 +101,7 @@ enum RingBenchmark {
 
     private static func mutexQueueTransfer(_ count: Int) {
         let queue = MutexArrayQueue(capacity: capacity)
-        let consumer = startThread {
+        let consumer = Bench.startThread {
             var batch: [Sample] = []
             batch.reserveCapacity(capacity)
             var expected = 0
@@ -118,7 +118,7 @@ enum RingBenchmark {
                 }
             }
         }
-        let producer = startThread {
+        let producer = Bench.startThread {
             for i in 0 ..< count {
                 while !queue.push(sample(i)) { sched_yield() }
             }
@@ -136,7 +136,7 @@ enum RingBenchmark {
         let anchor = ContinuousClock.now
         let handled = Shared(0)
         let latencies = Shared<[Double]>([])
-        let consumer = startThread {
+        let consumer = Bench.startThread {
             var measured: [Double] = []
             measured.reserveCapacity(wakeUpTrials)
             for _ in 0 ..< wakeUpTrials {
@@ -162,22 +162,15 @@ enum RingBenchmark {
     private static func parkedCPUMilliseconds() -> Double {
         let ring = SampleRing<Sample>(capacity: 16)
         let milliseconds = Shared(Double.nan)
-        let consumer = startThread {
-            let before = threadCPUTime()
+        let consumer = Bench.startThread {
+            let before = Bench.threadCPUTime()
             let result = ring.wait(timeout: .seconds(parkedSeconds))
-            let used = threadCPUTime() - before
+            let used = Bench.threadCPUTime() - before
             precondition(result == .timedOut, "an empty ring reported elements")
             milliseconds.update { $0 = used.seconds * 1e3 }
         }
         consumer.wait()
         return milliseconds.value
-    }
-
-    /// CPU time of the calling thread. The corresponding C function is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
-    private static func threadCPUTime() -> Duration {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
     // MARK: Results
@@ -284,15 +277,6 @@ private final class Shared<Value: Sendable>: Sendable {
     func update(_ body: (inout Value) -> Void) { storage.withLock { body(&$0) } }
 }
 
-/// Starts `body` on a new thread; `wait()` on the result returns once it has finished.
-private func startThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
-    let finished = DispatchSemaphore(value: 0)
-    Thread {
-        body()
-        finished.signal()
-    }.start()
-    return finished
-}
 
 /// The nearest-rank percentile of sorted `values`.
 private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {

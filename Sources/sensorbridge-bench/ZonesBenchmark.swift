@@ -58,10 +58,10 @@ enum ZonesBenchmark {
         for _ in 0..<1000 {
             let workout = ride(&random)
             rebucketedSamples += workout.samples.count
-            let began = CPUClock.now
+            let began = Bench.threadCPUTime()
             let heartRate = WorkoutZoneGroup(rebucketing: workout.samples, into: heartRate7, timeline: workout.timeline)
             let power = WorkoutZoneGroup(rebucketing: workout.samples, into: power7, timeline: workout.timeline)
-            rebucketing += CPUClock.now - began
+            rebucketing += Bench.threadCPUTime() - began
             guard heartRate.totalDuration + power.totalDuration <= workout.timeline.activeDuration * 2 else {
                 fatalError("re-bucketing credited more than the active time")
             }
@@ -98,7 +98,7 @@ enum ZonesBenchmark {
         var changes = 0
         var total = Duration.zero
         for _ in 0..<7 {
-            let began = CPUClock.now
+            let began = Bench.threadCPUTime()
             var heartRate = ZoneClassifier(configuration: configurations.heartRate)
             var power = ZoneClassifier(configuration: configurations.power)
             changes = 0
@@ -115,7 +115,7 @@ enum ZonesBenchmark {
                     }
                 }
             }
-            best = min(best, CPUClock.now - began)
+            best = min(best, Bench.threadCPUTime() - began)
             total = heartRate.zoneGroup.totalDuration + power.zoneGroup.totalDuration
         }
         return Rate(perSecond: Double(samples.count) / best.seconds, changes: changes, total: total)
@@ -129,7 +129,7 @@ enum ZonesBenchmark {
         var changes = 0
         var total = Duration.zero
         for _ in 0..<3 {
-            let began = CPUClock.now
+            let began = Bench.threadCPUTime()
             var heartRate = NaiveClassifier(configuration: configurations.heartRate, maximumHold: .seconds(5))
             var power = NaiveClassifier(configuration: configurations.power, maximumHold: .seconds(3))
             for sample in samples {
@@ -140,7 +140,7 @@ enum ZonesBenchmark {
                 }
             }
             changes = heartRate.changes.count + power.changes.count
-            best = min(best, CPUClock.now - began)
+            best = min(best, Bench.threadCPUTime() - began)
             total = heartRate.totals.values.reduce(.zero, +) + power.totals.values.reduce(.zero, +)
         }
         return Rate(perSecond: Double(samples.count) / best.seconds, changes: changes, total: total)
@@ -178,16 +178,6 @@ enum ZonesBenchmark {
     }
 
     private static func millions(_ perSecond: Double) -> String { String(format: "%.1f", perSecond / 1e6) }
-}
-
-/// The CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): on a machine shared with other
-/// work, time spent waiting for a core is not counted against the code measured.
-private enum CPUClock {
-    static var now: Duration {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-    }
 }
 
 /// The obvious way to write it: a `Quantity` per sample, the zone found with `first(where:)` over

@@ -27,40 +27,44 @@ public final class WorkoutStore {
 
     /// Opens the store at `path`, creating the file and its folders when missing, and migrates it.
     ///
-    /// - Throws: `WorkoutStoreError`: `.notADatabase`, `.newerSchema`, `.readOnly`, `.diskFull`,
-    ///   `.cannotOpen`, ... A file this build cannot use is left as it was.
+    /// A new store is built under a temporary name in the same folder and linked into place only
+    /// once it is complete, so that a process never sees a half-made store and two processes
+    /// creating one at once both end up using the same file. A file that is not a SensorBridge
+    /// store, one from a newer build, or one this process could not write is refused before SQLite
+    /// writes anything to it or beside it.
+    ///
+    /// - Throws: `WorkoutStoreError`: `.notADatabase`, `.notOurs`, `.newerSchema`, `.readOnly`,
+    ///   `.diskFull`, `.cannotOpen`, ... A file this build cannot use is left as it was.
     public convenience init(path: String) throws(WorkoutStoreError) {
         try self.init(path: path, migrations: Schema.migrations)
     }
 
     init(path: String, migrations: [Migration]) throws(WorkoutStoreError) {
-        let isFile = path != Self.inMemoryPath
-        let existed = isFile && FileManager.default.fileExists(atPath: path)
-        if isFile && !existed {
-            try Self.createFolder(of: path)
-            try Self.createFile(path)
-        }
         do {
+            if path != Self.inMemoryPath {
+                if !FileManager.default.fileExists(atPath: path) {
+                    try Self.createFolder(of: path)
+                    try StoreFile.create(path) { try Self.openConnection($0, migrations: migrations) }
+                }
+                try StoreFile.checkWritable(path)
+            }
             connection = try Self.openConnection(path, migrations: migrations)
         } catch {
-            // A store this call created and could not set up is removed again: nothing changed.
-            if isFile && !existed {
-                for suffix in ["", "-wal", "-shm", "-journal"] {
-                    try? FileManager.default.removeItem(atPath: path + suffix)
-                }
-            }
             throw Self.storeError(error, path: path)
         }
     }
 
     private static func openConnection(_ path: String, migrations: [Migration]) throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: path)
+        let connection = try SQLiteConnection(path: path, create: path == inMemoryPath)
         connection.setBusyTimeout(milliseconds: 5000)
-        // Read before writing anything: a file that is not a database, or one from a newer build,
-        // must be left exactly as it is.
-        let version = try connection.userVersion
+        // Read before writing anything: a file that is not a database, another program's database
+        // or one from a newer build must be left exactly as it is.
         let known = migrations.last?.version ?? 0
-        guard version <= known else { throw WorkoutStoreError.newerSchema(path: path, version: version, known: known) }
+        switch try StoreIdentity(connection) {
+        case .blank, .ours(version: ...known): break
+        case .ours(let version): throw WorkoutStoreError.newerSchema(path: path, version: version, known: known)
+        case .foreign(let reason): throw WorkoutStoreError.notOurs(path: path, reason: reason)
+        }
         guard !connection.isReadOnly else {
             throw WorkoutStoreError.readOnly(path: path, reason: "the file is write-protected")
         }
@@ -85,23 +89,6 @@ public final class WorkoutStore {
             throw [EACCES, EPERM, EROFS].contains(code)
                 ? .readOnly(path: path, reason: reason) : .cannotOpen(path: path, reason: reason)
         }
-    }
-
-    /// Creates the empty file SQLite will fill, so that a refusal is reported with the system's
-    /// own reason (SQLite retries a failed create read-only and reports that error instead).
-    private static func createFile(_ path: String) throws(WorkoutStoreError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = "cannot create the file: \(String(cString: strerror(code)))"
-            switch code {
-            case EEXIST: return
-            case EACCES, EPERM, EROFS: throw .readOnly(path: path, reason: reason)
-            case ENOSPC: throw .diskFull(path: path)
-            default: throw .cannotOpen(path: path, reason: reason)
-            }
-        }
-        close(descriptor)
     }
 
     /// The default location: `$XDG_DATA_HOME/sensorbridge/workouts.sqlite` when `XDG_DATA_HOME` is

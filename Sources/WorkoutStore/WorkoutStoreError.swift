@@ -5,6 +5,8 @@ import Foundation
 public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file is not a SQLite database (SQLite's `SQLITE_NOTADB`).
     case notADatabase(path: String)
+    /// The file is a SQLite database, but another program's: `reason` says what gives it away.
+    case notOurs(path: String, reason: String)
     /// The database is damaged (`SQLITE_CORRUPT`).
     case corrupt(path: String, SQLiteError)
     /// The database was written by a newer build: its schema version is `version`, this build knows up to `known`.
@@ -35,6 +37,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case .notADatabase(let path):
             "\(path) is not a SQLite database (is it another file given by mistake?); it was left unchanged. "
                 + "Give the workout store's path with --store, or move this file away to start a new store there"
+        case .notOurs(let path, let reason):
+            "\(path) is a SQLite database, but not a SensorBridge workout store (\(reason)); it was left unchanged. "
+                + "Give the workout store's path with --store, or a new file name to start a new store there"
         case .corrupt(let path, let error):
             "\(path) is damaged (\(error.message)); it was left unchanged. Restore it from a backup, or move it "
                 + "away to start a new store"

@@ -52,8 +52,34 @@ import Zones
         let connection = try SQLiteConnection(path: path)
         #expect(try connection.userVersion == 1)
         #expect(try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'") == "0")
-        // The real migration 2 still applies afterwards.
-        #expect(try WorkoutStore(path: path).connection.userVersion == 2)
+        // The real migrations 2 and on still apply afterwards.
+        #expect(try WorkoutStore(path: path).connection.userVersion == WorkoutStore.schemaVersion)
+    }
+
+    /// Two connections that open a store at once both see a migration pending; the one that takes
+    /// the write lock second finds it applied (the version is read inside the transaction) and does
+    /// not apply it again.
+    @Test func aMigrationAnotherConnectionAppliedFirstIsNotAppliedAgain() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        try Self.makeVersion1Store(at: path)
+        let first = try SQLiteConnection(path: path)
+        let second = try SQLiteConnection(path: path)
+        #expect(try first.userVersion == 1 && second.userVersion == 1)
+        try Migration.migrate(first, with: Schema.migrations)
+        try Migration.migrate(second, with: Schema.migrations)
+        #expect(try second.userVersion == WorkoutStore.schemaVersion)
+        #expect(try second.scalarText("PRAGMA application_id") == "\(Schema.applicationID)")
+    }
+
+    @Test func aStoreMadeBeforeTheApplicationIDIsRecognisedAndGetsIt() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        try Self.makeVersion1Store(at: path)
+        #expect(try StoreIdentity(SQLiteConnection(path: path)) == .ours(version: 1))
+        let store = try WorkoutStore(path: path)
+        #expect(try StoreIdentity(store.connection) == .ours(version: WorkoutStore.schemaVersion))
+        #expect(try store.connection.scalarText("PRAGMA application_id") == "\(Schema.applicationID)")
     }
 
     @Test func migrationsAreNumberedInOrder() {
@@ -63,11 +89,12 @@ import Zones
     @Test func aStoreFromANewerBuildIsRefusedAndLeftUnchanged() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
-        try SQLiteConnection(path: path).execute("CREATE TABLE future (x INTEGER); PRAGMA user_version = 99")
+        try SQLiteConnection(path: path).execute(
+            "CREATE TABLE future (x INTEGER); PRAGMA user_version = 99; PRAGMA application_id = \(Schema.applicationID)")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = #expect(throws: WorkoutStoreError.self) { try WorkoutStore(path: path) }
         #expect(error == .newerSchema(path: path, version: 99, known: WorkoutStore.schemaVersion))
-        #expect(error?.description.contains("has schema version 99, but this sensorbridge knows versions up to 2") == true)
+        #expect(error?.description.contains("has schema version 99, but this sensorbridge knows versions up to \(WorkoutStore.schemaVersion)") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["workouts.sqlite"])
     }

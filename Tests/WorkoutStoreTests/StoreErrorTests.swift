@@ -17,6 +17,51 @@ import Zones
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.txt"])
     }
 
+    /// Another program's SQLite database, in rollback-journal mode or WAL mode, with or without an
+    /// application id of its own: refused before anything is written, the file byte for byte as it
+    /// was and nothing created beside it.
+    @Test(arguments: [
+        "CREATE TABLE contacts (name TEXT, phone TEXT); INSERT INTO contacts VALUES ('Ann', '555-0100')",
+        "PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('ride easy'); PRAGMA user_version = 7",
+        "PRAGMA application_id = 1179403647; CREATE TABLE workouts (id INTEGER)",
+        "CREATE VIEW answer AS SELECT 42",
+        "PRAGMA user_version = 1",
+    ])
+    func anotherProgramsDatabaseIsRefusedAndLeftByteForByte(sql: String) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("app.db")
+        try SQLiteConnection(path: path).execute(sql)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: WorkoutStoreError.self) { try WorkoutStore(path: path) }
+        guard case .notOurs(let errorPath, _)? = error else {
+            Issue.record("expected notOurs, got \(String(describing: error))")
+            return
+        }
+        #expect(errorPath == path)
+        #expect(error?.description.contains("not a SensorBridge workout store") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["app.db"])
+    }
+
+    /// An empty file (a `touch`, or a store an older build began) is a blank store to make.
+    @Test func anEmptyFileBecomesAStore() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let store = try WorkoutStore(path: path)
+        #expect(try StoreIdentity(store.connection) == .ours(version: WorkoutStore.schemaVersion))
+    }
+
+    /// A new store appears under its name only once it is complete; no temporary file stays.
+    @Test func aNewStoreLeavesNoTemporaryFiles() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("rides/workouts.sqlite")
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == WorkoutStore.schemaVersion)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("rides"))
+        #expect(files.allSatisfy { $0.hasPrefix("workouts.sqlite") }, "\(files)")
+    }
+
     /// A folder nobody may create files in: a mode 0555 folder, or for root (whom modes do not
     /// stop) sysfs, where creating a file is refused.
     @Test func aReadOnlyLocationIsRefusedAndNothingIsCreated() throws {

@@ -73,7 +73,16 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
             systemErrno: connection.map { sqlite3_system_errno($0) } ?? 0)
     }
 
+    /// The message and code, and the start of the statement: its first line, at most 100
+    /// characters (a migration's statement runs to kilobytes).
     public var description: String {
-        "\(message) (SQLite result code \(extendedCode))" + (sql.map { " in: \($0)" } ?? "")
+        "\(message) (SQLite result code \(extendedCode))" + (sql.map { " in: \(Self.excerpt($0))" } ?? "")
+    }
+
+    static func excerpt(_ sql: String) -> String {
+        let trimmed = sql.drop { $0.isWhitespace }
+        let line = trimmed.prefix { $0 != "\n" }
+        guard line.count > 100 || line.endIndex != trimmed.endIndex else { return String(line) }
+        return String(line.prefix(100)) + " …"
     }
 }

@@ -21,18 +21,23 @@ struct Migration: Sendable {
     }
 
     /// Brings `connection` from its `user_version` to the last of `migrations` (numbered 1, 2, ...
-    /// in order), each in its own transaction.
+    /// in order), each in its own transaction. The version is read again inside each transaction,
+    /// so that when two processes open a store at once, a migration the other one applied first
+    /// is not applied twice.
     ///
     /// - Throws: `WorkoutStoreError.newerSchema` when the database's version is newer than the last
     ///   migration (it was written by a newer build); nothing is changed then.
     static func migrate(_ connection: SQLiteConnection, with migrations: [Migration]) throws {
-        let current = try connection.userVersion
         let known = migrations.last?.version ?? 0
-        guard current <= known else {
-            throw WorkoutStoreError.newerSchema(path: connection.path, version: current, known: known)
-        }
-        for migration in migrations where migration.version > current {
+        for migration in migrations {
+            // Already applied: no write lock is taken.
+            guard try connection.userVersion < migration.version else { continue }
             try connection.transaction {
+                let current = try connection.userVersion
+                guard current <= known else {
+                    throw WorkoutStoreError.newerSchema(path: connection.path, version: current, known: known)
+                }
+                guard current < migration.version else { return }
                 try migration.apply(connection)
                 try connection.setUserVersion(migration.version)
             }

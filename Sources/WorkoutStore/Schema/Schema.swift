@@ -11,10 +11,18 @@ enum Schema {
             try connection.execute(version2)
             try ValueDurations.backfill(connection)
         },
+        Migration(3, "the application id that marks the file as a SensorBridge store", sql: "PRAGMA application_id = \(applicationID)"),
     ]
 
     /// The newest schema version this build knows.
     static var version: Int64 { migrations.last!.version }
+
+    /// `PRAGMA application_id` of a store ("SnBr"), set by migration 3: how a file is known to be a
+    /// SensorBridge store and not another program's database (`StoreIdentity`).
+    static let applicationID: Int32 = 0x536E_4272
+
+    /// Tables every schema version has: how a store from before migration 3 is known.
+    static let tablesOfEveryVersion: Set<String> = ["workouts", "recordings", "zone_configurations", "sample_chunks"]
 
     static let version1 = """
         CREATE TABLE activity_types (

@@ -13,6 +13,13 @@ the app must Connect again). --paired makes the sensors paired already. --stamp 
 time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
 registered with AgentManager1 (RequestAuthorization) and fails without one. An --acquire-notify
 device's measurements offer AcquireNotify: the notifications then go through a socket instead.
+A --cache-mode device behaves as BlueZ's default cache mode does for a known sensor: when it comes
+back in range ("connected" line) BlueZ reconnects it by itself and its notifications resume at once,
+without the app's Connect or StartNotify. A --notify-in-progress device answers the first
+StartNotify of each measurement with org.bluez.Error.InProgress and does not notify; a --silent
+device's first subscription succeeds but nothing is sent until the app subscribes again
+(StopNotify, StartNotify); a --notify-fails device's StartNotify fails with org.bluez.Error.NotPermitted.
+Values a device does not send are not counted as played.
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
 plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed
@@ -64,6 +71,14 @@ def main():
                         help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
     parser.add_argument('--acquire-notify', action='append', default=[], metavar='DEVICE',
                         help="this trace device's measurements also offer AcquireNotify (a SOCK_SEQPACKET socket)")
+    parser.add_argument('--cache-mode', action='append', default=[], metavar='DEVICE',
+                        help='this trace device is reconnected by BlueZ itself when it is back, notifications resumed')
+    parser.add_argument('--notify-in-progress', action='append', default=[], metavar='DEVICE',
+                        help="this trace device's first StartNotify answers InProgress and starts nothing")
+    parser.add_argument('--silent', action='append', default=[], metavar='DEVICE',
+                        help="this trace device's first subscription sends nothing until StopNotify and StartNotify")
+    parser.add_argument('--notify-fails', action='append', default=[], metavar='DEVICE',
+                        help="this trace device's StartNotify fails with NotPermitted")
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
@@ -135,6 +150,11 @@ def main():
                     char = dbusmock.mockobject.objects[char_path]
                     char.sb_socket = None
                     char.sb_key, char.sb_uuid = key, uuid
+                    char.sb_starts, char.sb_dead = 0, False
+                    char.sb_in_progress, char.sb_silent = key in args.notify_in_progress, key in args.silent
+                    char.sb_fails = key in args.notify_fails
+                    char.AddMethod(CHAR, 'StartNotify', '', '', start_notify)
+                    char.AddMethod(CHAR, 'StopNotify', '', '', stop_notify)
                     if key in args.acquire_notify:
                         char.props[CHAR]['NotifyAcquired'] = dbus.Boolean(False, variant_level=1)
                         char.AddMethod(CHAR, 'AcquireNotify', 'a{sv}', 'hq', acquire_notify)
@@ -161,6 +181,8 @@ def main():
         device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
         device.sb_bonding = key in args.bonding
+        device.sb_cache_mode = key in args.cache_mode
+        device.sb_refuse = False
         device.AddMethod(DEVICE, 'Pair', '', '', lambda self: pair(self, bus, agents))
 
     char_objects = {path: dbusmock.mockobject.objects[path] for path in measurement}
@@ -199,6 +221,8 @@ def main():
             if 'hex' in line:
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
+                if obj.sb_dead or devices[line['device']].sb_refuse:
+                    continue  # a silent subscription, or out of range: never sent
                 value = bytes.fromhex(line['hex'])
                 if args.stamp:
                     value += time.clock_gettime_ns(time.CLOCK_MONOTONIC).to_bytes(8, 'little')
@@ -217,9 +241,15 @@ def main():
                     state['played'] += 1
             elif line.get('event') == 'disconnected':
                 # Out of range: the link drops and connecting fails until the "connected" line.
-                link(devices[line['device']], False)
-                devices[line['device']].sb_refuse = True
+                device = devices[line['device']]
+                link(device, False, keep_notify=device.sb_cache_mode)
+                device.sb_refuse = True
                 print(f"link {line['device']} down after {state['played']} played", flush=True)
+            elif line.get('event') == 'connected' and devices[line['device']].sb_cache_mode:
+                # In range again, in cache mode: BlueZ reconnects and the notifications resume at once.
+                devices[line['device']].sb_refuse = False
+                link(devices[line['device']], True)
+                print(f"link {line['device']} back by itself after {state['played']} played", flush=True)
             elif line.get('event') == 'connected':
                 # In range again: wait for the app to reconnect and restart notifications.
                 devices[line['device']].sb_refuse = False
@@ -268,7 +298,7 @@ def main():
     loop.run()
 
 
-def link(device, connected):
+def link(device, connected, keep_notify=False):
     if connected and getattr(device, 'sb_refuse', False):
         raise dbus.exceptions.DBusException('Page Timeout', name='org.bluez.Error.Failed')
     device.connected = connected
@@ -278,8 +308,26 @@ def link(device, connected):
     })
     if not connected:
         for path in device.sb_chars:
-            dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
+            if not keep_notify:
+                dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
             release(dbusmock.mockobject.objects[path])
+
+
+def start_notify(char):
+    if char.sb_fails:
+        raise dbus.exceptions.DBusException('Notify not permitted', name='org.bluez.Error.NotPermitted')
+    char.sb_starts += 1
+    if char.sb_in_progress and char.sb_starts == 1:
+        print(f'in progress {char.sb_key} {char.sb_uuid}', flush=True)
+        raise dbus.exceptions.DBusException('Operation already in progress', name='org.bluez.Error.InProgress')
+    char.sb_dead = char.sb_silent and char.sb_starts == 1
+    print(f'notifying {char.sb_key} {char.sb_uuid} ({char.sb_starts})', flush=True)
+    char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(True)})
+
+
+def stop_notify(char):
+    char.sb_dead = False
+    char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
 
 
 def acquire_notify(char, _options):

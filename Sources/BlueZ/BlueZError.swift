@@ -16,6 +16,8 @@ public enum BlueZError: Error, Sendable, CustomStringConvertible {
     case deviceNotFound(String)
     /// Connecting failed after the retries (often: the sensor is connected to another central).
     case connectFailed(device: String, DBusError)
+    /// Connected, but BlueZ or the sensor refused to start a measurement's notifications.
+    case notifyFailed(device: String, characteristic: String, DBusError)
     /// The sensor or BlueZ refused pairing.
     case pairingRefused(device: String, DBusError)
     /// Any other D-Bus error.
@@ -51,6 +53,10 @@ public enum BlueZError: Error, Sendable, CustomStringConvertible {
         case .connectFailed(let device, let error):
             "could not connect to \(device) (\(error)); wake the sensor (wear the strap, turn the cranks), and if a "
                 + "phone or another app is connected to it, disconnect it there: most sensors take one connection at a time"
+        case .notifyFailed(let device, let characteristic, let error):
+            "connected to \(device), but could not start the notifications of its \(characteristic) (\(error)); "
+                + "if another app on this computer uses the sensor, close it; otherwise remove the sensor "
+                + "('bluetoothctl remove ADDRESS') and pair it again"
         case .pairingRefused(let device, let error):
             "pairing with \(device) was refused (\(error)); put the sensor in pairing mode and try 'sensorbridge pair' again"
         case .dbus(let error):

@@ -22,9 +22,11 @@ public struct BlueZNotification: Sendable {
     public var receivedAt: ContinuousClock.Instant
 }
 
-/// What happens to a sensor's link.
+/// What happens to a sensor's link. `connected`, `lost` and `notifying` come on the D-Bus thread,
+/// in order with the notifications; the others on the link supervisor's thread.
 public enum SensorLinkEvent: Sendable {
-    /// Connected, services resolved and notifications started (again, after a loss).
+    /// Connected, services resolved and notifications started (again, after a loss), or a value
+    /// arrived from a sensor believed lost (BlueZ reconnected it and resumed its notifications).
     case connected(key: String, at: ContinuousClock.Instant)
     /// The link dropped (or BlueZ went away); reconnection follows with backoff.
     case lost(key: String, at: ContinuousClock.Instant)
@@ -32,13 +34,28 @@ public enum SensorLinkEvent: Sendable {
     case attemptFailed(key: String, BlueZError, retryIn: Duration)
     /// A characteristic read once after the first connection (battery, locations, CP feature).
     case value(key: String, uuid: UInt16, bytes: [UInt8])
+    /// A measurement characteristic of a connected sensor sent nothing for `silentFor` (longer than
+    /// `SensorLinks.staleness` allows): its notifications are subscribed to again, and again with
+    /// backoff while it stays silent.
+    case stale(key: String, uuid: UInt16, silentFor: Duration)
+    /// A stale measurement characteristic sends values again.
+    case notifying(key: String, uuid: UInt16)
 }
 
 /// Keeps sensors connected for as long as it runs: connects them one at a time (BlueZ answers
 /// `InProgress` to concurrent connects), waits for `ServicesResolved`, sets `Trusted`, starts
 /// notifications on the measurement characteristics, reads the read-once characteristics after
-/// the first connection, and reconnects a lost sensor with backoff from 1 s doubling up to 30 s.
-/// Notifications are handed to `onNotification` on the D-Bus thread, stamped on arrival.
+/// the first connection, and reconnects a lost sensor with backoff from 1 s doubling up to 30 s,
+/// at once when BlueZ reports it connected again. Notifications are handed to `onNotification` on
+/// the D-Bus thread, stamped on arrival.
+///
+/// Nothing a sensor sends is dropped because of what is believed about its link: a value from a
+/// sensor believed lost (BlueZ, in its default cache mode, reconnects a known sensor and resumes
+/// its notifications by itself) is delivered, after a `connected` event. A measurement
+/// characteristic that stays silent past `staleness(interval:)` is reported `stale` and
+/// subscribed to again (`StopNotify` and `StartNotify`, or a new `AcquireNotify` socket), with
+/// backoff from 5 s doubling up to 30 s while it stays silent: that mends a subscription BlueZ
+/// answered with `InProgress` and one the sensor never honoured.
 ///
 /// With `acquireNotify`, a measurement characteristic that offers it (a `NotifyAcquired` property
 /// and the `notify` flag) is read through `AcquireNotify`'s socket instead (one value per packet,
@@ -58,18 +75,44 @@ public final class SensorLinks: Sendable {
     public static let characteristicInterface = "org.bluez.GattCharacteristic1"
     public static let minimumBackoff = Duration.seconds(1)
     public static let maximumBackoff = Duration.seconds(30)
+    /// The shortest silence after which a measurement characteristic counts as stale.
+    public static let minimumStaleness = Duration.seconds(5)
+
+    /// How long a measurement characteristic may stay silent before it counts as stale: three times
+    /// its usual interval between values, at least `minimumStaleness` (heart-rate straps and power
+    /// meters notify every 0.25 to 1 s) and at most `maximumBackoff`.
+    public static func staleness(interval: Duration?) -> Duration {
+        guard let interval else { return minimumStaleness }
+        return min(max(interval * 3, minimumStaleness), maximumBackoff)
+    }
 
     private struct Link {
         var connected = false
         var everConnected = false
+        /// Whether `connected` was announced (on the D-Bus thread) since the link was last lost.
+        var announced = false
         var nextAttempt = ContinuousClock.now
         var backoff = SensorLinks.minimumBackoff
     }
 
+    /// A subscribed measurement characteristic: who it belongs to and when it last spoke.
+    private struct Measurement {
+        var key: String
+        var uuid: UInt16
+        /// When it was subscribed to, or its latest value arrived.
+        var lastHeard: ContinuousClock.Instant
+        /// The usual interval between its values (a moving average), once two have arrived.
+        var interval: Duration?
+        var receivedAny = false
+        /// While it is stale: when it is subscribed to again next, and the wait after that.
+        var retryAt: ContinuousClock.Instant?
+        var retryBackoff = SensorLinks.minimumStaleness
+    }
+
     private struct State {
         var links: [String: Link] = [:]
-        /// Measurement characteristic paths → (sensor key, 16-bit UUID).
-        var characteristics: [String: (key: String, uuid: UInt16)] = [:]
+        /// Measurement characteristic paths, from a sensor's first connection to `stop`.
+        var characteristics: [String: Measurement] = [:]
         /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
         var acquired: [String: Int32] = [:]
         /// Measurement characteristic paths whose `Value` signals the bus reads for us
@@ -129,10 +172,19 @@ public final class SensorLinks: Sendable {
             guard case .bytes(let bytes)? = changed["Value"] else { return }
             deliver(path, bytes)
         case .propertiesChanged(let path, BlueZClient.deviceInterface, let changed):
-            guard changed["Connected"]?.bool == false, let sensor = sensors.first(where: { $0.device.path == path }) else {
-                return
+            guard let connected = changed["Connected"]?.bool, let sensor = sensors.first(where: { $0.device.path == path })
+            else { return }
+            if !connected {
+                lose([sensor.key])
+            } else {
+                // Connected again (BlueZ reconnects a known sensor by itself): set it up now.
+                let waiting = state.withLock { s in
+                    guard s.links[sensor.key]?.connected == false else { return false }
+                    s.links[sensor.key]!.nextAttempt = .now
+                    return true
+                }
+                if waiting { wake.signal() }
             }
-            lose([sensor.key])
         case .bluezRunning(false):
             lose(sensors.map(\.key))
         case .interfacesRemoved:
@@ -146,11 +198,49 @@ public final class SensorLinks: Sendable {
         }
     }
 
-    /// A value of the measurement characteristic at `path`, on the D-Bus thread.
+    /// A value of the measurement characteristic at `path`, on the D-Bus thread. It is delivered
+    /// whatever the link was believed to be: a value from a sensor believed lost announces it
+    /// connected first.
     private func deliver(_ path: String, _ bytes: [UInt8]) {
         let now = ContinuousClock.now
-        guard let target = state.withLock({ $0.stopped ? nil : $0.characteristics[path] }) else { return }
-        onNotification(BlueZNotification(key: target.key, uuid: target.uuid, bytes: bytes, receivedAt: now))
+        let heard = state.withLock { s -> (Measurement, regained: Bool, resumed: Bool)? in
+            guard !s.stopped, var m = s.characteristics[path] else { return nil }
+            if m.receivedAny {
+                let gap = now - m.lastHeard
+                if gap < Self.maximumBackoff { m.interval = m.interval.map { $0 * 0.875 + gap * 0.125 } ?? gap }
+            }
+            let resumed = m.retryAt != nil
+            (m.lastHeard, m.receivedAny, m.retryAt, m.retryBackoff) = (now, true, nil, Self.minimumStaleness)
+            s.characteristics[path] = m
+            let regained = s.links[m.key]?.announced == false
+            if regained { s.links[m.key] = Link(connected: true, everConnected: true, announced: true) }
+            return (m, regained, resumed)
+        }
+        guard let (m, regained, resumed) = heard else { return }
+        if regained { onEvent(.connected(key: m.key, at: now)) }
+        if resumed { onEvent(.notifying(key: m.key, uuid: m.uuid)) }
+        onNotification(BlueZNotification(key: m.key, uuid: m.uuid, bytes: bytes, receivedAt: now))
+    }
+
+    /// Announces a connection the supervisor made, on the D-Bus thread, unless a value announced it
+    /// already; then looks whether the link dropped while it was being made. A loss that came before
+    /// the link was marked connected was ignored by `lose`, so without this look a sensor that
+    /// leaves right after `StartNotify` would count as connected and never be reconnected.
+    private func announceConnected(_ sensor: SensorRequest, at time: ContinuousClock.Instant) {
+        client.bus.perform { [weak self] in
+            guard let self else { return }
+            let announce = state.withLock { s in
+                guard !s.stopped, s.links[sensor.key]?.connected == true, s.links[sensor.key]?.announced == false else {
+                    return false
+                }
+                s.links[sensor.key]!.announced = true
+                return true
+            }
+            if announce { onEvent(.connected(key: sensor.key, at: time)) }
+            if client.properties(sensor.device.path, BlueZClient.deviceInterface)?["Connected"]?.bool != true {
+                lose([sensor.key])
+            }
+        }
     }
 
     /// On the D-Bus thread.
@@ -166,8 +256,9 @@ public final class SensorLinks: Sendable {
             keys.filter { key in
                 guard !s.stopped, s.links[key]?.connected == true else { return false }
                 s.links[key] = Link(connected: false, everConnected: true, nextAttempt: now + Self.minimumBackoff)
-                for (path, target) in s.characteristics where target.key == key {
-                    s.characteristics[path] = nil
+                // The characteristics stay known: BlueZ may resume their notifications by itself.
+                for (path, m) in s.characteristics where m.key == key {
+                    s.characteristics[path]!.retryAt = nil
                     if let fd = s.acquired.removeValue(forKey: path) { client.bus.stopReading(fd) }
                 }
                 return true
@@ -186,6 +277,7 @@ public final class SensorLinks: Sendable {
                 return (s.stopped, due, waiting.values.map(\.nextAttempt).min())
             }
             if stopped { return }
+            resubscribeStale(now: now)
             guard let sensor = due else {
                 let wait = next.map { min($0 - now, .milliseconds(500)) } ?? .milliseconds(500)
                 _ = self.wake.wait(timeout: .now() + max(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18, 0.001))
@@ -244,9 +336,14 @@ public final class SensorLinks: Sendable {
             if BlueZUUID.measurements.contains(uuid) { measurements.append((characteristic, uuid)) }
             if BlueZUUID.readOnce.contains(uuid) { readOnce.append((characteristic, uuid)) }
         }
+        let subscribed = ContinuousClock.now
         state.withLock { s in
             for m in measurements {
-                s.characteristics[m.path] = (sensor.key, m.uuid)
+                if s.characteristics[m.path] == nil {
+                    s.characteristics[m.path] = Measurement(key: sensor.key, uuid: m.uuid, lastHeard: subscribed)
+                } else {
+                    s.characteristics[m.path]!.lastHeard = subscribed
+                }
                 // Before StartNotify, so that no value goes the slow way. Values that do (with
                 // other properties changed at once) still arrive through `changed`.
                 if s.watches[m.path] == nil {
@@ -256,48 +353,80 @@ public final class SensorLinks: Sendable {
                 }
             }
         }
-        for m in measurements {
-            if acquireNotify, let fd = acquire(m.path) {
-                state.withLock { $0.acquired[m.path] = fd }
-                client.bus.readPackets(from: fd) { [weak self] packet in
-                    guard let self else { return }
-                    guard let packet else {
-                        // BlueZ closed it (the link dropped): the loss comes as Connected false.
-                        state.withLock { s in if s.acquired[m.path] == fd { s.acquired[m.path] = nil } }
-                        return
-                    }
-                    deliver(m.path, packet)
-                }
-                continue
-            }
-            do {
-                try client.call(m.path, Self.characteristicInterface, "StartNotify", timeout: .seconds(10))
-            } catch .dbus(let error) where error.name == .bluezInProgress {
-                continue
-            } catch .dbus(let error) {
-                throw .connectFailed(device: name, error)
-            }
-        }
+        for m in measurements { try subscribe(m.path, uuid: m.uuid, device: name) }
         let now = ContinuousClock.now
         let first = state.withLock { s in
             let first = !s.links[sensor.key]!.everConnected
-            s.links[sensor.key] = Link(connected: true, everConnected: true)
+            s.links[sensor.key]!.connected = true
+            s.links[sensor.key]!.everConnected = true
+            s.links[sensor.key]!.backoff = Self.minimumBackoff
             return first
         }
-        onEvent(.connected(key: sensor.key, at: now))
-        // A link that dropped while this connect was under way (a sensor that leaves right after
-        // StartNotify) came to `lose` before the link was marked connected, which ignored it. Look
-        // again on the D-Bus thread, where losses are handled, or it would count as connected and
-        // never be reconnected.
-        client.bus.perform { [weak self] in
-            guard let self, client.properties(path, BlueZClient.deviceInterface)?["Connected"]?.bool != true else { return }
-            lose([sensor.key])
-        }
+        announceConnected(sensor, at: now)
         if first {
             for r in readOnce {
                 if let bytes = try? client.call(r.path, Self.characteristicInterface, "ReadValue", [.properties([:])]).first?.bytes {
                     onEvent(.value(key: sensor.key, uuid: r.uuid, bytes: bytes))
                 }
+            }
+        }
+    }
+
+    /// Starts the notifications of the measurement characteristic at `path`: through an
+    /// `AcquireNotify` socket when asked for and offered, else `StartNotify`. `InProgress` counts as
+    /// started (BlueZ answers it to a client whose earlier subscription still stands); if no value
+    /// follows, the characteristic turns stale and is subscribed to again.
+    private func subscribe(_ path: String, uuid: UInt16, device name: String) throws(BlueZError) {
+        if acquireNotify, let fd = acquire(path) {
+            state.withLock { $0.acquired[path] = fd }
+            client.bus.readPackets(from: fd) { [weak self] packet in
+                guard let self else { return }
+                guard let packet else {
+                    // BlueZ closed it (the link dropped): the loss comes as Connected false.
+                    state.withLock { s in if s.acquired[path] == fd { s.acquired[path] = nil } }
+                    return
+                }
+                deliver(path, packet)
+            }
+            return
+        }
+        do {
+            try client.call(path, Self.characteristicInterface, "StartNotify", timeout: .seconds(10))
+        } catch .dbus(let error) where error.name == .bluezInProgress {
+            return
+        } catch .dbus(let error) {
+            throw .notifyFailed(device: name, characteristic: BlueZUUID.name(uuid), error)
+        }
+    }
+
+    /// Subscribes again to the measurement characteristics of connected sensors that have been
+    /// silent past their staleness, reporting each as `stale` the first time; on the supervisor.
+    private func resubscribeStale(now: ContinuousClock.Instant) {
+        let due = state.withLock { s -> [(path: String, m: Measurement, silentFor: Duration)] in
+            var due: [(path: String, m: Measurement, silentFor: Duration)] = []
+            for (path, m) in s.characteristics where s.links[m.key]?.connected == true {
+                let silence = now - m.lastHeard
+                guard silence >= Self.staleness(interval: m.interval), m.retryAt.map({ now >= $0 }) ?? true else { continue }
+                s.characteristics[path]!.retryAt = now + m.retryBackoff
+                s.characteristics[path]!.retryBackoff = min(m.retryBackoff * 2, Self.maximumBackoff)
+                due.append((path, m, silence))
+            }
+            return due
+        }
+        for (path, m, silentFor) in due {
+            if m.retryAt == nil { onEvent(.stale(key: m.key, uuid: m.uuid, silentFor: silentFor)) }
+            if let fd = state.withLock({ $0.acquired.removeValue(forKey: path) }) {
+                client.bus.stopReading(fd)
+            } else {
+                _ = try? client.call(path, Self.characteristicInterface, "StopNotify", timeout: .seconds(5))
+            }
+            let name = sensors.first { $0.key == m.key }.map { $0.device.name ?? $0.device.address } ?? m.key
+            do throws(BlueZError) {
+                try subscribe(path, uuid: m.uuid, device: name)
+            } catch {
+                onEvent(.attemptFailed(key: m.key, error, retryIn: state.withLock { s in
+                    s.characteristics[path].flatMap { $0.retryAt.map { $0 - now } } ?? Self.minimumStaleness
+                }))
             }
         }
     }

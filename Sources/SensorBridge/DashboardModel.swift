@@ -86,6 +86,9 @@ struct DashboardModel: Sendable {
         retryAt[key] = time
     }
 
+    /// A measurement went silent; `connected` again when its values come back.
+    mutating func stale(_ key: String) { setLink(key, .stale) }
+
     mutating func battery(_ key: String, percent: Int) {
         if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].battery = percent }
     }
@@ -126,7 +129,7 @@ struct DashboardModel: Sendable {
             switch sensor.link {
             case .connecting: sensor.link = .connecting(retryIn: retryIn)
             case .lost: sensor.link = .lost(retryIn: retryIn)
-            case .connected: break
+            case .connected, .stale: break
             }
             return sensor
         }

@@ -87,6 +87,7 @@ struct DashboardRenderer {
     static func describe(_ link: DashboardState.Link) -> String {
         switch link {
         case .connected: "connected"
+        case .stale: "stale, subscribing again"
         case .connecting(nil): "connecting"
         case .connecting(let retryIn?): "connecting, next try in \(Self.seconds(retryIn)) s"
         case .lost(nil): "lost, reconnecting"

@@ -20,6 +20,8 @@ struct DashboardState: Sendable, Equatable {
         /// Not connected yet; after a failed attempt the next comes in `retryIn`.
         case connecting(retryIn: Duration?)
         case connected
+        /// Connected, but a measurement has been silent past its staleness; subscribed to again.
+        case stale
         /// The link dropped; the next attempt comes in `retryIn` (nil: under way).
         case lost(retryIn: Duration?)
     }

@@ -10,17 +10,19 @@ import Synchronization
 /// items, through the same decoders and `SampleExtractor` as a replay, stamped on arrival as
 /// offsets from the session anchor.
 ///
-/// Each kind of callback comes from one thread, and each thread has its own ring (single
-/// producer): notifications and link losses from the D-Bus thread (`notificationRing`),
-/// reconnections from the link supervisor (`linkRing`). `@unchecked Sendable`: `extractors` and
-/// `samples` are touched on the D-Bus thread only; the trace file is behind its own mutex.
+/// Notifications, link losses and connections come from the D-Bus thread, in order, into one ring
+/// (single producer); the link supervisor's events are only reported. `@unchecked Sendable`:
+/// `extractors` and `samples` are touched on the D-Bus thread only; the trace file is behind its
+/// own mutex.
 final class LiveSensorSource: @unchecked Sendable {
     let anchor: ContinuousClock.Instant
     let sensorIDs: [String: SensorID]
     private let notificationRing: SampleRing<SessionItem>
-    private let linkRing: SampleRing<SessionItem>
     private let control: RecordingControl
-    private let trace: Mutex<FileHandle?>
+    /// The trace being written (`record --trace`): its path, and its file until it is closed or a
+    /// write fails; `failed` once a write has failed (nothing more is written, so that the trace
+    /// has no hole: it stops there).
+    private let trace: Mutex<(path: String?, handle: FileHandle?, failed: Bool)>
     private var extractors: [String: SampleExtractor] = [:]
     private var samples: [Sample] = []
     private let lost = Mutex<Set<String>>([])
@@ -30,15 +32,14 @@ final class LiveSensorSource: @unchecked Sendable {
 
     init(
         anchor: ContinuousClock.Instant, sensorIDs: [String: SensorID], notificationRing: SampleRing<SessionItem>,
-        linkRing: SampleRing<SessionItem>, control: RecordingControl, trace: FileHandle?,
+        control: RecordingControl, trace: (path: String, handle: FileHandle)?,
         report: @escaping @Sendable (String) -> Void, observe: (@Sendable (Sample) -> Void)? = nil
     ) {
         self.anchor = anchor
         self.sensorIDs = sensorIDs
         self.notificationRing = notificationRing
-        self.linkRing = linkRing
         self.control = control
-        self.trace = Mutex(trace)
+        self.trace = Mutex((trace?.path, trace?.handle, false))
         self.report = report
         self.observe = observe
         samples.reserveCapacity(8)
@@ -47,11 +48,23 @@ final class LiveSensorSource: @unchecked Sendable {
     func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }
 
     private func write(_ record: TraceRecord) {
-        trace.withLock { handle in
-            guard let handle else { return }
-            try? handle.write(contentsOf: Array((TraceWriter.line(record) + "\n").utf8))
+        let failure = trace.withLock { trace -> String? in
+            guard let handle = trace.handle else { return nil }
+            do {
+                try handle.write(contentsOf: Array((TraceWriter.line(record) + "\n").utf8))
+                return nil
+            } catch {
+                try? handle.close()
+                trace.handle = nil
+                trace.failed = true
+                return "cannot write the trace \(trace.path ?? ""): \(error.localizedDescription); it stops at \(record.time.clockText)"
+            }
         }
+        if let failure { report(failure) }
     }
+
+    /// The trace's path when it holds everything received (no write failed), else nil.
+    var completeTrace: String? { trace.withLock { $0.failed ? nil : $0.path } }
 
     /// D-Bus thread.
     func received(_ notification: BlueZNotification) {
@@ -74,7 +87,7 @@ final class LiveSensorSource: @unchecked Sendable {
         }
     }
 
-    /// D-Bus thread for `lost`, the link supervisor for the others.
+    /// The D-Bus thread for `lost`, `connected` and `notifying`, the link supervisor for the others.
     func linkEvent(_ event: SensorLinkEvent, names: [String: String]) {
         switch event {
         case .lost(let key, let at):
@@ -86,13 +99,26 @@ final class LiveSensorSource: @unchecked Sendable {
             let regained = lost.withLock { $0.remove(key) != nil }
             if regained {
                 write(.event(time: time(at), .connected(device: key)))
-                linkRing.push(.control(SessionControl(.connected, at: time(at), sensor: sensorIDs[key]!)))
+                notificationRing.push(.control(SessionControl(.connected, at: time(at), sensor: sensorIDs[key]!)))
             }
             report("\(names[key] ?? key) \(regained ? "reconnected" : "connected")")
         case .attemptFailed(let key, let error, let retryIn):
             report("\(names[key] ?? key): \(error); trying again in \(retryIn.components.seconds) s")
         case .value(let key, let uuid, let bytes):
             if let text = Self.describe(uuid: uuid, bytes: bytes) { report("\(names[key] ?? key): \(text)") }
+        case .stale, .notifying:
+            report(Self.describe(event, names: names)!)
+        }
+    }
+
+    /// A stale or notifying-again measurement in words, for every command that reports them.
+    static func describe(_ event: SensorLinkEvent, names: [String: String]) -> String? {
+        switch event {
+        case .stale(let key, let uuid, let silentFor):
+            "\(names[key] ?? key): no \(BlueZUUID.name(uuid)) for \(silentFor.components.seconds) s (stale); subscribing again"
+        case .notifying(let key, let uuid):
+            "\(names[key] ?? key): \(BlueZUUID.name(uuid)) values again"
+        default: nil
         }
     }
 
@@ -109,9 +135,9 @@ final class LiveSensorSource: @unchecked Sendable {
     /// The end of the recording: written to the trace, and pushed by the controller thread.
     func writeEnd(at time: Duration) {
         write(.event(time: time, .end))
-        trace.withLock { handle in
-            try? handle?.close()
-            handle = nil
+        trace.withLock { trace in
+            try? trace.handle?.close()
+            trace.handle = nil
         }
     }
 }

@@ -84,12 +84,6 @@ enum RecordCommand {
 
         let (builder, recorder) = try setup.begin(start: start, sensors: sensorNames, context)
         let anchor = ContinuousClock.now
-        let stored = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) as any WorkoutSessionJournal }
-        let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
-        let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
-        let notificationRing = session.makeRing()
-        let linkRing = session.makeRing(capacity: 64)
-        let controlRing = session.makeRing(capacity: 4)
         let control = context.recordingControl ?? RecordingControl()
         let errors = context.errors
         let progress = Progress(output: errors)
@@ -99,9 +93,16 @@ enum RecordCommand {
         let report: @Sendable (String) -> Void = { message in
             if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
         }
+        let stored = recorder.map {
+            WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: report) as any WorkoutSessionJournal
+        }
+        let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
+        let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
+        let notificationRing = session.makeRing()
+        let controlRing = session.makeRing(capacity: 4)
         let source = LiveSensorSource(
-            anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, linkRing: linkRing, control: control,
-            trace: traceHandle, report: report, observe: dashboard?.observer)
+            anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, control: control,
+            trace: traceHandle.map { (arguments["trace"]!, $0) }, report: report, observe: dashboard?.observer)
         let links = SensorLinks(
             client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
             onEvent: {
@@ -137,8 +138,7 @@ enum RecordCommand {
         dashboard?.stop()
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
-        try setup.finish(result, recorder: recorder, context)
-        return .success
+        return try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
     }
 
     /// A known sensor, else one found by a short discovery.

@@ -85,7 +85,9 @@ enum ReplayCommand {
         let replayer = TraceReplayer(reader: reader, pace: pace, progress: report)
         let (builder, recorder) = try setup.begin(start: reader.header.start, sensors: replayer.sensorNames, context)
         let started = ContinuousClock.now
-        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: replayer.sensorNames) }
+        let journal = recorder.map {
+            WorkoutStoreJournal(recorder: $0, sensorNames: replayer.sensorNames) { progress.line("sensorbridge replay: " + $0) }
+        }
         let session: WorkoutSession
         if case .speed(let factor) = pace {
             session = WorkoutSession(builder: builder, now: { (ContinuousClock.now - started) * factor }, journal: journal)
@@ -102,7 +104,6 @@ enum ReplayCommand {
         }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
         if let skipped = capture?.statistics.summary { context.errors.line("sensorbridge replay: \(path): skipped \(skipped)") }
-        try setup.finish(result, recorder: recorder, context)
-        return .success
+        return try setup.finish(result, recorder: recorder, source: path, context)
     }
 }

@@ -195,13 +195,11 @@ enum ServeCommand {
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
         let start = Date() - (ContinuousClock.now - first).seconds
         let (builder, recorder) = try logging(context, log) { try setup.begin(start: start, sensors: sensorNames, $0) }
-        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames) }
+        let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: log) }
         // Ticks at the latest item's time: nothing of the idle time after the last sample enters the workout.
         let session = WorkoutSession(builder: builder, journal: journal)
         let source = LiveSensorSource(
-            anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(),
-            linkRing: session.makeRing(capacity: 64),
-            control: control, trace: nil, report: { _ in })
+            anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         let controlRing = session.makeRing(capacity: 4)
         let result = session.run(producers: [
             {
@@ -223,7 +221,14 @@ enum ServeCommand {
                     + "--min-duration \(minimumDuration.seconds.formatted) s")
             return
         }
-        let id = try recorder?.finish(workout)
+        let id: WorkoutID?
+        do {
+            id = try recorder?.finish(workout)
+        } catch {
+            // serve goes on to the next workout; this one waits in the store for 'workouts recover'.
+            log(WorkoutSetup.notSaved(error, workout: workout, recorder: recorder!, source: nil))
+            return
+        }
         var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(workout.duration.clockText)"
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }

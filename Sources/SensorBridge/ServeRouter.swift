@@ -141,6 +141,8 @@ final class ServeRouter: Sendable {
                 return "\(s.names[key] ?? key): \(text); trying again every 1 to 30 s"
             case .value(let key, let uuid, let bytes):
                 return LiveSensorSource.describe(uuid: uuid, bytes: bytes).map { "\(s.names[key] ?? key): \($0)" }
+            case .stale, .notifying:
+                return LiveSensorSource.describe(event, names: s.names)
             }
         }
         if let line { log(line) }

@@ -59,6 +59,8 @@ final class TerminalDashboard: Sendable {
             case .value(let key, let uuid, let bytes) where uuid == 0x2A19 && bytes.count == 1:
                 m.battery(key, percent: Int(bytes[0]))
             case .value: break
+            case .stale(let key, _, _): m.stale(key)
+            case .notifying(let key, _): m.connected(key)
             }
         }
     }

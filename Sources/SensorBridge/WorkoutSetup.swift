@@ -77,16 +77,55 @@ struct WorkoutSetup {
         return (builder, recorder)
     }
 
-    /// Stores (with `--save`) and prints the finished workout.
-    func finish(_ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?, _ context: CommandContext) throws {
+    /// Stores (with `--save`) and prints the finished workout. When the store cannot take it (a
+    /// full disk), the workout is printed all the same, standard error says exactly what was saved
+    /// and how to finish it, and the status is a failure. `source` is a trace holding the whole
+    /// ride, to save it from.
+    func finish(
+        _ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?, source: String? = nil,
+        _ context: CommandContext
+    ) throws -> ExitStatus {
         let workout = try Self.workout(result, recorder: recorder)
-        let id = try recorder?.finish(workout)
+        var id: WorkoutID?
+        var unsaved: String?
+        if let recorder {
+            do {
+                id = try recorder.finish(workout)
+            } catch {
+                unsaved = Self.notSaved(error, workout: workout, recorder: recorder, source: source)
+            }
+        }
         if arguments.has("json") {
             context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
         } else {
             context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint()))
             if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
         }
+        guard let unsaved else { return .success }
+        context.errors.line("sensorbridge \(command): " + unsaved)
+        return .failure
+    }
+
+    /// What was saved of a workout whose finishing `error` refused, and how to finish it; saves as
+    /// much of the journal as still fits first.
+    static func notSaved(_ error: WorkoutStoreError, workout: Workout, recorder: WorkoutRecorder, source: String?) -> String {
+        try? recorder.flush()
+        let store = shellWord(recorder.path)
+        var text =
+            "could not save the finished workout: \(error.reason). Workout \(recorder.workoutID) is saved in \(recorder.path) "
+            + "up to \(recorder.savedUntil.clockText) of \(workout.duration.clockText). Free some space, then run "
+            + "'sensorbridge workouts recover --store \(store)' to finish it from what was saved"
+        if let source {
+            text += ", or 'sensorbridge replay \(shellWord(source)) --save --store \(store)' to save the whole ride from its trace"
+        }
+        return text
+    }
+
+    /// `word` as one shell word, to be pasted: as it is when every character is safe, else quoted.
+    static func shellWord(_ word: String) -> String {
+        let safe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=:,@%")
+        guard !word.isEmpty, !word.allSatisfy(safe.contains) else { return word.isEmpty ? "''" : word }
+        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// The finished workout, or the builder's error after discarding what `recorder` journaled.

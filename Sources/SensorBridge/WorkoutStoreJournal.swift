@@ -4,15 +4,29 @@ public import WorkoutStore
 
 /// The session journal of a saved recording: what the consumer applied goes to the workout store
 /// through a `WorkoutRecorder`, controls turned into the workout's own events (with the session's
-/// sensor names, as the builder names them). The recorder writes at least every half second.
+/// sensor names, as the builder names them). The recorder writes at least every half second; when
+/// a write fails (a full disk) and when writing works again, `report` says so at once.
 public struct WorkoutStoreJournal: WorkoutSessionJournal {
     public let recorder: WorkoutRecorder
     /// The session's names of its sensors, by id.
     public let sensorNames: [SensorID: String]
+    private let report: @Sendable (String) -> Void
 
-    public init(recorder: WorkoutRecorder, sensorNames: [SensorID: String]) {
+    public init(recorder: WorkoutRecorder, sensorNames: [SensorID: String], report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.recorder = recorder
         self.sensorNames = sensorNames
+        self.report = report
+    }
+
+    /// What the person is told when journal writes start failing or work again.
+    static func describe(_ change: WorkoutRecorder.WriteChange, recorder: WorkoutRecorder) -> String {
+        switch change {
+        case .failing(let error):
+            "cannot save workout \(recorder.workoutID): \(error.reason); recording goes on in memory, saved up to "
+                + "\(recorder.savedUntil.clockText). Free some space: the rest is saved as soon as it can be"
+        case .recovered:
+            "saving workout \(recorder.workoutID) again; everything recorded so far is saved"
+        }
     }
 
     public func consumerApplied(_ items: ArraySlice<SessionItem>, droppedSamples: Int) {
@@ -37,6 +51,8 @@ public struct WorkoutStoreJournal: WorkoutSessionJournal {
                 }
             }
         }
-        recorder.record(samples: samples, events: events, malformedNotifications: malformed, droppedSamples: droppedSamples)
+        let change = recorder.record(
+            samples: samples, events: events, malformedNotifications: malformed, droppedSamples: droppedSamples)
+        if let change { report(Self.describe(change, recorder: recorder)) }
     }
 }

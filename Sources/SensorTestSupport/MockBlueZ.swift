@@ -47,10 +47,15 @@ public final class MockBlueZ: Sendable {
     /// `paired` makes the sensors paired already; `stamp`
     /// appends the send time to each notification (`LatencyProbe`); the `bonding` devices (trace
     /// keys) ask for bonding when paired, through the agent registered with AgentManager1; the
-    /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair).
+    /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair); the `cacheMode`
+    /// devices come back by themselves with their notifications resumed, as BlueZ's cache mode
+    /// brings back a known sensor; the `notifyInProgress` devices answer their first StartNotify
+    /// with InProgress, the `silent` devices send nothing on their first subscription, the
+    /// `notifyFails` devices' StartNotify fails (NotPermitted).
     public init(
         trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
-        paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = []
+        paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = [],
+        cacheMode: [String] = [], notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = []
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -82,6 +87,10 @@ public final class MockBlueZ: Sendable {
         if stamp { arguments.append("--stamp") }
         for key in bonding { arguments += ["--bonding", key] }
         for key in acquireNotify { arguments += ["--acquire-notify", key] }
+        for key in cacheMode { arguments += ["--cache-mode", key] }
+        for key in notifyInProgress { arguments += ["--notify-in-progress", key] }
+        for key in silent { arguments += ["--silent", key] }
+        for key in notifyFails { arguments += ["--notify-fails", key] }
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {

@@ -150,20 +150,33 @@ public final class WorkoutRecorder: Sendable {
                 lastWrite: .now))
     }
 
+    /// How journal writes went, when that changed: the first write that failed after one that
+    /// succeeded (the disk filled, say), and the first that succeeded after failures.
+    public enum WriteChange: Sendable, Equatable {
+        /// A write failed; what it held stays in memory and is tried again at every flush.
+        case failing(WorkoutStoreError)
+        /// A write succeeded again: everything recorded so far is saved.
+        case recovered
+    }
+
     /// Adds what the session applied since the last call, and writes the journal when
     /// `flushInterval` has passed since the last write. Samples before the start are ignored, as the
     /// builder ignores them. Call it at least every few hundred milliseconds, with nothing new too,
     /// so that a quiet moment still writes what is pending.
     ///
+    /// A write that fails keeps what it held in memory, to be written by the next one; the change
+    /// from writing to failing and back is returned, for the person to be told at once.
+    ///
     /// - Parameters:
     ///   - malformedNotifications: notifications that did not decode since the last call.
     ///   - droppedSamples: samples refused by full rings since the session began (a running total).
+    @discardableResult
     public func record(
         samples: some Sequence<Sample>, events: some Sequence<WorkoutEvent>, malformedNotifications: Int = 0,
         droppedSamples: Int? = nil, now: ContinuousClock.Instant = .now
-    ) {
-        journal.withLock { journal in
-            guard !journal.isClosed else { return }
+    ) -> WriteChange? {
+        journal.withLock { journal -> WriteChange? in
+            guard !journal.isClosed else { return nil }
             for sample in samples where sample.time >= journal.start {
                 journal.samples.append(sample)
                 journal.recordedUntil = max(journal.recordedUntil, sample.time)
@@ -174,13 +187,16 @@ public final class WorkoutRecorder: Sendable {
             }
             journal.malformedNotifications += malformedNotifications
             if let droppedSamples { journal.droppedSamples = droppedSamples }
-            guard now - journal.lastWrite >= flushInterval, journal.hasNews else { return }
+            guard now - journal.lastWrite >= flushInterval, journal.hasNews else { return nil }
             journal.lastWrite = now
+            let wasFailing = journal.failure != nil
             do throws(WorkoutStoreError) {
                 try journal.write()
                 journal.failure = nil
+                return wasFailing ? .recovered : nil
             } catch {
                 journal.failure = error
+                return wasFailing ? nil : .failing(error)
             }
         }
     }
@@ -198,6 +214,10 @@ public final class WorkoutRecorder: Sendable {
     /// The error of the latest journal write, nil when it succeeded (the data stays pending and is
     /// tried again).
     public var failure: WorkoutStoreError? { journal.withLock { $0.failure } }
+
+    /// How far the journal in the store reaches: the time of the latest sample or event written,
+    /// from the workout's start; what came after is only in memory.
+    public var savedUntil: Duration { journal.withLock { max($0.written.until - $0.start, .zero) } }
 
     /// Replaces the journal with the finished `workout`, in one transaction, and releases the
     /// recording lock; returns the workout's id.

@@ -74,6 +74,17 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// What went wrong, without the advice `description` adds, for messages that give their own
+    /// ("the disk holding PATH is full").
+    public var reason: String {
+        switch self {
+        case .diskFull(let path): "the disk holding \(path) is full"
+        case .readOnly(let path, let reason): "cannot write \(path): \(reason)"
+        case .busy(let path): "\(path) is locked by another process"
+        default: description
+        }
+    }
+
     /// The store's reading of a SQLite error on the database at `path`.
     init(_ error: SQLiteError, path: String) {
         switch error.code {

@@ -251,7 +251,7 @@ import Zones
         let before = try Data(contentsOf: URL(fileURLWithPath: newer))
         let refused = runCLI(["profile", "show", "--store", newer])
         #expect(refused.status == .failure)
-        #expect(refused.errors.contains("has schema version 99, but this sensorbridge knows versions up to 2"))
+        #expect(refused.errors.contains("has schema version 99, but this sensorbridge knows versions up to \(WorkoutStore.schemaVersion)"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: newer)) == before)
     }
 

@@ -54,20 +54,15 @@ public struct ByteReader: Sendable {
     }
 
     /// The rest of the payload as 16-bit values: the variable-length arrays that end a
-    /// characteristic (RR intervals, force and torque magnitude arrays). At least one value
-    /// must be present (the flag says the field is there), and an odd byte count means the
-    /// last value was cut short: both are `truncated`.
-    public mutating func uint16Array<Element>(
-        _ field: GATTField, _ transform: (UInt16) -> Element
-    ) throws(GATTDecodingError) -> [Element] {
-        try require(2, for: field)
-        if remaining % 2 != 0 {
-            let last = bytes.count - 1
-            throw .truncated(field, at: last, needs: 2, available: 1)
-        }
+    /// characteristic (RR intervals, force and torque magnitude arrays). They hold as many
+    /// complete values as the bytes allow: a flagged array with no bytes is empty, and an odd
+    /// stray byte after the last value is left unread, to count as trailing (as Wireshark decodes
+    /// it; `shared/conformance`'s rule), so a stray byte never costs the values before it.
+    public mutating func uint16Array<Element>(_ transform: (UInt16) -> Element) -> [Element] {
+        let end = offset + remaining / 2 * 2
         var values: [Element] = []
         values.reserveCapacity(remaining / 2)
-        while offset < bytes.count {
+        while offset < end {
             values.append(transform(UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8))
             offset += 2
         }

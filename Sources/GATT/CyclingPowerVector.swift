@@ -64,9 +64,9 @@ public struct CyclingPowerVector: GATTCharacteristicValue {
         }
         firstCrankMeasurementAngle = flags & 0x02 != 0 ? try reader.uint16(.firstCrankMeasurementAngle) : nil
         instantaneousForceMagnitudes =
-            flags & 0x04 != 0 ? try reader.uint16Array(.instantaneousForceMagnitudes, Int16.init(bitPattern:)) : []
+            flags & 0x04 != 0 ? reader.uint16Array(Int16.init(bitPattern:)) : []
         instantaneousTorqueMagnitudes =
-            flags & 0x08 != 0 ? try reader.uint16Array(.instantaneousTorqueMagnitudes, Int16.init(bitPattern:)) : []
+            flags & 0x08 != 0 ? reader.uint16Array(Int16.init(bitPattern:)) : []
         trailingByteCount = reader.remaining
     }
 }

@@ -49,8 +49,8 @@ public struct HeartRateMeasurement: GATTCharacteristicValue {
         }
         energyExpended = flags & 0x08 != 0 ? try reader.uint16(.energyExpended) : nil
         if flags & 0x10 != 0 {
-            // The RR intervals fill the rest of the value, so there are never trailing bytes.
-            rrIntervals = try reader.uint16Array(.rrIntervals, RRInterval.init(rawValue:))
+            // The RR intervals fill the rest of the value; an odd stray byte after them is trailing.
+            rrIntervals = reader.uint16Array(RRInterval.init(rawValue:))
         } else {
             rrIntervals = []
         }

@@ -10,9 +10,9 @@ import Testing
 /// - the length is what the flags imply (`spec_len_ok`): the value decodes, with no trailing
 ///   bytes, to the `spec` values when given, and to tshark's values otherwise;
 /// - the length is not what the flags imply: a case cut short throws `truncated`; extra bytes
-///   after a complete value are reported as `trailingBytes`, except where the value ends in an
-///   array of uint16 (RR intervals, magnitude arrays), where an odd extra byte leaves the last
-///   element cut short, which is `truncated` too.
+///   after a complete value are reported as `trailingBytes`, and so is an odd stray byte after an
+///   array of uint16 that ends a value (RR intervals, magnitude arrays), which holds as many
+///   complete values as the bytes allow (the fixture files those cases as `trailing`).
 @Suite struct ConformanceTests {
     struct Case {
         let index: Int
@@ -122,15 +122,9 @@ import Testing
         let c = Self.fixture.cases[index]
         let uuid = try #require(BluetoothUUID(c.uuid))
         let context = "case \(index) \(c.uuid) \(c.kind) \(Hex.encode(c.payload))"
-        let endsInArray: Bool =
-            switch c.uuid {
-            case "2a37": c.payload.first.map { $0 & 0x10 != 0 } ?? false
-            case "2a64": c.payload.first.map { $0 & 0x0C != 0 } ?? false
-            default: false
-            }
         let result = Result { () throws(GATTDecodingError) -> GATTValue? in try GATTValue.decode(uuid: uuid, bytes: c.payload) }
 
-        if !c.specLengthOK && (c.kind == "truncated" || endsInArray) {
+        if !c.specLengthOK && c.kind == "truncated" {
             guard case .failure(let error) = result else {
                 Issue.record("expected truncated, decoded \(String(describing: try? result.get())); \(context)")
                 return
@@ -154,7 +148,10 @@ import Testing
             #expect(Set(raw.keys) == Set(spec.keys), "\(context)")
         }
         for name in raw.keys where !Self.tsharkDisagrees.contains(name) {
-            if let tshark = Self.tsharkValues(name, c) {
+            if raw[name] == [] {
+                // A flagged array with no bytes: tshark 4.0 reports no field for it (fixture README).
+                #expect((Self.tsharkValues(name, c) ?? []).isEmpty, "\(name); \(context)")
+            } else if let tshark = Self.tsharkValues(name, c) {
                 #expect(raw[name] == tshark, "\(name) differs from tshark; \(context)")
             } else {
                 Issue.record("tshark has no \(name); \(context)")

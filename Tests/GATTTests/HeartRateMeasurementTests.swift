@@ -62,38 +62,46 @@ import Testing
         }
     }
 
-    @Test func flaggedButEmptyRRListIsTruncated() {
-        // 18: uint8 value, energy, RR flagged; 48 = 72 bpm; 10 00 = 16 kJ; then nothing
-        #expect(throws: GATTDecodingError.truncated(.rrIntervals, at: 4, needs: 2, available: 0)) {
-            try HeartRateMeasurement(decoding: [0x18, 0x48, 0x10, 0x00])
-        }
+    @Test func flaggedButEmptyRRListIsAnEmptyList() throws {
+        // 18: uint8 value, energy, RR flagged; 48 = 72 bpm; 10 00 = 16 kJ; then no interval
+        let m = try HeartRateMeasurement(decoding: [0x18, 0x48, 0x10, 0x00])
+        #expect(m.heartRate == 72 && m.energyExpended == 16)
+        #expect(m.rrIntervals.isEmpty && m.trailingByteCount == 0)
     }
 
-    @Test func oddRRByteIsTruncatedAtTheCutInterval() {
-        // One whole interval (00 03) then half of the next (00): the value is cut short.
-        #expect(throws: GATTDecodingError.truncated(.rrIntervals, at: 4, needs: 2, available: 1)) {
-            try HeartRateMeasurement(decoding: [0x10, 0x48, 0x00, 0x03, 0x00])
-        }
+    @Test func anOddRRByteIsTrailingAndTheWholeIntervalsDecode() throws {
+        // One whole interval (00 03) then a stray byte (00): the interval and the heart rate
+        // count, the byte is trailing (shared/conformance's rule, as Wireshark decodes it).
+        let m = try HeartRateMeasurement(decoding: [0x10, 0x48, 0x00, 0x03, 0x00])
+        #expect(m.heartRate == 72)
+        #expect(m.rrIntervals.map(\.rawValue) == [0x0300])
+        #expect(m.trailingByteCount == 1)
     }
 
-    @Test func everyProperPrefixIsTruncated() throws {
-        // A value with every field and one RR interval: no proper prefix is a whole value.
+    @Test func everyPrefixCutBeforeTheRRListIsTruncated() throws {
+        // A value with every field and one RR interval: a prefix cut before the RR list is not a
+        // whole value; one cut inside it keeps the fields before it, the byte counting as trailing.
         let full: [UInt8] = [0x1F, 0x2C, 0x01, 0xE8, 0x03, 0x00, 0x04]
         _ = try HeartRateMeasurement(decoding: full)
-        for length in 0..<full.count {
+        for length in 0..<5 {
             let error = decodingError { _ = try HeartRateMeasurement(decoding: Array(full.prefix(length))) }
             #expect(error?.kind == .truncated, "prefix of \(length) bytes")
             #expect((error?.offset ?? .max) <= length)
         }
+        for length in 5..<full.count {
+            let m = try HeartRateMeasurement(decoding: Array(full.prefix(length)))
+            #expect(m.heartRate == 300 && m.energyExpended == 1000 && m.rrIntervals.isEmpty)
+            #expect(m.trailingByteCount == length - 5)
+        }
     }
 
-    @Test func prefixesEndingOnAnRRBoundaryDecodeFewerIntervals() throws {
+    @Test func prefixesOfAnRRListDecodeTheWholeIntervals() throws {
         // With several RR intervals the list is variable-length: cutting between two intervals
-        // leaves a shorter, valid list; cutting inside one is truncated.
+        // leaves a shorter list; cutting inside one leaves the whole ones and a trailing byte.
         let full: [UInt8] = [0x10, 0x48, 0x00, 0x03, 0x00, 0x04, 0x00, 0x05]
-        #expect(try HeartRateMeasurement(decoding: Array(full.prefix(6))).rrIntervals.count == 2)
-        #expect(try HeartRateMeasurement(decoding: Array(full.prefix(4))).rrIntervals.count == 1)
-        #expect(throws: GATTDecodingError.self) { try HeartRateMeasurement(decoding: Array(full.prefix(5))) }
-        #expect(throws: GATTDecodingError.self) { try HeartRateMeasurement(decoding: Array(full.prefix(7))) }
+        for (length, intervals, trailing) in [(8, 3, 0), (7, 2, 1), (6, 2, 0), (5, 1, 1), (4, 1, 0), (3, 0, 1), (2, 0, 0)] {
+            let m = try HeartRateMeasurement(decoding: Array(full.prefix(length)))
+            #expect(m.rrIntervals.count == intervals && m.trailingByteCount == trailing, "prefix of \(length) bytes")
+        }
     }
 }

@@ -38,14 +38,24 @@ import Testing
     }
 
     @Test func undecodablePayloadIsAnErrorObjectAndExitStatus1() throws {
-        // flags 0x18 (energy, RR), 72 bpm, 16 kJ, and the flagged RR list missing
-        let run = runCLI(["decode", "--uuid", "2a37", "--hex", "18481000"])
+        // flags 0x18 (energy, RR), 72 bpm, and the flagged energy cut short
+        let run = runCLI(["decode", "--uuid", "2a37", "--hex", "184810"])
         #expect(run.status == .failure)
         let object = try JSONValue(parsing: run.output)
         #expect(object["uuid"] == "2a37")
         #expect(object["error"]?["kind"] == "truncated")
-        #expect(object["error"]?["field"] == "rrIntervals")
-        #expect(object["error"]?["offset"] == 4)
+        #expect(object["error"]?["field"] == "energyExpended")
+        #expect(object["error"]?["offset"] == 2)
+    }
+
+    /// The README's example: a stray odd byte after the RR intervals is trailing, not an error.
+    @Test func aStrayByteAfterTheRRIntervalsIsTrailing() throws {
+        let run = runCLI(["decode", "--uuid", "2a37", "--hex", "1048000300"])
+        #expect(run.status == .success, "\(run.output)")
+        let object = try JSONValue(parsing: run.output)
+        #expect(object["heartRate"] == 72)
+        #expect(object["rrIntervals"]?.arrayValue?.count == 1)
+        #expect(object["trailingBytes"] == 1)
     }
 
     @Test func unknownUUIDAndBadHexAreTheirOwnKinds() throws {

@@ -37,6 +37,7 @@ enum WorkoutJSON {
                     ])
                 }))
         w.append("events", .array(workout.events.map { event($0, workout) }))
+        w.append("sensors", sensorStates(workout.sensorStates))
         var root = JSONObject()
         if let id { root.append("id", .number(Double(id.rawValue))) }
         root.append("workout", .object(w))
@@ -44,16 +45,40 @@ enum WorkoutJSON {
             root.append(
                 "zoneUpdates",
                 .array(
-                    workout.zoneUpdates.map { u in
-                        .object([
-                            "quantityType": .string(u.quantityType.identifier),
-                            "t": .number((u.time - workout.start).seconds),
-                            "previous": u.previousZoneIndex.map { .number(Double($0)) } ?? .null,
-                            "current": u.currentZoneIndex.map { .number(Double($0)) } ?? .null,
-                        ])
-                    }))
+                    workout.zoneUpdates.map { zoneUpdate($0, start: workout.start) }))
         }
         return .object(root)
+    }
+
+    /// A live zone update whole, as HealthKit's `HKLiveWorkoutZoneUpdate` carries it: the zone
+    /// left and the zone entered with their durations so far, the running zone group, and the time
+    /// of the latest sample processed (`lastSampleT`), times in seconds from `start`.
+    static func zoneUpdate(_ u: ZoneUpdate, start: Duration) -> JSONValue {
+        func zone(_ duration: WorkoutZoneDuration?) -> JSONValue {
+            guard let duration else { return .null }
+            return .object(["index": .number(Double(duration.zone.index)), "duration": .number(duration.duration.seconds)])
+        }
+        return .object([
+            "quantityType": .string(u.quantityType.identifier),
+            "t": .number((u.time - start).seconds),
+            "previous": u.previousZoneIndex.map { .number(Double($0)) } ?? .null,
+            "current": u.currentZoneIndex.map { .number(Double($0)) } ?? .null,
+            "previousZone": zone(u.previous),
+            "currentZone": zone(u.current),
+            "zoneGroup": u.zoneGroup.jsonValue,
+            "lastSampleT": .number((u.lastSampleTime - start).seconds),
+        ])
+    }
+
+    /// `{"hr": {"notifying": 3590.5, "noContact": 30}, ...}`: seconds in each state by sensor.
+    static func sensorStates(_ states: [String: [SensorState: Duration]]) -> JSONValue {
+        var object = JSONObject()
+        for (sensor, durations) in states.sorted(by: { $0.key < $1.key }) {
+            var entry = JSONObject()
+            for state in SensorState.allCases { if let d = durations[state] { entry.append(state.rawValue, .number(d.seconds)) } }
+            object.append(sensor, .object(entry))
+        }
+        return .object(object)
     }
 
     static func iso(_ workout: Workout, _ time: Duration) -> String {
@@ -73,7 +98,10 @@ enum WorkoutJSON {
         switch e.kind {
         case .activity(let type): object.append("activityType", .string(type.rawValue))
         case .sensorLost(let sensor), .sensorRegained(let sensor): object.append("device", .string(sensor))
-        case .pause, .resume, .lap: break
+        case .sensorState(let sensor, let state):
+            object.append("device", .string(sensor))
+            object.append("state", .string(state.rawValue))
+        case .pause, .resume, .lap: object.append("cause", .string(e.cause.rawValue))
         }
         return .object(object)
     }

@@ -58,7 +58,7 @@ extension WorkoutStore {
                 laps: try ranges("laps", of: workoutID, start: start), events: try events(of: workoutID, start: start),
                 zoneUpdates: try zoneUpdates(of: workoutID, start: start),
                 samples: try SampleChunk.samples(of: workoutID, start: start, in: connection, path: path),
-                sensors: try sensors(of: workoutID))
+                sensors: try sensors(of: workoutID), sensorStates: try sensorStates(of: workoutID))
         }
     }
 
@@ -133,7 +133,10 @@ extension WorkoutStore {
     func events(of workout: Int64, start: Duration) throws -> [WorkoutEvent] {
         var events: [WorkoutEvent] = []
         try connection.statement(
-            "SELECT offset_ns, kind, activity_type, device FROM events WHERE workout_id = ? ORDER BY position"
+            """
+            SELECT offset_ns, kind, activity_type, device, cause, sensor_state FROM events WHERE workout_id = ?
+            ORDER BY position
+            """
         ).forEachRow(workout) { row in
             let kind: WorkoutEvent.Kind
             switch (row.text(1), row.optionalText(2), row.optionalText(3)) {
@@ -143,12 +146,29 @@ extension WorkoutStore {
             case ("activity", let type?, _): kind = .activity(try activityType(type))
             case ("sensorLost", _, let device?): kind = .sensorLost(device)
             case ("sensorRegained", _, let device?): kind = .sensorRegained(device)
+            case ("sensorState", _, let device?) where row.optionalText(5).flatMap(SensorState.init(rawValue:)) != nil:
+                kind = .sensorState(device, SensorState(rawValue: row.text(5))!)
             case (let name, _, _):
                 throw WorkoutStoreError.invalidData(path: path, reason: "unknown event \(name) in workout \(workout)")
             }
-            events.append(WorkoutEvent(time: start + .nanoseconds(row.int64(0)), kind: kind))
+            guard let cause = WorkoutEvent.Cause(rawValue: row.text(4)) else {
+                throw WorkoutStoreError.invalidData(path: path, reason: "unknown event cause \(row.text(4)) in workout \(workout)")
+            }
+            events.append(WorkoutEvent(time: start + .nanoseconds(row.int64(0)), kind: kind, cause: cause))
         }
         return events
+    }
+
+    private func sensorStates(of workout: Int64) throws -> [String: [SensorState: Duration]] {
+        var states: [String: [SensorState: Duration]] = [:]
+        try connection.statement("SELECT sensor, state, duration_ns FROM sensor_state_durations WHERE workout_id = ?")
+            .forEachRow(workout) { row in
+                guard let state = SensorState(rawValue: row.text(1)) else {
+                    throw WorkoutStoreError.invalidData(path: path, reason: "unknown sensor state \(row.text(1)) in workout \(workout)")
+                }
+                states[row.text(0), default: [:]][state] = .nanoseconds(row.int64(2))
+            }
+        return states
     }
 
     private func zoneUpdates(of workout: Int64, start: Duration) throws -> [ZoneUpdate] {

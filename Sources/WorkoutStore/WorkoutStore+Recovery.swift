@@ -108,12 +108,16 @@ extension WorkoutStore {
             return unused
         }
         switch event.kind {
-        case .pause: try? machine.pause(at: event.time)
-        case .resume: try? machine.resume(at: event.time)
-        case .lap: try? machine.lap(at: event.time)
+        case .pause: try? machine.pause(at: event.time, cause: event.cause)
+        case .resume: try? machine.resume(at: event.time, cause: event.cause)
+        case .lap: try? machine.lap(at: event.time, cause: event.cause)
         case .activity(let type): try? machine.beginActivity(type, at: event.time)
         case .sensorLost(let name): machine.sensorLost(sensor(named: name), at: event.time)
         case .sensorRegained(let name): machine.sensorRegained(sensor(named: name), at: event.time)
+        // Stale and notifying again follow from the samples' times; no contact and invalid values
+        // were the decoder's word, journaled as events.
+        case .sensorState(let name, let state):
+            if state == .noContact || state == .invalid { machine.sensorValues(sensor(named: name), state, at: event.time) }
         }
     }
 }

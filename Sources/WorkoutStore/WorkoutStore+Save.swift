@@ -99,6 +99,7 @@ extension WorkoutStore {
         }
 
         try insertSensors(workout.sensors, workout: workoutID)
+        try insertSensorStates(workout.sensorStates, workout: workoutID)
         _ = try SampleChunk.insert(
             workout.samples, start: workout.start, workout: workoutID, firstPosition: 0, into: connection)
         let timeline = try WorkoutTimeline(start: workout.start, end: workout.end, pauses: workout.pauses)
@@ -110,19 +111,35 @@ extension WorkoutStore {
 
     func insertEvents(_ events: some Sequence<WorkoutEvent>, workout: Int64, firstPosition: Int64, start: Duration) throws {
         let statement = try connection.statement(
-            "INSERT INTO events (workout_id, position, offset_ns, kind, activity_type, device) VALUES (?, ?, ?, ?, ?, ?)")
+            """
+            INSERT INTO events (workout_id, position, offset_ns, kind, activity_type, device, cause, sensor_state)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
         var position = firstPosition
         for event in events {
             var activityType: String?
             var device: String?
+            var sensorState: String?
             switch event.kind {
             case .activity(let type): activityType = type.rawValue
             case .sensorLost(let name), .sensorRegained(let name): device = name
+            case .sensorState(let name, let state): (device, sensorState) = (name, state.rawValue)
             case .pause, .resume, .lap: break
             }
             try statement.run(
-                workout, position, event.time.nanoseconds - start.nanoseconds, event.name, activityType, device)
+                workout, position, event.time.nanoseconds - start.nanoseconds, event.name, activityType, device,
+                event.cause.rawValue, sensorState)
             position += 1
+        }
+    }
+
+    func insertSensorStates(_ states: [String: [SensorState: Duration]], workout: Int64) throws {
+        let statement = try connection.statement(
+            "INSERT INTO sensor_state_durations (workout_id, sensor, state, duration_ns) VALUES (?, ?, ?, ?)")
+        for (sensor, durations) in states.sorted(by: { $0.key < $1.key }) {
+            for (state, duration) in durations.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where duration > .zero {
+                try statement.run(workout, sensor, state.rawValue, duration.nanoseconds)
+            }
         }
     }
 

@@ -30,6 +30,9 @@ public struct Workout: Sendable, Equatable {
     public var samples: [Sample]
     /// The sensors by id, with the session's key for each (`hr`, `power`).
     public var sensors: [SensorID: String]
+    /// Time in each state (notifying, no contact, stale, lost, ...) by the session's key of each
+    /// sensor, over the workout.
+    public var sensorStates: [String: [SensorState: Duration]]
 
     public var duration: Duration { end - start }
 
@@ -37,7 +40,8 @@ public struct Workout: Sendable, Equatable {
         startDate: Date, start: Duration, end: Duration, activeDuration: Duration, pauses: [Range<Duration>],
         activityType: WorkoutActivityType, statistics: WorkoutStatistics,
         zoneGroupsByType: [QuantityType: WorkoutZoneGroup], activities: [WorkoutActivity], laps: [Range<Duration>],
-        events: [WorkoutEvent], zoneUpdates: [ZoneUpdate], samples: [Sample], sensors: [SensorID: String]
+        events: [WorkoutEvent], zoneUpdates: [ZoneUpdate], samples: [Sample], sensors: [SensorID: String],
+        sensorStates: [String: [SensorState: Duration]] = [:]
     ) {
         self.startDate = startDate
         self.start = start
@@ -53,6 +57,7 @@ public struct Workout: Sendable, Equatable {
         self.zoneUpdates = zoneUpdates
         self.samples = samples
         self.sensors = sensors
+        self.sensorStates = sensorStates
     }
 }
 

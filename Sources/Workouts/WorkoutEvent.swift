@@ -10,14 +10,26 @@ public struct WorkoutEvent: Sendable, Hashable {
         /// A sensor stopped sending (link lost); the name is the session's key for it (`power`).
         case sensorLost(String)
         case sensorRegained(String)
+        /// A sensor's values stopped or started counting: it reports no contact, sends invalid
+        /// values, went stale, or notifies valid values again.
+        case sensorState(String, SensorState)
+    }
+
+    /// Who made a pause, resume or lap: the person (keys, a signal, the API) or the workout's own
+    /// rules (auto-pause, auto-lap).
+    public enum Cause: String, Sendable, Hashable {
+        case manual, auto
     }
 
     public var time: Duration
     public var kind: Kind
+    /// For pauses, resumes and laps; `.manual` for the others.
+    public var cause: Cause
 
-    public init(time: Duration, kind: Kind) {
+    public init(time: Duration, kind: Kind, cause: Cause = .manual) {
         self.time = time
         self.kind = kind
+        self.cause = cause
     }
 
     /// The event's name in JSON (`pause`, `sensorLost`, ...).
@@ -29,6 +41,7 @@ public struct WorkoutEvent: Sendable, Hashable {
         case .activity: "activity"
         case .sensorLost: "sensorLost"
         case .sensorRegained: "sensorRegained"
+        case .sensorState: "sensorState"
         }
     }
 }

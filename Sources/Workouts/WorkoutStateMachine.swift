@@ -54,6 +54,24 @@ public struct WorkoutStateMachine: Sendable {
     private var outputs: [WorkoutBuilderOutput] = []
     private var outputHead = 0
     public var sensors: [SensorID: String] = [:]
+    /// Auto-pause: the workout pauses when nothing moves (no power above 0 W, no crank or wheel
+    /// turning) for this long, and resumes at the next movement; nil: off. Only once a power
+    /// meter, cadence or speed sensor has sent something, and not while one of them is lost.
+    public var autoPause: Duration?
+    /// Auto-lap: a lap ends every this much active (not paused) time; nil: off.
+    public var autoLap: Duration?
+    private var sensorStates = SensorStateTracker()
+    private var pauseCause: WorkoutEvent.Cause?
+    /// The latest sample that showed movement (power above 0, cadence or speed above 0).
+    private var lastMovement = Duration.zero
+    /// Sensors that sent power, cadence or speed: what auto-pause listens to.
+    private var movementSensors: Set<SensorID> = []
+    /// The active time at the current lap's start, for auto-lap.
+    private var lapActiveStart = Duration.zero
+    private var pausedTotal = Duration.zero
+
+    /// The quantities whose values above 0 mean the rider moves.
+    static let movementTypes: Set<QuantityType> = [.cyclingPower, .cyclingCadence, .cyclingSpeed]
 
     /// - Parameter zoneConfigurations: zones to use as given, whatever their source, before the
     ///   preferred and system ones: those a recorded workout used, to rebuild it from its samples
@@ -103,6 +121,8 @@ public struct WorkoutStateMachine: Sendable {
             zonesDate = CalendarDate(year: day.year, month: day.month, day: day.day)
         }
         lapStart = time
+        lastMovement = time
+        for name in sensors.values.sorted() { sensorStates.set(name, .connecting, at: time) }
         statistics = StatisticsAccumulator(start: time, powerHold: maximumHolds[.cyclingPower] ?? .seconds(3))
         for type in Self.zonedTypes {
             if let configuration = zoneConfiguration(for: type) {
@@ -115,9 +135,19 @@ public struct WorkoutStateMachine: Sendable {
     }
 
     /// Adds a sample. Samples before the start or after the end are ignored; while paused they
-    /// are kept, and the part of their hold after the resume counts.
+    /// are kept, and the part of their hold after the resume counts. A sample showing movement
+    /// resumes a workout auto-pause paused, before it counts.
     public mutating func add(_ sample: Sample) {
         guard state == .collecting || state == .paused, sample.time >= start else { return }
+        setSensorState(sample.sensor, .notifying, at: sample.time)
+        if Self.movementTypes.contains(sample.type) {
+            movementSensors.insert(sample.sensor)
+            if sample.value > 0 {
+                lastMovement = max(lastMovement, sample.time)
+                if state == .paused, pauseCause == .auto { try? resume(at: sample.time, cause: .auto) }
+            }
+        }
+        defer { applyRules(at: sample.time) }
         var sample = sample
         sample.time = max(sample.time, controlTime, latestSample[sample.type] ?? start)
         latestSample[sample.type] = sample.time
@@ -133,36 +163,45 @@ public struct WorkoutStateMachine: Sendable {
         }
     }
 
-    public mutating func pause(at time: Duration) throws(WorkoutBuilderError) {
+    public mutating func pause(at time: Duration, cause: WorkoutEvent.Cause = .manual) throws(WorkoutBuilderError) {
         guard state == .collecting else { throw .invalidTransition(action: "pause", state: state) }
         let time = clamp(time)
         for type in classifiers.keys { try? classifiers[type]?.pause(at: time) }
         statistics.pause(at: time)
         pausedAt = time
-        record(WorkoutEvent(time: time, kind: .pause))
+        pauseCause = cause
+        record(WorkoutEvent(time: time, kind: .pause, cause: cause))
         setState(.paused)
     }
 
-    public mutating func resume(at time: Duration) throws(WorkoutBuilderError) {
+    /// Resumes a paused workout; a manual resume of an auto-pause gives the rider `autoPause`
+    /// again before it can pause anew.
+    public mutating func resume(at time: Duration, cause: WorkoutEvent.Cause = .manual) throws(WorkoutBuilderError) {
         guard state == .paused else { throw .invalidTransition(action: "resume", state: state) }
         let time = clamp(time)
         for type in classifiers.keys { try? classifiers[type]?.resume(at: time) }
         statistics.resume(at: time)
-        if let pausedAt { pauses.append(pausedAt..<time) }
+        if let pausedAt {
+            pauses.append(pausedAt..<time)
+            pausedTotal += time - pausedAt
+        }
         pausedAt = nil
-        record(WorkoutEvent(time: time, kind: .resume))
+        pauseCause = nil
+        if cause == .manual { lastMovement = max(lastMovement, time) }
+        record(WorkoutEvent(time: time, kind: .resume, cause: cause))
         setState(.collecting)
     }
 
-    /// Ends the current lap at `time` and starts the next.
-    public mutating func lap(at time: Duration) throws(WorkoutBuilderError) {
+    /// Ends the current lap at `time` and starts the next (and the auto-lap count again).
+    public mutating func lap(at time: Duration, cause: WorkoutEvent.Cause = .manual) throws(WorkoutBuilderError) {
         guard state == .collecting || state == .paused else { throw .invalidTransition(action: "mark a lap in", state: state) }
         let time = clamp(time)
         if time > lapStart {
             laps.append(lapStart..<time)
             lapStart = time
         }
-        record(WorkoutEvent(time: time, kind: .lap))
+        lapActiveStart = activeTime(at: time)
+        record(WorkoutEvent(time: time, kind: .lap, cause: cause))
     }
 
     /// Ends the current activity at `time` and begins one of `type` (multisport). At the very
@@ -183,13 +222,27 @@ public struct WorkoutStateMachine: Sendable {
 
     public mutating func sensorLost(_ sensor: SensorID, at time: Duration) {
         guard state == .collecting || state == .paused else { return }
-        record(WorkoutEvent(time: max(time, controlTime), kind: .sensorLost(sensors[sensor] ?? sensor.description)))
+        let time = max(time, controlTime)
+        sensorStates.set(name(of: sensor), .lost, at: time)
+        record(WorkoutEvent(time: time, kind: .sensorLost(name(of: sensor))))
     }
 
     public mutating func sensorRegained(_ sensor: SensorID, at time: Duration) {
         guard state == .collecting || state == .paused else { return }
-        record(WorkoutEvent(time: max(time, controlTime), kind: .sensorRegained(sensors[sensor] ?? sensor.description)))
+        let time = max(time, controlTime)
+        sensorStates.set(name(of: sensor), .connecting, at: time)
+        record(WorkoutEvent(time: time, kind: .sensorRegained(name(of: sensor))))
     }
+
+    /// A sensor's notifications stopped counting at `time`: `.noContact` or `.invalid` (the
+    /// session's decoder says so when a value is refused); its next sample makes it notifying.
+    public mutating func sensorValues(_ sensor: SensorID, _ state: SensorState, at time: Duration) {
+        guard self.state == .collecting || self.state == .paused else { return }
+        setSensorState(sensor, state, at: max(time, controlTime))
+    }
+
+    /// The current state of each sensor, by the session's key for it.
+    public var currentSensorStates: [String: SensorState] { sensorStates.entries.mapValues(\.state) }
 
     /// Counts notifications that did not decode and samples a full ring refused.
     public mutating func count(malformed: Int = 0, dropped: Int = 0) {
@@ -197,13 +250,18 @@ public struct WorkoutStateMachine: Sendable {
         statistics.droppedSamples += dropped
     }
 
-    /// Lets stale sensors show "no zone" and emits running statistics about once a second.
+    /// Lets stale sensors show "no zone" and turn `stale`, applies auto-pause and auto-lap, and
+    /// emits running statistics about once a second.
     public mutating func tick(at now: Duration) {
         guard state == .collecting || state == .paused else { return }
         for type in classifiers.keys {
             classifiers[type]?.tick(at: now)
             takeZoneUpdates(type)
         }
+        for (sensor, at) in sensorStates.tick(at: now) {
+            record(WorkoutEvent(time: max(at, controlTime), kind: .sensorState(sensor, .stale)))
+        }
+        applyRules(at: now)
         if lastStatisticsOutput.map({ now - $0 >= .seconds(1) }) ?? true {
             lastStatisticsOutput = now
             outputs.append(.statistics(statistics.statistics, at: now))
@@ -219,7 +277,10 @@ public struct WorkoutStateMachine: Sendable {
             takeZoneUpdates(type)
         }
         statistics.end(at: time)
-        if let pausedAt { pauses.append(pausedAt..<time) }
+        if let pausedAt {
+            pauses.append(pausedAt..<time)
+            pausedTotal += time - pausedAt
+        }
         pausedAt = nil
         closeActivity(at: time)
         if time > lapStart || laps.isEmpty { laps.append(lapStart..<time) }
@@ -239,7 +300,7 @@ public struct WorkoutStateMachine: Sendable {
             statistics: statistics.statistics,
             zoneGroupsByType: classifiers.filter { sampledTypes.contains($0.key) }.mapValues(\.zoneGroup),
             activities: activities, laps: laps, events: events, zoneUpdates: zoneUpdates, samples: samples,
-            sensors: sensors)
+            sensors: sensors, sensorStates: sensorStates.durations(until: end))
     }
 
     /// Throws the workout away, from any state but finished.
@@ -271,6 +332,39 @@ public struct WorkoutStateMachine: Sendable {
     }
 
     // MARK: Private
+
+    private func name(of sensor: SensorID) -> String { sensors[sensor] ?? sensor.description }
+
+    /// Moves a sensor to `state`; a change that makes its values stop or start counting (to or
+    /// from no contact, invalid or stale) is an event.
+    private mutating func setSensorState(_ sensor: SensorID, _ new: SensorState, at time: Duration) {
+        let name = name(of: sensor)
+        let old = sensorStates.state(of: name)
+        guard sensorStates.set(name, new, at: time) else { return }
+        let counted: Set<SensorState?> = [nil, .connecting, .lost]
+        guard !(counted.contains(old) && new == .notifying) else { return }
+        record(WorkoutEvent(time: max(time, controlTime), kind: .sensorState(name, new)))
+    }
+
+    /// Active (not paused) time from the start to `time`.
+    private func activeTime(at time: Duration) -> Duration {
+        time - start - pausedTotal - (pausedAt.map { max(time - $0, .zero) } ?? .zero)
+    }
+
+    /// Auto-pause when nothing has moved for `autoPause` (and no movement sensor is lost), and
+    /// auto-lap when the lap's active time reaches `autoLap`.
+    private mutating func applyRules(at now: Duration) {
+        guard state == .collecting else { return }
+        if let autoPause, !movementSensors.isEmpty, now - lastMovement >= autoPause,
+            !movementSensors.contains(where: { sensorStates.state(of: name(of: $0)) == .lost })
+        {
+            try? pause(at: lastMovement + autoPause, cause: .auto)
+            return
+        }
+        if let autoLap, activeTime(at: now) - lapActiveStart >= autoLap {
+            try? lap(at: now, cause: .auto)
+        }
+    }
 
     /// The time a control event takes effect: no earlier than anything processed.
     private mutating func clamp(_ time: Duration) -> Duration {

@@ -193,12 +193,13 @@ func s(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
         m.add(hr(131, at: 1))  // same zone: no update
         m.tick(at: s(1))
         m.tick(at: s(1.5))  // less than a second later: no statistics
-        m.tick(at: s(7))  // the hold of the sample at 1 ended at 6: "no zone", and statistics
+        m.tick(at: s(7))  // the hold of the sample at 1 ended at 6: "no zone"; the strap went stale at 6; statistics
         try m.pause(at: s(8))
         drain()
         #expect(
             names == [
-                "state:collecting", "zone:1", "statistics", "zone:none", "statistics", "event:pause", "state:paused",
+                "state:collecting", "zone:1", "statistics", "zone:none", "event:sensorState", "statistics", "event:pause",
+                "state:paused",
             ])
     }
 }

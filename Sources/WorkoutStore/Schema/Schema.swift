@@ -12,6 +12,7 @@ enum Schema {
             try ValueDurations.backfill(connection)
         },
         Migration(3, "the application id that marks the file as a SensorBridge store", sql: "PRAGMA application_id = \(applicationID)"),
+        Migration(4, "what caused pauses, resumes and laps; sensor states and the time in each", sql: version4),
     ]
 
     /// The newest schema version this build knows.
@@ -247,6 +248,43 @@ enum Schema {
             value REAL NOT NULL,
             duration_ns INTEGER NOT NULL CHECK (duration_ns > 0),
             PRIMARY KEY (workout_id, quantity_type, value)
+        ) STRICT, WITHOUT ROWID;
+        """
+
+    /// Events get their cause (`manual`, `auto`: auto-pause and auto-lap) and a new kind,
+    /// `sensorState` (a sensor's values stopped or started counting), with its state; the table is
+    /// rebuilt because a CHECK constraint cannot be altered. Each workout keeps the time each
+    /// sensor spent in each state.
+    static let version4 = """
+        CREATE TABLE events_v4 (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            offset_ns INTEGER NOT NULL CHECK (offset_ns >= 0),
+            kind TEXT NOT NULL CHECK (
+                kind IN ('pause', 'resume', 'lap', 'activity', 'sensorLost', 'sensorRegained', 'sensorState')),
+            activity_type TEXT REFERENCES activity_types (name),
+            device TEXT,
+            cause TEXT NOT NULL DEFAULT 'manual' CHECK (cause IN ('manual', 'auto')),
+            sensor_state TEXT CHECK (
+                sensor_state IN ('connecting', 'notifying', 'noContact', 'invalid', 'stale', 'lost')),
+            CHECK ((kind = 'activity') = (activity_type IS NOT NULL)),
+            CHECK ((kind IN ('sensorLost', 'sensorRegained', 'sensorState')) = (device IS NOT NULL)),
+            CHECK ((kind = 'sensorState') = (sensor_state IS NOT NULL)),
+            CHECK (cause = 'manual' OR kind IN ('pause', 'resume', 'lap')),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO events_v4 (workout_id, position, offset_ns, kind, activity_type, device)
+            SELECT workout_id, position, offset_ns, kind, activity_type, device FROM events;
+        DROP TABLE events;
+        ALTER TABLE events_v4 RENAME TO events;
+
+        -- Time each sensor of a finished workout spent in each state (states with no time have no row).
+        CREATE TABLE sensor_state_durations (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            sensor TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('connecting', 'notifying', 'noContact', 'invalid', 'stale', 'lost')),
+            duration_ns INTEGER NOT NULL CHECK (duration_ns > 0),
+            PRIMARY KEY (workout_id, sensor, state)
         ) STRICT, WITHOUT ROWID;
         """
 }

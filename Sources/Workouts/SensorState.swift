@@ -1,0 +1,82 @@
+/// What a sensor is doing, as the person sees it on the dashboard and in the summary.
+public enum SensorState: String, Sendable, Hashable, CaseIterable {
+    /// Known to the workout, no value yet (connecting, or before its first notification).
+    case connecting
+    /// Sending valid values.
+    case notifying
+    /// A heart-rate strap that reports no skin contact: its values do not count.
+    case noContact
+    /// Sending values no sensor could measure (a heart rate of 0, or outside `SensorState.plausibleHeartRate`): they do not count.
+    case invalid
+    /// Connected, but no value for longer than `SensorStateTracker.staleAfter`.
+    case stale
+    /// The link dropped.
+    case lost
+
+    /// Heart rates that count, in beats per minute: below 25 or above 250 no person's heart beats
+    /// (the strap reads noise), and 0 is what straps send without contact.
+    public static let plausibleHeartRate: ClosedRange<Double> = 25...250
+}
+
+/// The state of each sensor of a workout and the time it spent in each (pure: fed with times).
+public struct SensorStateTracker: Sendable, Equatable {
+    /// A sensor whose state is `notifying` and that sends nothing for this long turns `stale`.
+    public static let staleAfter = Duration.seconds(5)
+
+    struct Entry: Sendable, Equatable {
+        var state: SensorState
+        var since: Duration
+        var lastHeard: Duration
+        var totals: [SensorState: Duration] = [:]
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    /// The current state of `sensor`, nil for a sensor it does not know.
+    public func state(of sensor: String) -> SensorState? { entries[sensor]?.state }
+
+    /// Moves `sensor` to `state` at `time` (a sensor first seen starts there); true when its
+    /// state changed.
+    @discardableResult
+    public mutating func set(_ sensor: String, _ state: SensorState, at time: Duration) -> Bool {
+        guard var entry = entries[sensor] else {
+            entries[sensor] = Entry(state: state, since: time, lastHeard: time)
+            return true
+        }
+        if state == .notifying { entry.lastHeard = max(entry.lastHeard, time) }
+        guard entry.state != state else {
+            entries[sensor] = entry
+            return false
+        }
+        let now = max(time, entry.since)
+        entry.totals[entry.state, default: .zero] += now - entry.since
+        (entry.state, entry.since) = (state, now)
+        if state == .notifying { entry.lastHeard = now }
+        entries[sensor] = entry
+        return true
+    }
+
+    /// Sensors that have been notifying but silent for `staleAfter` by `now`, turned `stale` at
+    /// the moment they went silent plus `staleAfter`; returns them with that time, in time order.
+    public mutating func tick(at now: Duration) -> [(sensor: String, at: Duration)] {
+        var turned: [(sensor: String, at: Duration)] = []
+        for (sensor, entry) in entries.sorted(by: { $0.key < $1.key })
+        where entry.state == .notifying && now - entry.lastHeard >= Self.staleAfter {
+            let at = entry.lastHeard + Self.staleAfter
+            set(sensor, .stale, at: at)
+            turned.append((sensor, at))
+        }
+        return turned.sorted { $0.at < $1.at }
+    }
+
+    /// Time in each state by sensor, up to `end` (states with no time are left out).
+    public func durations(until end: Duration) -> [String: [SensorState: Duration]] {
+        entries.mapValues { entry in
+            var totals = entry.totals
+            totals[entry.state, default: .zero] += max(end - entry.since, .zero)
+            return totals.filter { $0.value > .zero }
+        }
+    }
+}

@@ -20,7 +20,7 @@ final class LiveSensorSource: @unchecked Sendable {
     private let notificationRing: SampleRing<SessionItem>
     private let linkRing: SampleRing<SessionItem>
     private let control: RecordingControl
-    private let trace: Mutex<FileHandle?>
+    private let trace: Mutex<OutputFile?>
     private var extractors: [String: SampleExtractor] = [:]
     private var samples: [Sample] = []
     private let lost = Mutex<Set<String>>([])
@@ -30,7 +30,7 @@ final class LiveSensorSource: @unchecked Sendable {
 
     init(
         anchor: ContinuousClock.Instant, sensorIDs: [String: SensorID], notificationRing: SampleRing<SessionItem>,
-        linkRing: SampleRing<SessionItem>, control: RecordingControl, trace: FileHandle?,
+        linkRing: SampleRing<SessionItem>, control: RecordingControl, trace: OutputFile?,
         report: @escaping @Sendable (String) -> Void, observe: (@Sendable (Sample) -> Void)? = nil
     ) {
         self.anchor = anchor
@@ -47,9 +47,8 @@ final class LiveSensorSource: @unchecked Sendable {
     func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }
 
     private func write(_ record: TraceRecord) {
-        trace.withLock { handle in
-            guard let handle else { return }
-            try? handle.write(contentsOf: Array((TraceWriter.line(record) + "\n").utf8))
+        trace.withLock { file in
+            try? file?.write(Array((TraceWriter.line(record) + "\n").utf8))
         }
     }
 
@@ -109,9 +108,9 @@ final class LiveSensorSource: @unchecked Sendable {
     /// The end of the recording: written to the trace, and pushed by the controller thread.
     func writeEnd(at time: Duration) {
         write(.event(time: time, .end))
-        trace.withLock { handle in
-            try? handle?.close()
-            handle = nil
+        trace.withLock { file in
+            try? file?.commit()
+            file = nil
         }
     }
 }

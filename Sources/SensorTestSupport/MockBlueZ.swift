@@ -205,6 +205,18 @@ public final class ChildProcess: Sendable {
     /// The exit status, or the number of the signal that ended it; once it has exited.
     public var terminationStatus: Int32 { process.terminationStatus }
 
+    /// The signal that ended the process, or nil when it exited (or runs); once it has exited.
+    public var terminatingSignal: Int32? {
+        !process.isRunning && process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+    }
+
+    /// Waits up to `timeout` for the process to exit; whether it has.
+    public func waitForExit(timeout: Duration) -> Bool {
+        guard exited.wait(timeout: .now() + timeout.seconds) == .success else { return false }
+        exited.signal()  // for the next wait
+        return true
+    }
+
     /// Everything printed so far.
     public var output: String { lines.withLock { $0.joined(separator: "\n") } }
 
@@ -221,8 +233,11 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Sends a signal (SIGUSR1, say) to the process.
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Sends a signal (SIGUSR1, say) to the process, unless it has exited.
+    public func send(_ signal: Int32) {
+        guard !waitForExit(timeout: .zero) else { return }
+        kill(process.processIdentifier, signal)
+    }
 
     /// SIGTERM, then SIGKILL after `grace`; waits for the exit.
     public func stop(grace: Duration = .seconds(2)) {
@@ -230,7 +245,8 @@ public final class ChildProcess: Sendable {
             defer { s = true }
             return !s
         }
-        guard first else { return }
+        // One that has exited (and been reaped) is not signalled: its id may be another's by now.
+        guard first, !waitForExit(timeout: .zero) else { return }
         let pid = process.processIdentifier
         kill(pid, SIGTERM)
         if exited.wait(timeout: .now() + grace.seconds) == .timedOut {

@@ -162,6 +162,9 @@ import WorkoutStore
         return (store, files)
     }
 
+    /// Export encodes a file in memory and then writes it at once, so the signal nearly always
+    /// arrives between files, with no temporary in flight; what SIGTERM does to one is the
+    /// `convert` test's to check.
     @Test(.timeLimit(.minutes(3)), arguments: [SIGKILL, SIGTERM])
     func exportStoppedMidRunLeavesEveryFileWhole(signal: Int32) throws {
         let (store, reference) = try storeAndReference(copies: 8)

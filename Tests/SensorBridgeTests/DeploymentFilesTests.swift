@@ -178,7 +178,9 @@ struct DeploymentFilesTests {
     func aRealDBusDaemonReadsThePolicyAndItLetsTheCommandsThrough() throws {
         // A bus with the system bus's defaults (method calls refused) and the fragment.
         let trace = try BlueZCommandTests.trace(lines: 40)
-        let mock = try MockBlueZ(trace: trace, policy: try Self.policy(), bonding: ["hr"])
+        let policy = try Self.policy()
+        defer { try? FileManager.default.removeItem(at: policy) }
+        let mock = try MockBlueZ(trace: trace, policy: policy, bonding: ["hr"])
         defer { mock.stop() }
         let scan = runCLI(["scan", "--timeout", "0.1", "--json"], environment: mock.environment)
         #expect(scan.status == .success, "\(scan.errors)")
@@ -191,7 +193,7 @@ struct DeploymentFilesTests {
         let record = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"])
         #expect(record.status == .success, "\(record.errors)")
         #expect(record.played == (try BlueZCommandTests.notifications(trace)).count)
-        let acquiring = try MockBlueZ(trace: trace, policy: try Self.policy(), acquireNotify: ["hr", "power"])
+        let acquiring = try MockBlueZ(trace: trace, policy: policy, acquireNotify: ["hr", "power"])
         defer { acquiring.stop() }
         let acquired = try BlueZCommandTests.record(
             acquiring, ["--hr", "HRM-Pro", "--power", "Assioma", "--acquire-notify", "--json"])
@@ -199,14 +201,16 @@ struct DeploymentFilesTests {
         #expect(acquiring.output.contains("acquired hr 2a37"), "\(acquiring.output)")
 
         // An adapter that is off cannot be switched on (that is setting a property): said so.
-        let off = try MockBlueZ(trace: trace, adapterOff: true, policy: try Self.policy())
+        let off = try MockBlueZ(trace: trace, adapterOff: true, policy: policy)
         defer { off.stop() }
         let dark = runCLI(["scan", "--timeout", "0.1"], environment: off.environment)
         #expect(dark.status == .failure)
         #expect(dark.errors.contains("hci0 is off, and the bus policy does not let this user switch it on"), "\(dark.errors)")
 
         // Without its StartDiscovery line, scan is refused and says why.
-        let strict = try MockBlueZ(trace: trace, policy: try Self.policy(removing: "StartDiscovery"))
+        let withoutDiscovery = try Self.policy(removing: "StartDiscovery")
+        defer { try? FileManager.default.removeItem(at: withoutDiscovery) }
+        let strict = try MockBlueZ(trace: trace, policy: withoutDiscovery)
         defer { strict.stop() }
         let refused = runCLI(["scan", "--timeout", "0.1"], environment: strict.environment)
         #expect(refused.status == .failure)
@@ -215,6 +219,7 @@ struct DeploymentFilesTests {
         // dbus-daemon refuses to start with a misspelt attribute.
         let misspelt = try Self.temporaryPolicy(
             try Self.text("sensorbridge-dbus.conf").replacingOccurrences(of: "send_member=", with: "send_membr="))
+        defer { try? FileManager.default.removeItem(at: misspelt) }
         #expect(throws: MockBlueZ.Failure.self) { _ = try MockBlueZ(trace: trace, policy: misspelt) }
     }
 
@@ -311,7 +316,9 @@ struct DeploymentFilesTests {
     func anUnprivilegedMemberOfTheGroupCanCallWhatSensorBridgeCallsAndNothingElse() throws {
         let user = try #require(Self.probeUser)
         let trace = try BlueZCommandTests.trace(lines: 40)
-        let mock = try MockBlueZ(trace: trace, policy: try Self.policy(group: user.group), acquireNotify: ["hr"])
+        let policy = try Self.policy(group: user.group)
+        defer { try? FileManager.default.removeItem(at: policy) }
+        let mock = try MockBlueZ(trace: trace, policy: policy, acquireNotify: ["hr"])
         defer { mock.stop() }
         let (uid, answers) = try Self.probe(mock, Self.neededCalls + Self.unneededCalls)
         #expect(uid == Int(user.uid))
@@ -323,10 +330,11 @@ struct DeploymentFilesTests {
             #expect(answers[call] == Self.accessDenied, "\(call): \(answers[call] ?? "no answer")")
         }
 
-        // The control: under a policy that opens org.bluez to the group (as udev/ had it), the same
-        // user gets every one of those calls through, and RemoveDevice removes the strap.
+        // The control: under a policy that opens all of org.bluez to the group, the same user gets
+        // every one of those calls through (the mock answers them), RemoveDevice included.
         let open = try Self.temporaryPolicy(
             "<busconfig><policy group=\"\(user.group)\"><allow send_destination=\"org.bluez\"/></policy></busconfig>")
+        defer { try? FileManager.default.removeItem(at: open) }
         let wide = try MockBlueZ(trace: trace, policy: open)
         defer { wide.stop() }
         let (_, through) = try Self.probe(wide, Self.unneededCalls)

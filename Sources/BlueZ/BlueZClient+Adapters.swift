@@ -21,7 +21,8 @@ extension BlueZClient {
     public static let deviceInterface = "org.bluez.Device1"
 
     /// The adapter's object path: `name` (hci1) or the first one. A powered-off adapter is
-    /// powered on; a blocked one is an error that says how to unblock it.
+    /// powered on where the bus policy allows it (`poweredOff` where not); a blocked one is an
+    /// error that says how to unblock it.
     public func adapter(_ name: String? = nil) throws(BlueZError) -> String {
         let adapters = paths(with: Self.adapterInterface)
         guard let path = name.map({ "/org/bluez/" + $0 }) ?? adapters.first, adapters.contains(path) else {
@@ -37,6 +38,8 @@ extension BlueZClient {
             || error.message.localizedCaseInsensitiveContains("rfkill")
         {
             throw .blocked(adapterName)
+        } catch .permissionDenied {
+            throw .poweredOff(adapterName)
         }
         let deadline = ContinuousClock.now + .seconds(5)
         while self.properties(path, Self.adapterInterface)?["Powered"]?.bool != true {

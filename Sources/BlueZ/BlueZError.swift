@@ -12,6 +12,8 @@ public enum BlueZError: Error, Sendable, CustomStringConvertible {
     case noAdapter(String?)
     /// The adapter is soft- or hard-blocked.
     case blocked(String)
+    /// The adapter is off, and the bus policy does not let us switch it on (setting `Powered`).
+    case poweredOff(String)
     /// No known device matches an address or name.
     case deviceNotFound(String)
     /// Connecting failed after the retries (often: the sensor is connected to another central).
@@ -48,6 +50,10 @@ public enum BlueZError: Error, Sendable, CustomStringConvertible {
             "no Bluetooth adapter found; plug one in, or check 'bluetoothctl list' and 'rfkill list'"
         case .blocked(let name):
             "the Bluetooth adapter \(name) is blocked; run 'rfkill unblock bluetooth'"
+        case .poweredOff(let name):
+            "the Bluetooth adapter \(name) is off, and the bus policy does not let this user switch it on; run "
+                + "'bluetoothctl power on' as a user who may, or let BlueZ do it when it starts (AutoEnable=true "
+                + "in /etc/bluetooth/main.conf)"
         case .deviceNotFound(let query):
             "no sensor matches '\(query)'; run 'sensorbridge scan' and give an address or name it lists"
         case .connectFailed(let device, let error):

@@ -43,7 +43,8 @@ public enum SensorLinkEvent: Sendable {
 }
 
 /// Keeps sensors connected for as long as it runs: connects them one at a time (BlueZ answers
-/// `InProgress` to concurrent connects), waits for `ServicesResolved`, sets `Trusted`, starts
+/// `InProgress` to concurrent connects), waits for `ServicesResolved`, sets `Trusted` (unless it
+/// is, or the bus policy refused it once: `udev/sensorbridge-dbus.conf` allows no setting), starts
 /// notifications on the measurement characteristics, reads the read-once characteristics after
 /// the first connection, and reconnects a lost sensor with backoff from 1 s doubling up to 30 s,
 /// at once when BlueZ reports it connected again. Notifications are handed to `onNotification` on
@@ -119,6 +120,8 @@ public final class SensorLinks: Sendable {
         /// (`watchByteProperty`), kept from the first connection to `stop`.
         var watches: [String: DBusMatchToken] = [:]
         var stopped = false
+        /// The bus policy refused setting `Trusted`: not asked again.
+        var trustRefused = false
     }
 
     public init(
@@ -326,7 +329,15 @@ public final class SensorLinks: Sendable {
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        _ = try? client.set(path, BlueZClient.deviceInterface, "Trusted", .bool(true))
+        if client.properties(path, BlueZClient.deviceInterface)?["Trusted"]?.bool != true,
+            !state.withLock({ $0.trustRefused })
+        {
+            do {
+                try client.set(path, BlueZClient.deviceInterface, "Trusted", .bool(true))
+            } catch .permissionDenied {
+                state.withLock { $0.trustRefused = true }
+            } catch {}
+        }
         var measurements: [(path: String, uuid: UInt16)] = []
         var readOnce: [(path: String, uuid: UInt16)] = []
         for characteristic in client.paths(with: Self.characteristicInterface, under: path) {

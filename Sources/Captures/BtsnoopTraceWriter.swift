@@ -143,7 +143,8 @@ public enum CaptureConversion {
     }
 
     /// Writes the JSONL trace at `input` as a btsnoop capture at `output` (two passes over the
-    /// trace: the devices and characteristics first, then the records).
+    /// trace: the devices and characteristics first, then the records). `output` is replaced
+    /// only once the capture is complete (`OutputFile`, `.replace`).
     public static func btsnoop(fromTrace input: URL, to output: URL) throws(CaptureError) -> Summary {
         var characteristics: [String: [BluetoothUUID]] = [:]
         let header: TraceHeader
@@ -157,7 +158,7 @@ public enum CaptureConversion {
             throw .trace(error)
         }
         var writer = try BtsnoopTraceWriter(header: header, characteristics: characteristics)
-        let file = try OutputFile(output)
+        let file = try OutputFile.forCapture(output, mode: .replace)
         var summary = Summary()
         while true {
             let record: TraceRecord?
@@ -169,13 +170,15 @@ public enum CaptureConversion {
             guard let record else { break }
             try writer.append(record)
             summary.count(record)
-            if writer.pendingByteCount >= 1 << 20 { try file.write(writer.takeBytes()) }
+            if writer.pendingByteCount >= 1 << 20 { try file.writeCapture(writer.takeBytes()) }
         }
-        try file.write(writer.takeBytes())
+        try file.writeCapture(writer.takeBytes())
+        try file.commitCapture()
         return summary
     }
 
-    /// Writes the btsnoop capture at `input` as a JSONL trace at `output`.
+    /// Writes the btsnoop capture at `input` as a JSONL trace at `output`, replaced only once the
+    /// trace is complete.
     public static func trace(fromBtsnoop input: URL, to output: URL, assumedHandles: [UInt16: BluetoothUUID] = [:])
         throws(CaptureError) -> Summary
     {
@@ -185,7 +188,7 @@ public enum CaptureConversion {
         } catch {
             throw .btsnoop(error)
         }
-        let file = try OutputFile(output)
+        let file = try OutputFile.forCapture(output, mode: .replace)
         var text = Array((TraceWriter.headerLine(reader.header) + "\n").utf8)
         var summary = Summary()
         while true {
@@ -200,11 +203,12 @@ public enum CaptureConversion {
             text += TraceWriter.line(record).utf8
             text.append(0x0A)
             if text.count >= 1 << 20 {
-                try file.write(text)
+                try file.writeCapture(text)
                 text.removeAll(keepingCapacity: true)
             }
         }
-        try file.write(text)
+        try file.writeCapture(text)
+        try file.commitCapture()
         summary.statistics = reader.statistics
         return summary
     }

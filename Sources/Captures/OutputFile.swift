@@ -1,50 +1,191 @@
 public import Foundation
+import Glibc
+import Synchronization
 
-/// A file created (or truncated) for writing, written in large blocks; closed when released.
-final class OutputFile {
-    private let handle: FileHandle
-    let path: String
-
-    init(_ url: URL) throws(CaptureError) {
-        path = url.path
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else {
-            throw .unwritable("cannot create \(path): check that its folder exists and is writable")
-        }
-        self.handle = handle
+/// A file a command writes, written so that a file already at its path is never destroyed by a
+/// run that does not finish: it is replaced, whole, by a rename.
+///
+/// - `.replace` (`convert`, `export`): everything goes to a temporary file beside the destination
+///   (`.NAME.sensorbridge-XXXXXXXX`, same folder and so same file system), which `commit()` syncs
+///   to disk and renames over the destination. Released without `commit()` (an error, a throw),
+///   the temporary is removed; so it is on SIGINT, SIGTERM and SIGHUP while `OutputFileSignals`
+///   is installed. Only SIGKILL or a crash leaves it behind (the destination untouched).
+/// - `.stream` (`capture`, `record --trace`): a recording that a crash must not lose. A path with
+///   no file yet is created and written in place, so everything written is on disk however the
+///   process ends. An existing file is not truncated: the recording goes to a temporary beside it,
+///   renamed over it by `commit()`, or when released without (the recording is what the command
+///   was asked for, also when it stopped on an error). After a crash it is in the temporary.
+///
+/// Whether an existing destination is replaced at all is the caller's decision; this type always
+/// replaces. A destination that is a symbolic link stays one: the file it points to is replaced.
+/// The new file gets the permissions of the one it replaces, else those a new file gets (0666
+/// less the umask). `Sendable`: its state is behind a mutex, and one write is whole before the next.
+public final class OutputFile: Sendable {
+    public enum Mode: Sendable {
+        /// Written to a temporary, renamed over the destination by `commit()`, else removed.
+        case replace
+        /// Written in place when the destination is new; else as `.replace`, but renamed over the
+        /// destination whether or not `commit()` is called.
+        case stream
     }
 
-    func write(_ bytes: [UInt8]) throws(CaptureError) {
+    /// The path the file ends up at (a symbolic link's target).
+    public let path: String
+    /// The temporary it is written to until `commit()`, or nil when written in place.
+    public let temporaryPath: String?
+    public let mode: Mode
+
+    private struct State {
+        var descriptor: Int32
+        var committed = false
+    }
+
+    private let state: Mutex<State>
+
+    /// The temporaries of unfinished `.replace` files, which `OutputFileSignals` removes.
+    static let temporaries = Mutex<Set<String>>([])
+
+    /// Creates the file (the temporary, or in place). The corresponding C call is `open(2)` with
+    /// `O_CREAT | O_EXCL`.
+    public init(_ destination: URL, mode: Mode) throws(OutputFileError) {
+        let path = Self.resolvingLink(destination.path)
+        self.path = path
+        self.mode = mode
+        if mode == .stream {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor >= 0 {
+                temporaryPath = nil
+                state = Mutex(State(descriptor: descriptor))
+                return
+            }
+            guard errno == EEXIST else { throw OutputFileError(.create, path: path, errno: errno) }
+        }
+        let (temporary, descriptor) = try Self.createTemporary(beside: path)
+        // The permissions of the file it replaces.
+        var existing = stat()
+        if stat(path, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG {
+            _ = fchmod(descriptor, existing.st_mode & 0o777)
+        }
+        temporaryPath = temporary
+        state = Mutex(State(descriptor: descriptor))
+        if mode == .replace { _ = Self.temporaries.withLock { $0.insert(temporary) } }
+    }
+
+    /// Writes all of `bytes`. The corresponding C call is `write(2)`.
+    public func write(_ bytes: [UInt8]) throws(OutputFileError) {
         guard !bytes.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: bytes)
-        } catch {
-            throw .unwritable("cannot write \(path): \(error.localizedDescription)")
+        let failure: Int32? = state.withLock { state in
+            guard !state.committed else { return EBADF }
+            return bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = Glibc.write(state.descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += written
+                }
+                return nil
+            }
+        }
+        if let failure { throw OutputFileError(.write, path: path, errno: failure) }
+    }
+
+    /// Finishes the file: syncs it to disk and renames the temporary over the destination (and
+    /// syncs the folder, so that the rename survives a power cut). Calling it again does nothing.
+    /// The corresponding C calls are `fsync(2)`, `close(2)` and `rename(2)`.
+    public func commit() throws(OutputFileError) {
+        let failure: OutputFileError? = state.withLock { state in
+            guard !state.committed else { return nil }
+            state.committed = true
+            let synced = fsync(state.descriptor) == 0 ? 0 : errno
+            close(state.descriptor)
+            guard let temporaryPath else { return synced == 0 ? nil : OutputFileError(.sync, path: path, errno: synced) }
+            return Self.temporaries.withLock { temporaries in
+                temporaries.remove(temporaryPath)
+                if synced != 0 {
+                    unlink(temporaryPath)
+                    return OutputFileError(.sync, path: path, errno: synced)
+                }
+                guard rename(temporaryPath, path) == 0 else {
+                    let code = errno
+                    unlink(temporaryPath)
+                    return OutputFileError(.rename, path: path, errno: code)
+                }
+                Self.syncFolder(of: path)
+                return nil
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// `.replace`: removes the temporary, leaving the destination as it was. `.stream`: commits.
+    deinit {
+        if mode == .stream {
+            try? commit()
+            return
+        }
+        state.withLock { state in
+            guard !state.committed, let temporaryPath else { return }
+            state.committed = true
+            close(state.descriptor)
+            Self.temporaries.withLock { temporaries in
+                temporaries.remove(temporaryPath)
+                unlink(temporaryPath)
+            }
         }
     }
 
-    deinit { try? handle.close() }
-}
-
-/// A btsnoop file written record by record, as `capture` does: buffered, and on disk after
-/// `flush()` (call it at least every second so that an interrupted capture loses little).
-public final class BtsnoopFileWriter {
-    private var writer: BtsnoopWriter
-    private let file: OutputFile
-
-    /// Creates (or replaces) the file and writes its header.
-    public init(_ url: URL, datalink: BtsnoopDatalink = .linuxMonitor) throws(CaptureError) {
-        file = try OutputFile(url)
-        writer = BtsnoopWriter(datalink: datalink)
+    /// Removes every unfinished `.replace` temporary, then calls `body` with them still locked (so
+    /// that no file is committed meanwhile): what a signal does before it ends the process.
+    static func removeTemporaries(then body: () -> Void) {
+        temporaries.withLock { temporaries in
+            for path in temporaries { unlink(path) }
+            temporaries.removeAll()
+            body()
+        }
     }
 
-    public func append(_ record: BtsnoopRecord) throws(CaptureError) {
-        writer.append(record)
-        if writer.bytes.count >= 1 << 16 { try flush() }
+    /// The prefix of every temporary beside `name`: `.NAME.sensorbridge-` (NAME shortened to
+    /// keep the whole within the 255 bytes a file name may have).
+    public static func temporaryPrefix(for name: String) -> String {
+        var name = Substring(name)
+        while name.utf8.count > 200 { name = name.dropLast() }
+        return ".\(name).sensorbridge-"
     }
 
-    public func flush() throws(CaptureError) { try file.write(writer.takeBytes()) }
+    /// A new temporary in the destination's folder: `.NAME.sensorbridge-` and 8 random hex digits,
+    /// created with `O_EXCL` (mode 0666 less the umask, as a new file).
+    private static func createTemporary(beside path: String) throws(OutputFileError) -> (String, Int32) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = temporaryPrefix(for: url.lastPathComponent)
+        for _ in 0..<100 {
+            let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
+            let temporary = folder + "/" + prefix + String(repeating: "0", count: 8 - suffix.count) + suffix
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor >= 0 { return (temporary, descriptor) }
+            guard errno == EEXIST else { throw OutputFileError(.create, path: path, errno: errno) }
+        }
+        throw OutputFileError(.create, path: path, errno: EEXIST)
+    }
 
-    deinit { try? flush() }
+    /// The target of a symbolic link (when it resolves), else `path` itself.
+    private static func resolvingLink(_ path: String) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+            let resolved = realpath(path, nil)
+        else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Syncs the folder's entry list; file systems that cannot sync a folder are left as they are.
+    private static func syncFolder(of path: String) {
+        let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        _ = fsync(folder)
+        close(folder)
+    }
 }

@@ -18,7 +18,7 @@ enum CaptureCommand {
         sudo setcap cap_net_raw+ep "$(command -v sensorbridge)".
 
         Options:
-          --out FILE        the capture to write (replaced if it exists)
+          --out FILE        the capture to write (replaced if it exists, once the capture ends)
           --adapter hciN    only this controller's packets
 
         Example:
@@ -86,8 +86,10 @@ enum CaptureCommand {
                     }
                 }
             }
-            try file.flush()
+            try file.close()
         } catch {
+            // What was captured before the error is kept (and replaces an existing file).
+            try? file.close()
             context.errors.line("\nsensorbridge capture: \(error)")
             return .failure
         }

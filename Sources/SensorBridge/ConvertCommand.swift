@@ -8,7 +8,9 @@ enum ConvertCommand {
         Usage: sensorbridge convert IN OUT [--handle H=UUID,...]
 
         Converts between the two capture formats; IN's kind is recognised by its first bytes and
-        OUT is the other kind (replaced if it exists).
+        OUT is the other kind (replaced if it exists, once the conversion is complete: until then
+        it is written to a temporary file beside it, removed if the conversion fails or is
+        interrupted).
           btsnoop -> JSONL  the notifications the sensors sent, with their device keys ('power',
                             'hr', 'csc' by service, else the address), disconnections and
                             reconnections as events; notifications on handles no discovery named
@@ -47,6 +49,9 @@ enum ConvertCommand {
             throw UsageError("IN and OUT are the same file; write to another one")
         }
         let handles = try HandleMapArgument.parse(arguments)
+        // Ctrl-C, SIGTERM and SIGHUP leave no temporary behind.
+        let signals = OutputFileSignals()
+        defer { signals.cancel() }
         let summary: CaptureConversion.Summary
         let kinds: String
         if BtsnoopReader.isBtsnoop(input) {

@@ -1,3 +1,4 @@
+import Captures
 import Export
 import Foundation
 import SensorCore
@@ -17,7 +18,9 @@ enum ExportCommand {
           svg   a chart of heart rate and power on their zones, with time-in-zone bars (any browser)
 
         A file is named after its workout's start (local time, or $TZ) and id, for example
-        2026-11-02-1730-workout-1.fit, in the current folder unless -o says otherwise.
+        2026-11-02-1730-workout-1.fit, in the current folder unless -o says otherwise. A file that
+        exists is replaced, whole: each file is written to a temporary beside it and renamed over
+        it when complete; an error or Ctrl-C removes the temporary.
 
         Options:
           --format FORMAT            fit, tcx, csv or svg (default: from the -o file's extension)
@@ -93,6 +96,9 @@ enum ExportCommand {
         // store's message (unknown: see 'workouts list'; unfinished: 'workouts recover').
         for id in ids where !finished.contains(where: { $0.id == id }) { _ = try store.workout(id) }
         let destination = try self.destination(arguments, several: several)
+        // Ctrl-C, SIGTERM and SIGHUP leave no temporary behind.
+        let signals = OutputFileSignals()
+        defer { signals.cancel() }
         let profile = try store.preferences().profile
         var written: [(id: WorkoutID, path: String, bytes: Int)] = []
         for (number, id) in ids.enumerated() {
@@ -179,9 +185,11 @@ enum ExportCommand {
             throw ExportError("cannot write \(path): there is no folder \(folder); make it first, or give -o another path")
         }
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            let file = try OutputFile(URL(fileURLWithPath: path), mode: .replace)
+            try file.write(bytes)
+            try file.commit()
         } catch {
-            throw ExportError("cannot write \(path) (\(reason(error))); give -o a file or folder you can write to")
+            throw ExportError("\(error); give -o a file or folder you can write to")
         }
     }
 

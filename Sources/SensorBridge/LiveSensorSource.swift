@@ -19,10 +19,10 @@ final class LiveSensorSource: @unchecked Sendable {
     let sensorIDs: [String: SensorID]
     private let notificationRing: SampleRing<SessionItem>
     private let control: RecordingControl
-    /// The trace being written (`record --trace`): its path, and its file until it is closed or a
-    /// write fails; `failed` once a write has failed (nothing more is written, so that the trace
+    /// The trace being written (`record --trace`): its path, and its file until it is committed or
+    /// a write fails; `failed` once a write has failed (nothing more is written, so that the trace
     /// has no hole: it stops there).
-    private let trace: Mutex<(path: String?, handle: FileHandle?, failed: Bool)>
+    private let trace: Mutex<(path: String?, file: OutputFile?, failed: Bool)>
     private var extractors: [String: SampleExtractor] = [:]
     private var samples: [Sample] = []
     private let lost = Mutex<Set<String>>([])
@@ -32,14 +32,14 @@ final class LiveSensorSource: @unchecked Sendable {
 
     init(
         anchor: ContinuousClock.Instant, sensorIDs: [String: SensorID], notificationRing: SampleRing<SessionItem>,
-        control: RecordingControl, trace: (path: String, handle: FileHandle)?,
+        control: RecordingControl, trace: OutputFile?,
         report: @escaping @Sendable (String) -> Void, observe: (@Sendable (Sample) -> Void)? = nil
     ) {
         self.anchor = anchor
         self.sensorIDs = sensorIDs
         self.notificationRing = notificationRing
         self.control = control
-        self.trace = Mutex((trace?.path, trace?.handle, false))
+        self.trace = Mutex((trace?.path, trace, false))
         self.report = report
         self.observe = observe
         samples.reserveCapacity(8)
@@ -49,15 +49,13 @@ final class LiveSensorSource: @unchecked Sendable {
 
     private func write(_ record: TraceRecord) {
         let failure = trace.withLock { trace -> String? in
-            guard let handle = trace.handle else { return nil }
+            guard let file = trace.file, !trace.failed else { return nil }
             do {
-                try handle.write(contentsOf: Array((TraceWriter.line(record) + "\n").utf8))
+                try file.write(Array((TraceWriter.line(record) + "\n").utf8))
                 return nil
             } catch {
-                try? handle.close()
-                trace.handle = nil
                 trace.failed = true
-                return "cannot write the trace \(trace.path ?? ""): \(error.localizedDescription); it stops at \(record.time.clockText)"
+                return "cannot write the trace \(file.path): \(error); it stops at \(record.time.clockText)"
             }
         }
         if let failure { report(failure) }
@@ -136,8 +134,8 @@ final class LiveSensorSource: @unchecked Sendable {
     func writeEnd(at time: Duration) {
         write(.event(time: time, .end))
         trace.withLock { trace in
-            try? trace.handle?.close()
-            trace.handle = nil
+            try? trace.file?.commit()
+            trace.file = nil
         }
     }
 }

@@ -2,13 +2,15 @@ import BlueZ
 import Foundation
 import SensorCore
 
-/// `sensorbridge pair ADDRESS`: bonds with a sensor that asks for it and trusts it.
+/// `sensorbridge pair ADDRESS`: bonds with a sensor that asks for it and trusts it (where the bus
+/// policy lets it set properties).
 enum PairCommand {
     static let help = """
         Usage: sensorbridge pair ADDRESS|NAME [--adapter hciN]
 
         Pairs with a sensor found by 'sensorbridge scan' ("just works": sensors have no display or
-        keys) and marks it trusted, so BlueZ reconnects it. While it pairs, sensorbridge is BlueZ's
+        keys) and marks it trusted where the D-Bus policy allows it (udev/sensorbridge-dbus.conf does
+        not; sensorbridge needs only the pairing). While it pairs, sensorbridge is BlueZ's
         default agent (NoInputNoOutput) and accepts the bonding request of this sensor only. Most
         heart-rate straps and power meters need no pairing; 'record' connects to them directly.
 
@@ -49,8 +51,25 @@ enum PairCommand {
                 }
             }
         }
-        try client.set(sensor.path, BlueZClient.deviceInterface, "Trusted", .bool(true))
+        guard try trust(sensor.path, client: client) else {
+            context.output.line("Paired with \(name) (\(sensor.address)).")
+            context.errors.line(
+                "sensorbridge pair: \(name) is not marked trusted: the D-Bus policy lets this user set no BlueZ "
+                    + "property. SensorBridge does not need it ('serve' takes paired sensors); "
+                    + "'bluetoothctl trust \(sensor.address)' does it as a user who may.")
+            return .success
+        }
         context.output.line("Paired with \(name) (\(sensor.address)) and trusted it.")
         return .success
+    }
+
+    /// Marks the device trusted; false when the bus policy refuses it (setting properties).
+    private static func trust(_ path: String, client: BlueZClient) throws(BlueZError) -> Bool {
+        do {
+            try client.set(path, BlueZClient.deviceInterface, "Trusted", .bool(true))
+            return true
+        } catch .permissionDenied {
+            return false
+        }
     }
 }

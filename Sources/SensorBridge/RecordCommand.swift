@@ -21,7 +21,8 @@ enum RecordCommand {
           --power ADDRESS|NAME       the power meter
           --adapter hciN             the Bluetooth adapter (default: the first)
           --duration SECONDS         stop after this long (default: until Ctrl-C)
-          --trace FILE.jsonl         also write everything received as a trace for 'replay'
+          --trace FILE.jsonl         also write everything received as a trace for 'replay' (as it
+                                     arrives; a file that exists is replaced when the recording ends)
           --acquire-notify           read notifications through BlueZ's AcquireNotify socket where a
                                      characteristic offers it (fewer D-Bus messages); StartNotify otherwise
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
@@ -66,20 +67,22 @@ enum RecordCommand {
         let displayNames = Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0.device.name ?? $0.device.address) })
 
         let start = Date()
-        var traceHandle: FileHandle?
+        // A new trace file is written in place, line by line, so that a crash loses nothing; one
+        // that exists is replaced when the recording ends (until then it is beside it).
+        var traceFile: OutputFile?
         if let path = arguments["trace"] {
             let header = TraceHeader(
                 start: start,
                 devices: Dictionary(uniqueKeysWithValues: devices.map {
                     ($0.key, TraceDevice(name: $0.device.name, address: $0.device.address))
                 }))
-            guard FileManager.default.createFile(atPath: path, contents: Data((TraceWriter.headerLine(header) + "\n").utf8)),
-                let handle = FileHandle(forWritingAtPath: path)
-            else {
-                throw UsageError("--trace \(path): cannot create the file")
+            do {
+                let file = try OutputFile(URL(fileURLWithPath: path), mode: .stream)
+                try file.write(Array((TraceWriter.headerLine(header) + "\n").utf8))
+                traceFile = file
+            } catch {
+                throw UsageError("--trace: \(error)")
             }
-            handle.seekToEndOfFile()
-            traceHandle = handle
         }
 
         let (builder, recorder) = try setup.begin(start: start, sensors: sensorNames, context)
@@ -102,7 +105,7 @@ enum RecordCommand {
         let controlRing = session.makeRing(capacity: 4)
         let source = LiveSensorSource(
             anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, control: control,
-            trace: traceHandle.map { (arguments["trace"]!, $0) }, report: report, observe: dashboard?.observer)
+            trace: traceFile, report: report, observe: dashboard?.observer)
         let links = SensorLinks(
             client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
             onEvent: {

@@ -33,6 +33,28 @@ public final class MockBlueZ: Sendable {
         return probe.terminationStatus == 0 ? nil : "python3-dbusmock is not installed (Debian package python3-dbusmock)"
     }()
 
+    /// The default policy of Debian's system bus (/usr/share/dbus-1/system.conf, dbus 1.14): anyone
+    /// may connect; method calls and owning names are refused unless a policy allows them; signals,
+    /// replies to calls and receiving are allowed, and so is talking to the bus itself.
+    public static let systemBusDefaults = """
+          <policy context="default">
+            <allow user="*"/>
+            <deny own="*"/>
+            <deny send_type="method_call"/>
+            <allow send_type="signal"/>
+            <allow send_requested_reply="true" send_type="method_return"/>
+            <allow send_requested_reply="true" send_type="error"/>
+            <allow receive_type="method_call"/>
+            <allow receive_type="method_return"/>
+            <allow receive_type="error"/>
+            <allow receive_type="signal"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+            <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus" send_member="UpdateActivationEnvironment"/>
+          </policy>
+        """
+
     /// The mock's script, beside this package's sources.
     public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/mock-bluez.py")
@@ -43,7 +65,9 @@ public final class MockBlueZ: Sendable {
 
     /// Starts the bus and the mock. `speed` 0 plays as fast as possible; `denyBlueZ` makes the
     /// bus refuse every call to org.bluez (AccessDenied, as a strict system policy does); `policy`
-    /// is a D-Bus policy file the bus includes after that refusal (what it allows gets through);
+    /// is a D-Bus policy file included by a bus whose defaults are the system bus's
+    /// (`systemBusDefaults`: method calls refused unless a policy allows them), with the mock's
+    /// user allowed what BlueZ's own policy allows bluetoothd (owning org.bluez, calling agents);
     /// `paired` makes the sensors paired already; `stamp`
     /// appends the send time to each notification (`LatencyProbe`); the `bonding` devices (trace
     /// keys) ask for bonding when paired, through the agent registered with AgentManager1; the
@@ -60,19 +84,33 @@ public final class MockBlueZ: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
-        let allow = ["send_type=\"method_call\"", "send_type=\"signal\"", "send_type=\"method_return\"",
-            "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"signal\"",
-            "receive_type=\"method_return\"", "receive_type=\"error\"", "own=\"*\"", "user=\"*\""]
-        let deny = denyBlueZ || policy != nil ? "    <deny send_destination=\"org.bluez\"/>\n" : ""
-        let include = policy.map { "  <include>\($0.path)</include>\n" } ?? ""
+        let rules: String
+        if let policy {
+            rules = """
+                \(Self.systemBusDefaults)
+                  <policy user="\(getuid())">
+                    <allow own="org.bluez"/>
+                    <allow send_interface="org.bluez.Agent1"/>
+                  </policy>
+                  <include>\(policy.path)</include>
+                """
+        } else {
+            let allow = ["send_type=\"method_call\"", "send_type=\"signal\"", "send_type=\"method_return\"",
+                "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"signal\"",
+                "receive_type=\"method_return\"", "receive_type=\"error\"", "own=\"*\"", "user=\"*\""]
+            let deny = denyBlueZ ? "\n    <deny send_destination=\"org.bluez\"/>" : ""
+            rules = """
+                  <policy context="default">
+                \(allow.map { "    <allow \($0)/>" }.joined(separator: "\n"))\(deny)
+                  </policy>
+                """
+        }
         try """
             <busconfig>
               <listen>unix:path=\(directory.path)/bus</listen>
               <auth>EXTERNAL</auth>
-              <policy context="default">
-            \(allow.map { "    <allow \($0)/>" }.joined(separator: "\n"))
-            \(deny)  </policy>
-            \(include)</busconfig>
+            \(rules)
+            </busconfig>
             """.write(to: config, atomically: true, encoding: .utf8)
         daemon = try ChildProcess(
             Self.daemonPath, ["--config-file=\(config.path)", "--nofork", "--print-address=1"], environment: [:])
@@ -214,6 +252,18 @@ public final class ChildProcess: Sendable {
     /// The exit status, or the number of the signal that ended it; once it has exited.
     public var terminationStatus: Int32 { process.terminationStatus }
 
+    /// The signal that ended the process, or nil when it exited (or runs); once it has exited.
+    public var terminatingSignal: Int32? {
+        !process.isRunning && process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+    }
+
+    /// Waits up to `timeout` for the process to exit; whether it has.
+    public func waitForExit(timeout: Duration) -> Bool {
+        guard exited.wait(timeout: .now() + timeout.seconds) == .success else { return false }
+        exited.signal()  // for the next wait
+        return true
+    }
+
     /// Everything printed so far.
     public var output: String { lines.withLock { $0.joined(separator: "\n") } }
 
@@ -230,8 +280,11 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Sends a signal (SIGUSR1, say) to the process.
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Sends a signal (SIGUSR1, say) to the process, unless it has exited.
+    public func send(_ signal: Int32) {
+        guard !waitForExit(timeout: .zero) else { return }
+        kill(process.processIdentifier, signal)
+    }
 
     /// SIGTERM, then SIGKILL after `grace`; waits for the exit.
     public func stop(grace: Duration = .seconds(2)) {
@@ -239,7 +292,8 @@ public final class ChildProcess: Sendable {
             defer { s = true }
             return !s
         }
-        guard first else { return }
+        // One that has exited (and been reaped) is not signalled: its id may be another's by now.
+        guard first, !waitForExit(timeout: .zero) else { return }
         let pid = process.processIdentifier
         kill(pid, SIGTERM)
         if exited.wait(timeout: .now() + grace.seconds) == .timedOut {

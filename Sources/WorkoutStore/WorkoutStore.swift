@@ -68,7 +68,7 @@ public final class WorkoutStore {
         guard !connection.isReadOnly else {
             throw WorkoutStoreError.readOnly(path: path, reason: "the file is write-protected")
         }
-        let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
+        let mode = try switchToWAL(connection)
         guard mode == "wal" || path == inMemoryPath else {
             throw WorkoutStoreError.cannotOpen(
                 path: path, reason: "SQLite could not switch it to WAL mode (it stayed in \(mode ?? "?") mode)")
@@ -76,6 +76,20 @@ public final class WorkoutStore {
         try connection.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL")
         try Migration.migrate(connection, with: migrations)
         return connection
+    }
+
+    /// `PRAGMA journal_mode = WAL`, tried again for up to 5 s while another connection holds a lock:
+    /// SQLite answers a journal-mode change on a database in rollback mode (a store SensorBridge did
+    /// not make, an empty file) with `SQLITE_BUSY` at once, without waiting on the busy timeout.
+    private static func switchToWAL(_ connection: SQLiteConnection) throws(SQLiteError) -> String? {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do {
+                return try connection.scalarText("PRAGMA journal_mode = WAL")
+            } catch where error.code == .busy && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
     }
 
     /// Creates the folders above `path` (as `mkdir -p`).

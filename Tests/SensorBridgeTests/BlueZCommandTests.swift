@@ -124,6 +124,56 @@ struct BlueZCommandTests {
         #expect(live?["statistics"]?["heartRate"]?["maximum"]?.doubleValue == Double(rates.max() ?? 0))
     }
 
+    /// `--trace` to a new file writes it in place as notifications arrive (a crash keeps them);
+    /// to an existing file, it leaves that file whole while recording, the trace so far in a
+    /// temporary beside it, and replaces it when the recording ends.
+    @Test func recordTraceStreamsANewFileAndReplacesAnExistingOneAtTheEnd() throws {
+        let source = try Self.trace(lines: 100)
+        let sent = try Self.notifications(source)
+        for existing in [false, true] {
+            let mock = try MockBlueZ(trace: source)
+            defer { mock.stop() }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let recorded = folder.appendingPathComponent("ride.jsonl")
+            let old = Data("not a trace, but somebody's file\n".utf8)
+            if existing { try old.write(to: recorded) }
+            func temporaries() throws -> [URL] {
+                try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                    .filter { $0.hasPrefix(".ride.jsonl.sensorbridge-") }.map { folder.appendingPathComponent($0) }
+            }
+            /// Every notification sent, in `file`, once the recorder has written the last one (up to 10 s).
+            func holdsEveryNotification(_ file: URL?) -> Bool {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    if let file, (try? Self.notifications(file)) == sent { return true }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                return false
+            }
+
+            let recording = Recording(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--trace", recorded.path] + Self.zones)
+            let played = try #require(mock.waitUntilPlayed(timeout: .seconds(60)))
+            #expect(played == sent.count)
+            recording.waitForNotifications(played)
+            // While it records: what a crash would leave.
+            if existing {
+                #expect(FileManager.default.contents(atPath: recorded.path) == old)
+                #expect(try temporaries().count == 1)
+                #expect(holdsEveryNotification(try temporaries().first), "the trace so far is beside the old file")
+            } else {
+                #expect(try temporaries() == [])
+                #expect(holdsEveryNotification(recorded), "the new trace is written as notifications arrive")
+            }
+            recording.control.stop()
+            let (status, _, errors) = recording.waitForExit()
+            #expect(status == .success, "\(errors)")
+            #expect(try Self.notifications(recorded) == sent)
+            #expect(try temporaries() == [])
+        }
+    }
+
     @Test func recordWithAcquireNotifyMatchesAReplayOfItsTrace() throws {
         let source = try Self.trace(lines: 300)
         // The power meter offers AcquireNotify (a socket), the strap does not (StartNotify).

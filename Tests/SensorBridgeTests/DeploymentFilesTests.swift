@@ -6,7 +6,8 @@ import SensorTestSupport
 import Testing
 
 /// The files of `udev/`: the systemd units pass `systemd-analyze verify`, the D-Bus policy is read
-/// by a real dbus-daemon and lets through what the commands call, the udev rule is well formed.
+/// by a real dbus-daemon and lets through what the commands call and nothing else, the udev rule
+/// is well formed.
 @Suite(.serialized)
 struct DeploymentFilesTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -117,58 +118,230 @@ struct DeploymentFilesTests {
             system["After"]?.first?.contains("bluetooth.service") == true && system["Wants"] == ["bluetooth.service"])
     }
 
-    /// The policy fragment with its group replaced by this process's own, so that it applies here.
-    static func policyForThisProcess(removing line: String? = nil) throws -> URL {
+    /// The policy fragment with its group replaced by `group` (this process's own by default), so
+    /// that it applies to a process of that group; `removing` leaves out the lines containing it.
+    static func policy(removing line: String? = nil, group: String? = nil) throws -> URL {
         var text = try Self.text("sensorbridge-dbus.conf")
         if let line { text = text.split(separator: "\n").filter { !$0.contains(line) }.joined(separator: "\n") }
-        let group = getgrgid(getgid()).map { String(cString: $0.pointee.gr_name) } ?? "root"
+        let group = group ?? getgrgid(getgid()).map { String(cString: $0.pointee.gr_name) } ?? "root"
+        return try Self.temporaryPolicy(text.replacingOccurrences(of: "group=\"bluetooth\"", with: "group=\"\(group)\""))
+    }
+
+    static func temporaryPolicy(_ text: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).conf")
-        try text.replacingOccurrences(of: "group=\"bluetooth\"", with: "group=\"\(group)\"").write(
-            to: url, atomically: true, encoding: .utf8)
+        try text.write(to: url, atomically: true, encoding: .utf8)
         return url
     }
 
-    @Test func thePolicyNamesTheInterfacesTheCommandsCall() throws {
+    /// The org.bluez methods sensorbridge calls, as `Interface.Member`: what the policy allows.
+    static let calledMethods: Set<String> = [
+        "org.freedesktop.DBus.ObjectManager.GetManagedObjects",
+        "org.bluez.Adapter1.SetDiscoveryFilter", "org.bluez.Adapter1.StartDiscovery", "org.bluez.Adapter1.StopDiscovery",
+        "org.bluez.Device1.Connect", "org.bluez.Device1.Pair",
+        "org.bluez.GattCharacteristic1.StartNotify", "org.bluez.GattCharacteristic1.StopNotify",
+        "org.bluez.GattCharacteristic1.AcquireNotify", "org.bluez.GattCharacteristic1.ReadValue",
+        "org.bluez.AgentManager1.RegisterAgent", "org.bluez.AgentManager1.RequestDefaultAgent",
+        "org.bluez.AgentManager1.UnregisterAgent",
+    ]
+
+    /// The value of `attribute` in an XML element's text, or nil.
+    static func attribute(_ attribute: String, in element: Substring) -> String? {
+        let element = " " + element
+        guard let start = element.range(of: " \(attribute)=\"") else { return nil }
+        return String(element[start.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test func thePolicyAllowsExactlyTheMethodsTheCommandsCall() throws {
         let text = try Self.text("sensorbridge-dbus.conf")
-        let interfaces = text.components(separatedBy: "send_interface=\"").dropFirst().map {
-            String($0.prefix { $0 != "\"" })
-        }
-        #expect(
-            Set(interfaces) == [
-                "org.freedesktop.DBus.ObjectManager", "org.freedesktop.DBus.Properties", "org.bluez.Adapter1",
-                "org.bluez.Device1", "org.bluez.GattCharacteristic1", "org.bluez.AgentManager1",
-            ])
         #expect(text.contains("<policy group=\"bluetooth\">"))
+        let rules = text.components(separatedBy: "<allow ").dropFirst().map { $0.prefix { $0 != ">" } }
+        let sends = rules.filter { $0.contains("send_") }
+        // Each send rule names the destination, the interface and the method: nothing wider.
+        for rule in sends {
+            #expect(Self.attribute("send_destination", in: rule) == "org.bluez", "\(rule)")
+            #expect(Self.attribute("send_interface", in: rule) != nil && Self.attribute("send_member", in: rule) != nil, "\(rule)")
+        }
+        let allowed = sends.map { "\(Self.attribute("send_interface", in: $0) ?? "").\(Self.attribute("send_member", in: $0) ?? "")" }
+        #expect(allowed.count == Set(allowed).count)
+        #expect(Set(allowed) == Self.calledMethods)
+        // No property setting or reading: Properties.Set cannot be limited to one property.
+        #expect(!text.contains("org.freedesktop.DBus.Properties"))
+        // The one receive rule: BlueZ calling the pairing agent, at its path.
+        let receives = rules.filter { $0.contains("receive_") }
+        #expect(receives.count == 1)
+        #expect(receives.first.flatMap { Self.attribute("receive_interface", in: $0) } == "org.bluez.Agent1")
+        #expect(receives.first.flatMap { Self.attribute("receive_path", in: $0) } == Self.agentPath)
+        #expect(!text.contains("<deny") && !text.contains("own="))
     }
 
     @Test(.enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
     func aRealDBusDaemonReadsThePolicyAndItLetsTheCommandsThrough() throws {
-        // A bus that refuses every call to org.bluez but what the fragment allows.
+        // A bus with the system bus's defaults (method calls refused) and the fragment.
         let trace = try BlueZCommandTests.trace(lines: 40)
-        let mock = try MockBlueZ(trace: trace, adapterOff: true, policy: try Self.policyForThisProcess())
+        let policy = try Self.policy()
+        defer { try? FileManager.default.removeItem(at: policy) }
+        let mock = try MockBlueZ(trace: trace, policy: policy, bonding: ["hr"])
         defer { mock.stop() }
         let scan = runCLI(["scan", "--timeout", "0.1", "--json"], environment: mock.environment)
         #expect(scan.status == .success, "\(scan.errors)")
+        // Pairing through the agent works; marking the sensor trusted (a property) is refused, and said.
         let pair = runCLI(["pair", "HRM-Pro"], environment: mock.environment)
         #expect(pair.status == .success, "\(pair.errors)")
+        #expect(mock.printed("bonded /org/bluez/hci0/dev_C4_7E_11_22_33_44"), "\(mock.output)")
+        #expect(pair.output.contains("Paired with HRM-Pro (C4:7E:11:22:33:44)."), "\(pair.output)")
+        #expect(pair.errors.contains("HRM-Pro is not marked trusted"), "\(pair.errors)")
         let record = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"])
         #expect(record.status == .success, "\(record.errors)")
         #expect(record.played == (try BlueZCommandTests.notifications(trace)).count)
+        let acquiring = try MockBlueZ(trace: trace, policy: policy, acquireNotify: ["hr", "power"])
+        defer { acquiring.stop() }
+        let acquired = try BlueZCommandTests.record(
+            acquiring, ["--hr", "HRM-Pro", "--power", "Assioma", "--acquire-notify", "--json"])
+        #expect(acquired.status == .success, "\(acquired.errors)")
+        #expect(acquiring.output.contains("acquired hr 2a37"), "\(acquiring.output)")
 
-        // Without the Adapter1 line, scan is refused and says why.
-        let strict = try MockBlueZ(trace: trace, policy: try Self.policyForThisProcess(removing: "org.bluez.Adapter1"))
+        // An adapter that is off cannot be switched on (that is setting a property): said so.
+        let off = try MockBlueZ(trace: trace, adapterOff: true, policy: policy)
+        defer { off.stop() }
+        let dark = runCLI(["scan", "--timeout", "0.1"], environment: off.environment)
+        #expect(dark.status == .failure)
+        #expect(dark.errors.contains("hci0 is off, and the bus policy does not let this user switch it on"), "\(dark.errors)")
+
+        // Without its StartDiscovery line, scan is refused and says why.
+        let withoutDiscovery = try Self.policy(removing: "StartDiscovery")
+        defer { try? FileManager.default.removeItem(at: withoutDiscovery) }
+        let strict = try MockBlueZ(trace: trace, policy: withoutDiscovery)
         defer { strict.stop() }
         let refused = runCLI(["scan", "--timeout", "0.1"], environment: strict.environment)
         #expect(refused.status == .failure)
         #expect(refused.errors.contains("permission denied talking to BlueZ"), "\(refused.errors)")
 
         // dbus-daemon refuses to start with a misspelt attribute.
-        let misspelt = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).conf")
-        try (try Self.text("sensorbridge-dbus.conf")).replacingOccurrences(
-            of: "send_interface=", with: "send_interfac="
-        )
-        .write(to: misspelt, atomically: true, encoding: .utf8)
+        let misspelt = try Self.temporaryPolicy(
+            try Self.text("sensorbridge-dbus.conf").replacingOccurrences(of: "send_member=", with: "send_membr="))
+        defer { try? FileManager.default.removeItem(at: misspelt) }
         #expect(throws: MockBlueZ.Failure.self) { _ = try MockBlueZ(trace: trace, policy: misspelt) }
+    }
+
+    /// The user the probe runs as, when this process may switch to it (root, setpriv, a `nobody`).
+    static let probeUser: (uid: uid_t, gid: gid_t, group: String)? = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv), let user = getpwnam("nobody"),
+            let group = getgrgid(user.pointee.pw_gid)
+        else { return nil }
+        return (user.pointee.pw_uid, user.pointee.pw_gid, String(cString: group.pointee.gr_name))
+    }()
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Runs `scripts/bluez-policy-probe.py` as `probeUser` (no other groups) on `mock`'s bus: the
+    /// user it ran as, and each call's answer by name.
+    static func probe(_ mock: MockBlueZ, _ calls: [JSONValue]) throws -> (uid: Int?, answers: [String: String]) {
+        let user = try #require(probeUser)
+        let script = try String(
+            contentsOf: MockBlueZ.script.deletingLastPathComponent().appendingPathComponent("bluez-policy-probe.py"),
+            encoding: .utf8)
+        let child = try ChildProcess(
+            setpriv,
+            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", MockBlueZ.python, "-c", script,
+                JSONValue.array(calls).serialized],
+            environment: mock.environment)
+        defer { child.stop() }
+        try #require(child.waitForExit(timeout: .seconds(60)), "the probe did not finish: \(child.output)")
+        #expect(child.terminationStatus == 0, "\(child.output)")
+        let lines = try child.output.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        var answers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            if let call = line["call"]?.stringValue { answers[call] = line["answer"]?.stringValue }
+        }
+        #expect(answers.count == calls.count, "\(child.output)")
+        return (lines.first?["uid"]?.integerValue, answers)
+    }
+
+    static func call(
+        _ name: String, _ path: String, _ interface: String, _ member: String, _ signature: String = "",
+        _ arguments: [JSONValue] = []
+    ) -> JSONValue {
+        .object([
+            "name": .string(name), "path": .string(path), "interface": .string(interface), "member": .string(member),
+            "signature": .string(signature), "args": .array(arguments),
+        ])
+    }
+
+    static let adapterPath = "/org/bluez/hci0"
+    /// Where `pair` exports its agent (`PairingAgent.path`).
+    static let agentPath = "/org/sensorbridge/agent"
+    static let devicePath = "/org/bluez/hci0/dev_C4_7E_11_22_33_44"
+    /// The strap's Heart Rate Measurement in the mock (its first service and characteristic).
+    static let measurementPath = devicePath + "/service000c/char000e"
+
+    /// Every call sensorbridge makes to org.bluez, each named after its method.
+    static let neededCalls: [JSONValue] = [
+        call("org.freedesktop.DBus.ObjectManager.GetManagedObjects", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"),
+        call("org.bluez.Adapter1.SetDiscoveryFilter", adapterPath, "org.bluez.Adapter1", "SetDiscoveryFilter", "a{sv}", [.object(["Transport": "le"])]),
+        call("org.bluez.Adapter1.StartDiscovery", adapterPath, "org.bluez.Adapter1", "StartDiscovery"),
+        call("org.bluez.Adapter1.StopDiscovery", adapterPath, "org.bluez.Adapter1", "StopDiscovery"),
+        call("org.bluez.Device1.Connect", devicePath, "org.bluez.Device1", "Connect"),
+        call("org.bluez.Device1.Pair", devicePath, "org.bluez.Device1", "Pair"),
+        call("org.bluez.GattCharacteristic1.AcquireNotify", measurementPath, "org.bluez.GattCharacteristic1", "AcquireNotify", "a{sv}", [.object([:])]),
+        call("org.bluez.GattCharacteristic1.StartNotify", measurementPath, "org.bluez.GattCharacteristic1", "StartNotify"),
+        call("org.bluez.GattCharacteristic1.StopNotify", measurementPath, "org.bluez.GattCharacteristic1", "StopNotify"),
+        call("org.bluez.GattCharacteristic1.ReadValue", measurementPath, "org.bluez.GattCharacteristic1", "ReadValue", "a{sv}", [.object([:])]),
+        call("org.bluez.AgentManager1.RegisterAgent", "/org/bluez", "org.bluez.AgentManager1", "RegisterAgent", "os", [.string(agentPath), "NoInputNoOutput"]),
+        call("org.bluez.AgentManager1.RequestDefaultAgent", "/org/bluez", "org.bluez.AgentManager1", "RequestDefaultAgent", "o", [.string(agentPath)]),
+        call("org.bluez.AgentManager1.UnregisterAgent", "/org/bluez", "org.bluez.AgentManager1", "UnregisterAgent", "o", [.string(agentPath)]),
+    ]
+
+    /// Calls sensorbridge does not make, which a member of the group could otherwise use to change
+    /// the adapter or disturb other people's devices. RemoveDevice last: it removes the strap.
+    static let unneededCalls: [JSONValue] = [
+        call("Disconnect", devicePath, "org.bluez.Device1", "Disconnect"),
+        call("WriteValue", measurementPath, "org.bluez.GattCharacteristic1", "WriteValue", "aya{sv}", [[1], .object([:])]),
+        call("Set Adapter1.Alias", adapterPath, "org.freedesktop.DBus.Properties", "Set", "ssv", ["org.bluez.Adapter1", "Alias", "mine now"]),
+        call("Set Adapter1.Discoverable", adapterPath, "org.freedesktop.DBus.Properties", "Set", "ssv", ["org.bluez.Adapter1", "Discoverable", true]),
+        call("Set Adapter1.Powered", adapterPath, "org.freedesktop.DBus.Properties", "Set", "ssv", ["org.bluez.Adapter1", "Powered", false]),
+        call("Set Device1.Alias", devicePath, "org.freedesktop.DBus.Properties", "Set", "ssv", ["org.bluez.Device1", "Alias", "mine now"]),
+        call("Set Device1.Trusted", devicePath, "org.freedesktop.DBus.Properties", "Set", "ssv", ["org.bluez.Device1", "Trusted", true]),
+        call("Get Adapter1.Address", adapterPath, "org.freedesktop.DBus.Properties", "Get", "ss", ["org.bluez.Adapter1", "Address"]),
+        call("Introspect", "/", "org.freedesktop.DBus.Introspectable", "Introspect"),
+        call("RemoveDevice", adapterPath, "org.bluez.Adapter1", "RemoveDevice", "o", [.string(devicePath)]),
+    ]
+
+    static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+
+    /// As an unprivileged user whose group the policy names (`nobody`'s primary group stands in
+    /// for `bluetooth`, which this machine need not have), on a bus with the system bus's
+    /// defaults: every call sensorbridge makes succeeds, every other one is refused by the bus.
+    @Test(
+        .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"),
+        .enabled(if: probeUser != nil, "needs root, /usr/bin/setpriv and a user nobody to run a client as an unprivileged user"))
+    func anUnprivilegedMemberOfTheGroupCanCallWhatSensorBridgeCallsAndNothingElse() throws {
+        let user = try #require(Self.probeUser)
+        let trace = try BlueZCommandTests.trace(lines: 40)
+        let policy = try Self.policy(group: user.group)
+        defer { try? FileManager.default.removeItem(at: policy) }
+        let mock = try MockBlueZ(trace: trace, policy: policy, acquireNotify: ["hr"])
+        defer { mock.stop() }
+        let (uid, answers) = try Self.probe(mock, Self.neededCalls + Self.unneededCalls)
+        #expect(uid == Int(user.uid))
+        for call in Self.neededCalls.compactMap({ $0["name"]?.stringValue }) {
+            #expect(answers[call] == "ok", "\(call): \(answers[call] ?? "no answer")")
+        }
+        #expect(Set(Self.neededCalls.compactMap { $0["name"]?.stringValue }) == Self.calledMethods)
+        for call in Self.unneededCalls.compactMap({ $0["name"]?.stringValue }) {
+            #expect(answers[call] == Self.accessDenied, "\(call): \(answers[call] ?? "no answer")")
+        }
+
+        // The control: under a policy that opens all of org.bluez to the group, the same user gets
+        // every one of those calls through (the mock answers them), RemoveDevice included.
+        let open = try Self.temporaryPolicy(
+            "<busconfig><policy group=\"\(user.group)\"><allow send_destination=\"org.bluez\"/></policy></busconfig>")
+        defer { try? FileManager.default.removeItem(at: open) }
+        let wide = try MockBlueZ(trace: trace, policy: open)
+        defer { wide.stop() }
+        let (_, through) = try Self.probe(wide, Self.unneededCalls)
+        for call in Self.unneededCalls.compactMap({ $0["name"]?.stringValue }) {
+            #expect(through[call] != nil && through[call] != Self.accessDenied, "\(call): \(through[call] ?? "no answer")")
+        }
+        #expect(through["RemoveDevice"] == "ok")
     }
 
     @Test func installServiceInstallsEveryFileAndReloads() throws {

@@ -1,5 +1,6 @@
 public import GATT
 public import SensorCore
+public import Workouts
 
 /// Turns decoded notifications of one sensor into samples: heart rate, RR intervals and energy
 /// from 2A37; power, pedal power balance (when referred to the left pedal), cadence and wheel
@@ -16,13 +17,21 @@ public struct SampleExtractor: Sendable {
         speed = SpeedCalculator(circumference: wheelCircumference)
     }
 
-    /// Appends the samples of `value`, received at `time`, to `samples`.
-    public mutating func extract(_ value: GATTValue, at time: Duration, into samples: inout [Sample]) {
+    /// Appends the samples of `value`, received at `time`, to `samples`. Only valid values count:
+    /// a heart-rate measurement whose strap reports no skin contact, or with a heart rate of 0 or
+    /// outside `SensorState.plausibleHeartRate`, gives no sample at all (its RR intervals and energy
+    /// are the same noise), and the sensor's state is returned: `.noContact` or `.invalid`. nil when
+    /// the value counted.
+    /// A power of 0 W is valid (coasting).
+    @discardableResult
+    public mutating func extract(_ value: GATTValue, at time: Duration, into samples: inout [Sample]) -> SensorState? {
         func add(_ type: QuantityType, _ v: Double) {
             samples.append(Sample(sensor: sensor, type: type, value: v, time: time))
         }
         switch value {
         case .heartRateMeasurement(let m):
+            if m.sensorContact == .notDetected { return .noContact }
+            guard SensorState.plausibleHeartRate.contains(Double(m.heartRate)) else { return .invalid }
             add(.heartRate, Double(m.heartRate))
             for rr in m.rrIntervals { add(.rrInterval, rr.seconds) }
             if let energy = m.energyExpended { add(.energyExpended, Double(energy)) }
@@ -42,5 +51,6 @@ public struct SampleExtractor: Sendable {
         case .cyclingPowerVector, .cyclingPowerFeature, .sensorLocation, .bodySensorLocation:
             break
         }
+        return nil
     }
 }

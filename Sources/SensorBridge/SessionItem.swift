@@ -19,11 +19,15 @@ public enum SessionItem: Sendable, BitwiseCopyable {
 public struct SessionControl: Sendable, BitwiseCopyable, Equatable {
     public enum Kind: UInt8, Sendable, BitwiseCopyable {
         case pause, resume, lap, activity, disconnected, connected, malformed, end
+        /// The sensor's heart rates stopped counting: its strap reports no skin contact.
+        case noContact
+        /// The sensor's values stopped counting: they are outside what it could measure.
+        case invalidValues
     }
 
     public var kind: Kind
     public var time: Duration
-    /// The sensor for `disconnected`, `connected` and `malformed`.
+    /// The sensor for `disconnected`, `connected`, `malformed`, `noContact` and `invalidValues`.
     public var sensor: SensorID
     /// The new activity's type for `activity`.
     public var activityType: WorkoutActivityType

@@ -142,6 +142,8 @@ public final class WorkoutSession: Sendable {
             case .disconnected: m.sensorLost(c.sensor, at: c.time)
             case .connected: m.sensorRegained(c.sensor, at: c.time)
             case .malformed: m.count(malformed: 1)
+            case .noContact: m.sensorValues(c.sensor, .noContact, at: c.time)
+            case .invalidValues: m.sensorValues(c.sensor, .invalid, at: c.time)
             case .end:
                 try m.endCollection(at: c.time)
                 return true

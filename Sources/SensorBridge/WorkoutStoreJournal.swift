@@ -47,6 +47,8 @@ public struct WorkoutStoreJournal: WorkoutSessionJournal {
                 case .disconnected: events.append(WorkoutEvent(time: control.time, kind: .sensorLost(name)))
                 case .connected: events.append(WorkoutEvent(time: control.time, kind: .sensorRegained(name)))
                 case .malformed: malformed += 1
+                case .noContact: events.append(WorkoutEvent(time: control.time, kind: .sensorState(name, .noContact)))
+                case .invalidValues: events.append(WorkoutEvent(time: control.time, kind: .sensorState(name, .invalid)))
                 case .end: break  // the finished workout replaces the journal
                 }
             }

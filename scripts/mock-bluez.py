@@ -9,7 +9,21 @@ ReadValue). Once every measurement characteristic notifies, it plays the trace's
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
 possible), then prints "played N"; a silence in the trace is a silence in the notifications. A
 trace "disconnected"/"connected" event drops or restores the device's link (Connected false, and
-the app must Connect again). --paired makes the sensors paired already. --stamp appends the send
+the app must Connect again). A dropped device is out of range and refuses Connect until the
+"connected" line brings it back in range (it prints "link KEY in range again at NS", NS its
+CLOCK_BOOTTIME time in nanoseconds). A device in range and not connected advertises, which a client
+sees only while the adapter discovers, as with BlueZ: an RSSI change on the device every 100 ms
+while some client's discovery filter matches it. At --speed 0 the trace then waits until the app
+has reconnected and restarted notifications; at a real pace it plays on (what the device would
+send before the app subscribes again is not sent, and not counted as played).
+
+Discovery is per client, as in BlueZ: SetDiscoveryFilter (UUIDs, Transport; other keys are
+InvalidArguments) and StartDiscovery start a client's session (a second StartDiscovery answers
+InProgress), StopDiscovery or the client leaving the bus ends it (StopDiscovery without one answers
+Failed), and the adapter is Discovering while any client discovers. It prints "discovery started:
+TRANSPORT UUID..." (16-bit UUIDs) and "discovery stopped", or "discovery stopped (client gone)".
+
+--paired makes the sensors paired already. --stamp appends the send
 time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
 registered with AgentManager1 (RequestAuthorization) and fails without one. An --acquire-notify
 device's measurements offer AcquireNotify: the notifications then go through a socket instead.
@@ -44,6 +58,7 @@ import dbusmock.mockobject
 from gi.repository import GLib
 
 DEVICE = 'org.bluez.Device1'
+ADAPTER = 'org.bluez.Adapter1'
 CHAR = 'org.bluez.GattCharacteristic1'
 SERVICE = 'org.bluez.GattService1'
 PROPS = 'org.freedesktop.DBus.Properties'
@@ -59,6 +74,73 @@ PROFILES = {
 
 def full(short):
     return '0000' + short + BASE
+
+
+def short(uuid):
+    uuid = str(uuid).lower()
+    return uuid[4:8] if len(uuid) == 36 and uuid.startswith('0000') and uuid.endswith(BASE) else uuid
+
+
+class Discovery:
+    """The adapter's discovery sessions, one per client (its unique bus name) as BlueZ keeps them,
+    and the filters the clients set."""
+
+    FILTER_KEYS = {'UUIDs', 'RSSI', 'Pathloss', 'Transport', 'DuplicateData', 'Discoverable', 'Pattern'}
+
+    def __init__(self, adapter):
+        self.adapter = adapter
+        self.filters = {}  # client -> filter dict (SetDiscoveryFilter)
+        self.sessions = set()  # clients discovering
+
+    def set_filter(self, client, discovery_filter):
+        unknown = set(discovery_filter) - self.FILTER_KEYS
+        transport = str(discovery_filter.get('Transport', 'auto'))
+        if unknown or transport not in ('auto', 'bredr', 'le'):
+            raise dbus.exceptions.DBusException('Invalid arguments in method call',
+                                                name='org.bluez.Error.InvalidArguments')
+        self.filters[client] = dict(discovery_filter)
+
+    def start(self, client):
+        if client in self.sessions:
+            raise dbus.exceptions.DBusException('Operation already in progress', name='org.bluez.Error.InProgress')
+        self.sessions.add(client)
+        f = self.filters.get(client, {})
+        uuids = ' '.join(short(u) for u in f.get('UUIDs', [])) or 'any'
+        print(f"discovery started: {f.get('Transport', 'auto')} {uuids}", flush=True)
+        self.update()
+
+    def stop(self, client, gone=False):
+        if gone:
+            self.filters.pop(client, None)
+        if client not in self.sessions:
+            if gone:
+                return
+            raise dbus.exceptions.DBusException('No discovery started', name='org.bluez.Error.Failed')
+        self.sessions.discard(client)
+        print('discovery stopped' + (' (client gone)' if gone else ''), flush=True)
+        self.update()
+
+    def reset(self):
+        """The adapter is gone: every session with it (no signal: its object is gone too)."""
+        self.sessions.clear()
+        self.filters.clear()
+        self.adapter.props[ADAPTER]['Discovering'] = dbus.Boolean(False, variant_level=1)
+
+    def update(self):
+        discovering = bool(self.sessions)
+        if bool(self.adapter.props[ADAPTER]['Discovering']) != discovering:
+            self.adapter.UpdateProperties(ADAPTER, {'Discovering': dbus.Boolean(discovering)})
+
+    def sees(self, device):
+        """Whether some client's discovery reports this LE device: transport le or auto, and no
+        UUIDs in its filter or one the device has."""
+        uuids = {str(u).lower() for u in device.props[DEVICE]['UUIDs']}
+        for client in self.sessions:
+            f = self.filters.get(client, {})
+            wanted = {str(u).lower() for u in f.get('UUIDs', [])}
+            if str(f.get('Transport', 'auto')) in ('auto', 'le') and (not wanted or wanted & uuids):
+                return True
+        return False
 
 
 def main():
@@ -95,15 +177,29 @@ def main():
     dbusmock.mockobject.objects['/'] = root
     # Agents by object path -> the bus name that registered them (the template keeps only paths).
     agents = {}
+    # The sender of the method call being handled: the bus runs the filters, then the method.
+    caller = {'sender': None}
 
-    def watch_agents(_connection, message):
-        if message.get_interface() == 'org.bluez.AgentManager1' and message.get_member() == 'RegisterAgent':
-            agents[str(message.get_args_list()[0])] = message.get_sender()
+    def watch_calls(_connection, message):
+        if isinstance(message, dbus.lowlevel.MethodCallMessage):
+            caller['sender'] = message.get_sender()
+            if message.get_interface() == 'org.bluez.AgentManager1' and message.get_member() == 'RegisterAgent':
+                agents[str(message.get_args_list()[0])] = message.get_sender()
         return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
-    bus.add_message_filter(watch_agents)
+    bus.add_message_filter(watch_calls)
     adapter = root.AddAdapter('hci0', 'sensorbridge-test')
+    adapter_object = dbusmock.mockobject.objects[adapter]
     if args.adapter_off:
-        dbusmock.mockobject.objects[adapter].props['org.bluez.Adapter1']['Powered'] = dbus.Boolean(False, variant_level=1)
+        adapter_object.props[ADAPTER]['Powered'] = dbus.Boolean(False, variant_level=1)
+    # The template's discovery is one switch for everybody; BlueZ keeps a session per client.
+    discovery = Discovery(adapter_object)
+    adapter_object.AddMethod(ADAPTER, 'SetDiscoveryFilter', 'a{sv}', '',
+                             lambda _self, f: discovery.set_filter(caller['sender'], f))
+    adapter_object.AddMethod(ADAPTER, 'StartDiscovery', '', '', lambda _self: discovery.start(caller['sender']))
+    adapter_object.AddMethod(ADAPTER, 'StopDiscovery', '', '', lambda _self: discovery.stop(caller['sender']))
+    bus.add_signal_receiver(
+        lambda name, _old, new: discovery.stop(str(name), gone=True) if not new else None,
+        'NameOwnerChanged', 'org.freedesktop.DBus', 'org.freedesktop.DBus', '/org/freedesktop/DBus')
 
     measurement = {}  # char path -> (device key, uuid)
     devices = {}  # device key -> device object
@@ -251,13 +347,27 @@ def main():
                 link(devices[line['device']], True)
                 print(f"link {line['device']} back by itself after {state['played']} played", flush=True)
             elif line.get('event') == 'connected':
-                # In range again: wait for the app to reconnect and restart notifications.
+                # In range again: it advertises until the app reconnects and restarts notifications.
                 devices[line['device']].sb_refuse = False
-                state['waiting'] = True
-                print(f"link {line['device']} may come back", flush=True)
-                return True
+                print(f"link {line['device']} in range again at {time.clock_gettime_ns(time.CLOCK_BOOTTIME)}",
+                      flush=True)
+                if args.speed == 0:
+                    state['waiting'] = True
+                    return True
         print(f"played {state['played']}", flush=True)
         return False
+
+    ticks = {'count': 0}
+
+    def advertise():
+        # A device in range and not connected advertises; a client sees it (an RSSI change, as
+        # BlueZ reports one) only while a discovery that matches it runs.
+        ticks['count'] += 1
+        for device in devices.values():
+            if device.sb_refuse or device.props[DEVICE]['Connected'] or not discovery.sees(device):
+                continue
+            device.UpdateProperties(DEVICE, {'RSSI': dbus.Int16(-55 - ticks['count'] % 7)})
+        return True
 
     def adapter_objects():
         return [p for p in dbusmock.mockobject.objects if p == adapter or p.startswith(adapter + '/')]
@@ -265,6 +375,7 @@ def main():
     def unplug():
         # SIGUSR1: the adapter is unplugged. Its objects vanish from the clients' view (InterfacesRemoved,
         # children first) with no word about the links, which are simply gone; the mock keeps them for SIGUSR2.
+        discovery.reset()
         for device in devices.values():
             device.sb_refuse = True
             device.props[DEVICE]['Connected'] = dbus.Boolean(False, variant_level=1)
@@ -292,6 +403,7 @@ def main():
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, unplug)
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR2, replug)
     GLib.timeout_add(2 if args.speed > 0 else 1, play)
+    GLib.timeout_add(100, advertise)
     print('ready', flush=True)
     loop = GLib.MainLoop()
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, loop.quit)

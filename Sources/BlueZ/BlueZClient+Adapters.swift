@@ -52,15 +52,32 @@ extension BlueZClient {
     /// Discovers LE sensors offering heart rate, cycling power or CSC for `duration`, then lists
     /// every such device the adapter knows, strongest signal first.
     public func discover(adapter: String, duration: Duration) throws(BlueZError) -> [DiscoveredSensor] {
+        try startSensorDiscovery(adapter: adapter)
+        Thread.sleep(forTimeInterval: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        _ = try? stopDiscovery(adapter: adapter)
+        return sensors(adapter: adapter)
+    }
+
+    /// Starts this client's discovery of LE sensors on `adapter`: `SetDiscoveryFilter` (transport
+    /// `le`, the heart rate, cycling power and CSC services), then `StartDiscovery`. BlueZ keeps one
+    /// discovery session per client and scans while any client has one, merging their filters;
+    /// `InProgress` (this client's session runs already) counts as started.
+    public func startSensorDiscovery(adapter: String) throws(BlueZError) {
         let filter = DBusValue.properties([
             "UUIDs": .array(elementSignature: "s", BlueZUUID.sensorServices.map { .string(BlueZUUID.full($0)) }),
             "Transport": .string("le"),
         ])
-        try call(adapter, Self.adapterInterface, "SetDiscoveryFilter", [filter])
-        try call(adapter, Self.adapterInterface, "StartDiscovery")
-        Thread.sleep(forTimeInterval: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-        _ = try? call(adapter, Self.adapterInterface, "StopDiscovery")
-        return sensors(adapter: adapter)
+        try call(adapter, Self.adapterInterface, "SetDiscoveryFilter", [filter], timeout: .seconds(5))
+        do {
+            try call(adapter, Self.adapterInterface, "StartDiscovery", timeout: .seconds(5))
+        } catch .dbus(let error) where error.name == .bluezInProgress {
+            return
+        }
+    }
+
+    /// Ends this client's discovery session on `adapter`; other clients' sessions go on.
+    public func stopDiscovery(adapter: String) throws(BlueZError) {
+        try call(adapter, Self.adapterInterface, "StopDiscovery", timeout: .seconds(5))
     }
 
     /// The sensors the adapter knows (heart rate, cycling power or CSC among their services).

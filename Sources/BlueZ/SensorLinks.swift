@@ -28,9 +28,9 @@ public enum SensorLinkEvent: Sendable {
     /// Connected, services resolved and notifications started (again, after a loss), or a value
     /// arrived from a sensor believed lost (BlueZ reconnected it and resumed its notifications).
     case connected(key: String, at: ContinuousClock.Instant)
-    /// The link dropped (or BlueZ went away); reconnection follows with backoff.
+    /// The link dropped (or BlueZ went away); reconnection follows, as soon as the sensor advertises.
     case lost(key: String, at: ContinuousClock.Instant)
-    /// An attempt failed; the next comes after `retryIn`.
+    /// An attempt failed; the next comes after `retryIn` at the latest, sooner when the sensor advertises.
     case attemptFailed(key: String, BlueZError, retryIn: Duration)
     /// A characteristic read once after the first connection (battery, locations, CP feature).
     case value(key: String, uuid: UInt16, bytes: [UInt8])
@@ -46,9 +46,17 @@ public enum SensorLinkEvent: Sendable {
 /// `InProgress` to concurrent connects), waits for `ServicesResolved`, sets `Trusted` (unless it
 /// is, or the bus policy refused it once: `udev/sensorbridge-dbus.conf` allows no setting), starts
 /// notifications on the measurement characteristics, reads the read-once characteristics after
-/// the first connection, and reconnects a lost sensor with backoff from 1 s doubling up to 30 s,
-/// at once when BlueZ reports it connected again. Notifications are handed to `onNotification` on
-/// the D-Bus thread, stamped on arrival.
+/// the first connection, and reconnects a lost sensor. Notifications are handed to
+/// `onNotification` on the D-Bus thread, stamped on arrival.
+///
+/// While a sensor is lost (or its first connection failed), LE discovery runs on its adapter
+/// (`startSensorDiscovery`; stopped once no sensor there waits any more, and by `stop`): BlueZ
+/// reports a device's `RSSI`, `ManufacturerData` and `ServiceData` only while discovering. When the
+/// lost sensor shows it advertises (one of those changes, or its device object appears again) an
+/// attempt is due at once, at most one every `advertisedAttemptInterval`; so it is reconnected as
+/// soon as it is back, however long it was gone. Attempts that fail are otherwise repeated with
+/// backoff from 1 s doubling up to 30 s, and one is made at once when BlueZ reports the sensor
+/// connected again. Discovery is BlueZ's per client: another program's is left alone.
 ///
 /// Nothing a sensor sends is dropped because of what is believed about its link: a value from a
 /// sensor believed lost (BlueZ, in its default cache mode, reconnects a known sensor and resumes
@@ -76,6 +84,15 @@ public final class SensorLinks: Sendable {
     public static let characteristicInterface = "org.bluez.GattCharacteristic1"
     public static let minimumBackoff = Duration.seconds(1)
     public static let maximumBackoff = Duration.seconds(30)
+    /// The shortest time between the end of one attempt on a sensor and an attempt its
+    /// advertisements make due: a stream of `RSSI` changes does not hammer `Connect`.
+    public static let advertisedAttemptInterval = Duration.seconds(1)
+    /// How long after a failed `StartDiscovery` it is tried again; also how long a discovery
+    /// session may seem gone (the adapter not `Discovering`) before it is started again.
+    static let discoveryRetry = Duration.seconds(5)
+    /// The `org.bluez.Device1` properties that change when the device advertises while the
+    /// adapter discovers.
+    static let advertisementProperties = ["RSSI", "ManufacturerData", "ServiceData"]
     /// The shortest silence after which a measurement characteristic counts as stale.
     public static let minimumStaleness = Duration.seconds(5)
 
@@ -94,6 +111,19 @@ public final class SensorLinks: Sendable {
         var announced = false
         var nextAttempt = ContinuousClock.now
         var backoff = SensorLinks.minimumBackoff
+        /// Whether an attempt failed since the link was last connected.
+        var failed = false
+
+        /// Whether discovery should run for the sensor: lost, or its first connection failed.
+        var waitsForAdvertisements: Bool { !connected && (everConnected || failed) }
+    }
+
+    /// This client's discovery session on one adapter.
+    private struct Discovery {
+        /// Whether `StartDiscovery` succeeded (and the session was not seen to end since).
+        var running: Bool
+        /// When it was last started, or failed to start.
+        var startedAt: ContinuousClock.Instant
     }
 
     /// A subscribed measurement characteristic: who it belongs to and when it last spoke.
@@ -119,6 +149,11 @@ public final class SensorLinks: Sendable {
         /// Measurement characteristic paths whose `Value` signals the bus reads for us
         /// (`watchByteProperty`), kept from the first connection to `stop`.
         var watches: [String: DBusMatchToken] = [:]
+        /// The adapters whose discovery this client started or tried to start, by path.
+        var discovery: [String: Discovery] = [:]
+        /// When each sensor's latest attempt ended: its advertisements make the next one due
+        /// `advertisedAttemptInterval` after that at the earliest. Kept across losses.
+        var attemptEnded: [String: ContinuousClock.Instant] = [:]
         var stopped = false
         /// The bus policy refused setting `Trusted`: not asked again.
         var trustRefused = false
@@ -150,14 +185,18 @@ public final class SensorLinks: Sendable {
         thread.start()
     }
 
-    /// Stops notifications and reconnection; after it returns no callback runs any more.
+    /// Stops notifications, reconnection and discovery; after it returns no callback runs any more.
     public func stop() {
         state.withLock { $0.stopped = true }
         wake.signal()
         finished.wait()
-        let (started, acquired, watches) = state.withLock { s in
-            (s.characteristics.keys.filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values))
+        let (started, acquired, watches, discovering) = state.withLock { s in
+            (
+                s.characteristics.keys.filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values),
+                s.discovery.filter(\.value.running).keys.sorted()
+            )
         }
+        for adapter in discovering { _ = try? client.stopDiscovery(adapter: adapter) }
         for watch in watches { client.bus.unwatch(watch) }
         // Its round trip over the bus also waits for the unwatching above.
         if let id = listener.withLock({ $0 }) { client.removeListener(id) }
@@ -175,30 +214,54 @@ public final class SensorLinks: Sendable {
             guard case .bytes(let bytes)? = changed["Value"] else { return }
             deliver(path, bytes)
         case .propertiesChanged(let path, BlueZClient.deviceInterface, let changed):
-            guard let connected = changed["Connected"]?.bool, let sensor = sensors.first(where: { $0.device.path == path })
-            else { return }
-            if !connected {
-                lose([sensor.key])
-            } else {
+            guard let sensor = sensors.first(where: { $0.device.path == path }) else { return }
+            if let connected = changed["Connected"]?.bool {
                 // Connected again (BlueZ reconnects a known sensor by itself): set it up now.
-                let waiting = state.withLock { s in
-                    guard s.links[sensor.key]?.connected == false else { return false }
-                    s.links[sensor.key]!.nextAttempt = .now
-                    return true
-                }
-                if waiting { wake.signal() }
+                if connected { attemptNow(sensor.key, advertised: false) } else { lose([sensor.key]) }
+            } else if changed.keys.contains(where: Self.advertisementProperties.contains) {
+                attemptNow(sensor.key, advertised: true)
             }
         case .bluezRunning(false):
+            // The discovery sessions ended with that bluetoothd.
+            state.withLock { $0.discovery.removeAll() }
             lose(sensors.map(\.key))
         case .interfacesRemoved:
-            // A sensor forgotten, or its adapter unplugged: its device object is gone.
+            // A sensor forgotten, or its adapter unplugged: its device object is gone (and an
+            // unplugged adapter's discovery with it).
+            let gone = state.withLock { Array($0.discovery.keys) }.filter {
+                client.properties($0, BlueZClient.adapterInterface) == nil
+            }
+            state.withLock { s in for adapter in gone { s.discovery[adapter] = nil } }
             lose(sensors.filter { client.properties($0.device.path, BlueZClient.deviceInterface) == nil }.map(\.key))
             wake.signal()
-        case .bluezRunning(true), .interfacesAdded:
+        case .interfacesAdded(let path):
+            // A lost sensor's device object appears again: it was found advertising.
+            if let sensor = sensors.first(where: { $0.device.path == path }) { attemptNow(sensor.key, advertised: true) }
+            wake.signal()
+        case .bluezRunning(true):
             wake.signal()
         default:
             break
         }
+    }
+
+    /// Makes the next attempt on a sensor that waits to be reconnected due now (BlueZ connected
+    /// it), or, when it `advertised`, now but not sooner than `advertisedAttemptInterval` after its
+    /// latest attempt ended; on the D-Bus thread.
+    private func attemptNow(_ key: String, advertised: Bool) {
+        let now = ContinuousClock.now
+        let woken = state.withLock { s in
+            guard !s.stopped, let link = s.links[key], !link.connected else { return false }
+            var due = now
+            if advertised {
+                guard link.waitsForAdvertisements else { return false }
+                if let ended = s.attemptEnded[key] { due = max(due, ended + Self.advertisedAttemptInterval) }
+            }
+            guard due < link.nextAttempt else { return false }
+            s.links[key]!.nextAttempt = due
+            return true
+        }
+        if woken { wake.signal() }
     }
 
     /// A value of the measurement characteristic at `path`, on the D-Bus thread. It is delivered
@@ -220,7 +283,10 @@ public final class SensorLinks: Sendable {
             return (m, regained, resumed)
         }
         guard let (m, regained, resumed) = heard else { return }
-        if regained { onEvent(.connected(key: m.key, at: now)) }
+        if regained {
+            onEvent(.connected(key: m.key, at: now))
+            wake.signal()  // its discovery may stop
+        }
         if resumed { onEvent(.notifying(key: m.key, uuid: m.uuid)) }
         onNotification(BlueZNotification(key: m.key, uuid: m.uuid, bytes: bytes, receivedAt: now))
     }
@@ -280,6 +346,7 @@ public final class SensorLinks: Sendable {
                 return (s.stopped, due, waiting.values.map(\.nextAttempt).min())
             }
             if stopped { return }
+            updateDiscovery(now: now)
             resubscribeStale(now: now)
             guard let sensor = due else {
                 let wait = next.map { min($0 - now, .milliseconds(500)) } ?? .milliseconds(500)
@@ -288,15 +355,50 @@ public final class SensorLinks: Sendable {
             }
             do {
                 try connect(sensor)
+                state.withLock { $0.attemptEnded[sensor.key] = .now }
             } catch {
                 let retry = state.withLock { s in
+                    let now = ContinuousClock.now
                     let backoff = s.links[sensor.key]!.backoff
-                    s.links[sensor.key]!.nextAttempt = .now + backoff
+                    s.links[sensor.key]!.nextAttempt = now + backoff
                     s.links[sensor.key]!.backoff = min(backoff * 2, Self.maximumBackoff)
+                    s.links[sensor.key]!.failed = true
+                    s.attemptEnded[sensor.key] = now
                     return backoff
                 }
                 onEvent(.attemptFailed(key: sensor.key, error, retryIn: retry))
             }
+        }
+    }
+
+    /// Starts this client's discovery on the adapters of sensors that wait for advertisements,
+    /// and stops it on the others; on the supervisor. A session that failed to start is tried again
+    /// `discoveryRetry` later, and so is one BlueZ seems to have ended (its adapter not `Discovering`
+    /// that long after it started: no client discovers there, so neither do we; a session that
+    /// still runs answers `InProgress`).
+    private func updateDiscovery(now: ContinuousClock.Instant) {
+        let (start, stop) = state.withLock { s -> ([String], [String]) in
+            let wanted = Set(sensors.filter { s.links[$0.key]?.waitsForAdvertisements == true }.map(\.adapter))
+            let stop = s.discovery.filter { !wanted.contains($0.key) && $0.value.running }.map(\.key)
+            let start = wanted.filter { adapter in
+                guard let discovery = s.discovery[adapter] else { return true }
+                return now - discovery.startedAt >= Self.discoveryRetry
+                    && (!discovery.running
+                        || client.properties(adapter, BlueZClient.adapterInterface)?["Discovering"]?.bool == false)
+            }
+            for adapter in s.discovery.keys where !wanted.contains(adapter) { s.discovery[adapter] = nil }
+            return (start.sorted(), stop.sorted())
+        }
+        for adapter in stop { _ = try? client.stopDiscovery(adapter: adapter) }
+        for adapter in start where client.properties(adapter, BlueZClient.adapterInterface) != nil {
+            let running: Bool
+            do {
+                try client.startSensorDiscovery(adapter: adapter)
+                running = true
+            } catch {
+                running = false
+            }
+            state.withLock { $0.discovery[adapter] = Discovery(running: running, startedAt: .now) }
         }
     }
 
@@ -452,4 +554,9 @@ public final class SensorLinks: Sendable {
         else { return nil }
         return fd
     }
+}
+
+extension SensorRequest {
+    /// The path of the adapter that knows the sensor: its device path's parent.
+    var adapter: String { String(device.path[..<(device.path.lastIndex(of: "/") ?? device.path.endIndex)]) }
 }

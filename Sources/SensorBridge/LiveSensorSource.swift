@@ -43,6 +43,7 @@ final class LiveSensorSource: @unchecked Sendable {
         self.report = report
         self.observe = observe
         samples.reserveCapacity(8)
+        control.started(at: anchor)
     }
 
     func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }

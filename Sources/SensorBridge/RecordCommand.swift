@@ -12,8 +12,8 @@ enum RecordCommand {
 
         Connects to a heart-rate strap and/or a power meter through BlueZ, records until
         --duration runs out or Ctrl-C (SIGINT) or SIGTERM, and prints the zoned workout. A
-        sensor that drops out is reconnected (after 1 s, doubling up to 30 s) for as long as
-        the recording runs; the gap is recorded as sensor lost/regained events. Give one
+        sensor that drops out is reconnected as soon as it advertises again (discovery runs
+        while it is lost); the gap is recorded as sensor lost/regained events. Give one
         sensor or both; names and addresses are the ones 'sensorbridge scan' lists.
 
         Options:

@@ -7,6 +7,7 @@ public final class RecordingControl: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let semaphore = DispatchSemaphore(value: 0)
     private let received = Atomic<Int>(0)
+    private let clockStart = Mutex<ContinuousClock.Instant?>(nil)
     /// Measures stamped notifications' latency (the benchmark); nil otherwise.
     public let latencyProbe: LatencyProbe?
 
@@ -23,6 +24,12 @@ public final class RecordingControl: Sendable {
     public var notificationsReceived: Int { received.load(ordering: .acquiring) }
 
     func countNotification() { received.add(1, ordering: .releasing) }
+
+    /// The instant the recording's times count from (a `t` of 0 in its trace), once it has started:
+    /// a test maps the arrival times in the trace onto its own clock with it.
+    public var anchor: ContinuousClock.Instant? { clockStart.withLock { $0 } }
+
+    func started(at anchor: ContinuousClock.Instant) { clockStart.withLock { $0 = anchor } }
 
     /// Waits for `stop` up to `timeout` (forever when nil); true when stopped.
     func wait(timeout: Duration?) -> Bool {

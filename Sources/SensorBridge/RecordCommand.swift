@@ -8,60 +8,81 @@ import Workouts
 /// `sensorbridge record`: live sensors through BlueZ into a zoned workout.
 enum RecordCommand {
     static let help = """
-        Usage: sensorbridge record --hr ADDRESS|NAME --power ADDRESS|NAME [options]
+        Usage: sensorbridge record [--hr SENSOR] [--power SENSOR] [--cadence SENSOR] [--speed SENSOR] [options]
 
-        Connects to a heart-rate strap and/or a power meter through BlueZ, records until
-        --duration runs out or Ctrl-C (SIGINT) or SIGTERM, and prints the zoned workout. A
-        sensor that drops out is reconnected as soon as it advertises again (discovery runs
-        while it is lost); the gap is recorded as sensor lost/regained events. Give one
-        sensor or both; names and addresses are the ones 'sensorbridge scan' lists.
+        Connects to a heart-rate strap, a power meter and/or a speed and cadence sensor through
+        BlueZ, records until --duration runs out, 'q' on the dashboard, Ctrl-C (SIGINT) or
+        SIGTERM, saves the zoned workout in the store and prints it. A sensor that drops out is
+        reconnected as soon as it advertises again (discovery runs while it is lost); the gap is
+        recorded as sensor lost/regained events. SENSOR is an address or a name that
+        'sensorbridge scan' lists; one device may take two roles when it offers both (a power
+        meter for --power and --cadence).
 
         Options:
-          --hr ADDRESS|NAME          the heart-rate strap
-          --power ADDRESS|NAME       the power meter
+          --hr SENSOR                the heart-rate strap (Heart Rate service, 180D)
+          --power SENSOR             the power meter (Cycling Power, 1818)
+          --cadence SENSOR           a cadence sensor (Cycling Speed and Cadence, 1816; or a power meter)
+          --speed SENSOR             a speed sensor (1816; or a power meter that measures the wheel)
           --adapter hciN             the Bluetooth adapter (default: the first)
-          --duration SECONDS         stop after this long (default: until Ctrl-C)
-          --trace FILE.jsonl         also write everything received as a trace for 'replay' (as it
-                                     arrives; a file that exists is replaced when the recording ends)
+          --duration SECONDS         stop after this long (default: until stopped)
+          --no-save                  do not store the workout (it is stored by default)
+          --trace FILE.jsonl         also write everything received as a trace for 'replay', as it
+                                     arrives; an existing file is refused unless --force
+          --force                    let --trace replace an existing file (when the recording ends)
+          --auto-pause off|SECONDS   pause when nothing moves (0 W, no crank or wheel turning) for
+                                     SECONDS and resume on pedalling (default: 3 when a power meter,
+                                     cadence or speed sensor records a cycling workout; off otherwise)
+          --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
           --acquire-notify           read notifications through BlueZ's AcquireNotify socket where a
                                      characteristic offers it (fewer D-Bus messages); StartNotify otherwise
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
-          --ftp, --power-model, --json, --events, --save, --store: as for 'sensorbridge replay'
-        \\(StoreLocation.help)
+          --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
+        \(StoreLocation.help)
 
         On a terminal, standard error shows a live dashboard redrawn in place: heart rate,
         power, 3 s power, cadence, the current zone of each (highlighted, with the time in it),
-        time-in-zone bars, each sensor's link and battery, and a bell when a zone changes.
-        Otherwise progress (connections, battery, a line every 10 s) goes to standard error.
+        time-in-zone bars, each sensor's state and battery, and a bell when a zone changes; keys:
+        space pauses and resumes, 'l' marks a lap, 'q' ends and saves. Otherwise progress
+        (connections, battery, a line every 10 s) goes to standard error.
 
         Example:
-          sensorbridge record --hr HRM-Pro --power E8:FE:6E:91:9F:16 --ftp 250 --save
+          sensorbridge record --hr HRM-Pro --power E8:FE:6E:91:9F:16 --ftp 250
         """
+
+    /// The sensor roles `record` takes: the option, the services a device must offer for it (any
+    /// of them), and the role's words for messages.
+    static let roles: [(option: String, services: [UInt16], what: String)] = [
+        ("hr", [0x180D], "heart rate"), ("power", [0x1818], "cycling power"),
+        ("cadence", [0x1816, 0x1818], "cadence"), ("speed", [0x1816, 0x1818], "speed"),
+    ]
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "record", options: WorkoutSetup.options.union(["hr", "power", "adapter", "duration", "trace"]),
-            flags: WorkoutSetup.flags.union(["acquire-notify"]))
+            words, command: "record",
+            options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"]),
+            flags: WorkoutSetup.flags.union(["acquire-notify", "no-save", "force"]))
         if arguments.has("help") {
             context.output.line(help)
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
-        let queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
-            query.map { (key, $0) }
-        }
+        let queries = roles.compactMap { role in arguments[role.option].map { (role, $0) } }
         guard !queries.isEmpty else {
-            throw UsageError("give the sensors to record: --hr ADDRESS|NAME and/or --power ADDRESS|NAME (see 'sensorbridge scan')")
+            throw UsageError(
+                "give the sensors to record: --hr, --power, --cadence and/or --speed, each with an address or name "
+                    + "(see 'sensorbridge scan')")
         }
         let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
-        var setup = try WorkoutSetup(arguments, context, command: "record")
+        if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
+            throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
+        }
+        var setup = try WorkoutSetup(arguments, context, command: "record", alwaysSave: !arguments.has("no-save"))
 
         let client = try BlueZClient(environment: context.environment)
         defer { client.bus.close() }
         let adapter = try client.adapter(arguments["adapter"])
-        let devices = try queries.map { key, query throws(BlueZError) in
-            SensorRequest(key: key, device: try find(query, client: client, adapter: adapter))
-        }
+        let devices = try sensorRequests(queries, client: client, adapter: adapter)
+        setup.applyAutoPause(default: devices.contains { $0.key != "hr" })
         let sensorIDs = SensorID.numbering(devices.map(\.key))
         let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
         let displayNames = Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0.device.name ?? $0.device.address) })
@@ -142,6 +163,41 @@ enum RecordCommand {
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
         return try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
+    }
+
+    /// The sensors to keep connected, one per device: each device found, and checked to offer a
+    /// service of each role it is given for (`UsageError` naming the services it does offer); a
+    /// device given for two roles is one sensor, keyed by its first role.
+    static func sensorRequests(
+        _ queries: [(role: (option: String, services: [UInt16], what: String), query: String)], client: BlueZClient,
+        adapter: String
+    ) throws -> [SensorRequest] {
+        var requests: [SensorRequest] = []
+        for (role, query) in queries {
+            let device = try find(query, client: client, adapter: adapter)
+            guard role.services.contains(where: device.services.contains) else {
+                let offered = device.services.map(serviceName).joined(separator: ", ")
+                throw UsageError(
+                    "--\(role.option) \(query): \(device.name ?? device.address) offers no \(role.what) (it offers "
+                        + "\(offered.isEmpty ? "no service it advertises" : offered)); give a sensor that does "
+                        + "(see 'sensorbridge scan')")
+            }
+            if !requests.contains(where: { $0.device.path == device.path }) {
+                requests.append(SensorRequest(key: role.option, device: device))
+            }
+        }
+        return requests
+    }
+
+    /// `heart rate (180D)`, `cycling power (1818)`, ... for messages.
+    static func serviceName(_ uuid: UInt16) -> String {
+        let names: [UInt16: String] = [
+            0x180D: "heart rate", 0x1818: "cycling power", 0x1816: "cycling speed and cadence", 0x180F: "battery",
+            0x180A: "device information",
+        ]
+        let hex = String(uuid, radix: 16, uppercase: true)
+        let number = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        return names[uuid].map { "\($0) (\(number))" } ?? number
     }
 
     /// A known sensor, else one found by a short discovery.

@@ -8,7 +8,7 @@ import Zones
 /// store), the builder, session and recorder made from them, and the output of the finished
 /// workout.
 struct WorkoutSetup {
-    static let options: Set<String> = Set(["activity", "hr-zones", "power-zones", StoreLocation.option])
+    static let options: Set<String> = Set(["activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", StoreLocation.option])
         .union(ProfileArguments.options)
     static let flags: Set<String> = ["json", "events", "save"]
 
@@ -17,7 +17,7 @@ struct WorkoutSetup {
     let activity: WorkoutActivityType
     let store: WorkoutStore?
     var machine: WorkoutStateMachine
-    /// Whether the workout is stored: `--save`, or always (`serve`).
+    /// Whether the workout is stored: `--save`, or always (`serve`; `record` unless `--no-save`).
     let save: Bool
 
     init(_ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false) throws {
@@ -47,6 +47,53 @@ struct WorkoutSetup {
                 try machine.setCustomZoneConfiguration(try Self.zoneConfiguration(text, type, label: "--\(flag)"))
             }
         }
+        machine.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
+        if let given = try autoPauseArgument() { machine.autoPause = given }
+    }
+
+    /// `--auto-pause off|SECONDS`: nil when not given, `.some(nil)` for off.
+    private func autoPauseArgument() throws(UsageError) -> Duration?? {
+        guard let text = arguments["auto-pause"] else { return nil }
+        if text == "off" { return .some(nil) }
+        guard let seconds = Double(text), seconds.isFinite, (1...600).contains(seconds) else {
+            throw UsageError("--auto-pause \(text): give off, or the seconds of stillness that pause (1 to 600; 3 is usual)")
+        }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// Auto-pause as given, else on (3 s) for a cycling workout when `movementSensors` (a power
+    /// meter, cadence or speed sensor records it), else off.
+    mutating func applyAutoPause(default movementSensors: Bool) {
+        guard arguments["auto-pause"] == nil else { return }
+        machine.autoPause = movementSensors && activity == .cycling ? .seconds(3) : nil
+    }
+
+    /// `300`, `90s`, `5m`, `1h`, `1h30m`: a duration of at least 10 s for `label`.
+    static func duration(_ text: String, label: String) throws(UsageError) -> Duration {
+        var seconds = 0.0
+        var number = ""
+        var sawUnit = false
+        for character in text.lowercased() {
+            if character.isNumber || character == "." {
+                number.append(character)
+            } else if let unit = ["h": 3600.0, "m": 60, "s": 1][String(character)], let value = Double(number) {
+                seconds += value * unit
+                number = ""
+                sawUnit = true
+            } else {
+                throw UsageError("\(label) \(text): give a duration such as 300, 90s, 5m or 1h30m")
+            }
+        }
+        if !number.isEmpty {
+            guard !sawUnit, let value = Double(number) else {
+                throw UsageError("\(label) \(text): give a duration such as 300, 90s, 5m or 1h30m")
+            }
+            seconds += value
+        }
+        guard seconds.isFinite, seconds >= 10, seconds <= 86_400 else {
+            throw UsageError("\(label) \(text): give a duration from 10 s to 24 h, such as 300, 90s, 5m or 1h30m")
+        }
+        return .milliseconds(Int64(seconds * 1000))
     }
 
     /// The builder, collecting from t = 0 at `start`, and with `--save` the recorder that journals
@@ -97,10 +144,12 @@ struct WorkoutSetup {
         }
         if arguments.has("json") {
             context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
+            if let id, let store { context.errors.line("sensorbridge \(command): saved as workout \(id) in \(store.path)") }
         } else {
             context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint()))
             if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
         }
+        if arguments.has("no-save") { context.errors.line("sensorbridge \(command): not saved (--no-save)") }
         guard let unsaved else { return .success }
         context.errors.line("sensorbridge \(command): " + unsaved)
         return .failure

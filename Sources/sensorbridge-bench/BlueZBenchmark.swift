@@ -180,7 +180,7 @@ enum BlueZBenchmark {
                 input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
             context.recordingControl = control
             _ = SensorBridgeCLI.run(
-                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"] + (acquireNotify ? ["--acquire-notify"] : []),
+                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save"] + (acquireNotify ? ["--acquire-notify"] : []),
                 context: context)
             finished.signal()
         }

@@ -58,7 +58,9 @@ struct BlueZCommandTests {
                 var context = CommandContext(
                     input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
                 context.recordingControl = control
-                let status = SensorBridgeCLI.run(["record"] + arguments, context: context)
+                // Without a store given, nothing is saved (record saves by default).
+                let saving = arguments.contains("--store") ? [] : ["--no-save"]
+                let status = SensorBridgeCLI.run(["record"] + arguments + saving, context: context)
                 let result = (status, context.output.text, context.errors.text)
                 outcome.withLock { $0 = result }
                 finished.signal()

@@ -76,7 +76,7 @@ struct SensorFaultTests {
     @Test(.timeLimit(.minutes(1))) func aFailedStartNotifySaysWhatFailed() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 20), notifyFails: ["power"])
         defer { mock.stop() }
-        let run = runCLI(["record", "--duration", "2"] + Self.sensors, environment: mock.environment)
+        let run = runCLI(["record", "--duration", "2", "--no-save"] + Self.sensors, environment: mock.environment)
         #expect(run.status == .success, "\(run.errors)")
         #expect(
             run.errors.contains(

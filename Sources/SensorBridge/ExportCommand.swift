@@ -22,6 +22,10 @@ enum ExportCommand {
         exists is replaced, whole: each file is written to a temporary beside it and renamed over
         it when complete; an error or Ctrl-C removes the temporary.
 
+        FIT files carry the profile (FTP, maximum and resting heart rate) the workout was recorded
+        with, not today's. Workouts saved before sensorbridge kept it have none: their FIT files
+        leave those fields out, and a note on standard error says so.
+
         Options:
           --format FORMAT            fit, tcx, csv or svg (default: from the -o file's extension)
           -o, --output PATH          a file (one workout), a folder (made when missing with several
@@ -99,11 +103,15 @@ enum ExportCommand {
         // Ctrl-C, SIGTERM and SIGHUP leave no temporary behind.
         let signals = OutputFileSignals()
         defer { signals.cancel() }
-        let profile = try store.preferences().profile
         var written: [(id: WorkoutID, path: String, bytes: Int)] = []
         for (number, id) in ids.enumerated() {
             let workout = try store.workout(id)
-            let bytes = format.encode(workout, profile: profile)
+            if workout.profile == nil && format == .fit {
+                context.errors.line(
+                    "sensorbridge export: workout \(id) was saved before sensorbridge kept the profile with each workout; "
+                        + "its FIT file has no FTP, maximum or resting heart rate (today's profile may not be the one its zones came from)")
+            }
+            let bytes = format.encode(workout)
             let path: String
             switch destination {
             case .standardOutput:

@@ -219,6 +219,44 @@ struct FITDecodeTests {
         #expect(tcx.status == .success && tcx.errors.isEmpty)
     }
 
+    /// A workout with an auto-lap every 100 s of active time, an auto-pause (power at 0 W for
+    /// 30 s; 5 s of stillness pause it, the next pedal stroke resumes it), a manual lap and a
+    /// manual pause, built by the real state machine.
+    static func autoRulesWorkout() throws -> Workout {
+        var machine = WorkoutStateMachine(activityType: .cycling, preferences: ZonePreferences(profile: profile))
+        machine.sensors = SyntheticRide.sensors
+        machine.autoLap = .seconds(100)
+        machine.autoPause = .seconds(5)
+        try machine.beginCollection(at: .seconds(3), date: startDate)
+        for second in 0..<300 {
+            let time = Duration.seconds(3 + second)
+            if second == 170 { try machine.lap(at: time) }
+            if second == 250 { try machine.pause(at: time) }
+            if second == 260 { try machine.resume(at: time) }
+            let watts: Double = (120..<150).contains(second) ? 0 : 200
+            machine.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: watts, time: time + .milliseconds(250)))
+            machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: 140, time: time + .milliseconds(250)))
+        }
+        try machine.endCollection(at: .seconds(303))
+        return try machine.finishWorkout()
+    }
+
+    /// Timer events carry their timer_trigger (auto for the auto-pause and its resume) and each
+    /// lap its lap_trigger (time for an auto-lap, manual for the person's, session_end for the last).
+    @Test func timerAndLapTriggersSayWhatCausedThem() throws {
+        let workout = try Self.autoRulesWorkout()
+        let causes = workout.events.filter { [.pause, .resume, .lap].contains($0.kind) }.map { "\($0.name) \($0.cause)" }
+        #expect(causes == ["lap auto", "pause auto", "resume auto", "lap manual", "pause manual", "resume manual", "lap auto"])
+        let decoded = try Self.check(workout)
+        let events = decoded["events"]?.arrayValue?.compactMap { event in
+            event.arrayValue.map { "\($0[2].stringValue ?? "?") \($0[3].stringValue ?? "?")" }
+        }
+        #expect(events == ["start manual", "stop auto", "start auto", "stop manual", "start manual", "stop_all manual"])
+        let laps = decoded["laps"]?.arrayValue?.compactMap { $0["lap_trigger"]?.stringValue }
+        #expect(laps == ["time", "manual", "time", "session_end"])
+        #expect(laps?.count == workout.laps.count)
+    }
+
     /// Synthetic ride: pauses, a power dropout, a lap every ten minutes.
     @Test func syntheticRideWithPausesAndLaps() throws {
         let workout = try SyntheticRide.workout(seconds: 3600, seed: 3, startDate: Self.startDate)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Decodes a FIT file with Garmin's FIT SDK for Python (PyPI garmin-fit-sdk) and prints a JSON
 summary for the export tests: {"integrity", "errors", "records", "recordFields", "sessions",
-"laps", "timeInZone", "hrvIntervals", "events", "fileType"}. Usage: fit-check.py FILE.fit"""
+"laps", "timeInZone", "hrvIntervals", "events" ([timestamp, event, event_type, timer_trigger]),
+"fileType"}. Usage: fit-check.py FILE.fit"""
 import json
 import sys
 
@@ -12,7 +13,7 @@ def summary_fields(message):
     keys = ["start_time", "timestamp", "total_elapsed_time", "total_timer_time", "avg_heart_rate",
             "max_heart_rate", "min_heart_rate", "avg_power", "max_power", "normalized_power", "total_work",
             "avg_cadence", "max_cadence", "sport", "message_index", "first_lap_index", "num_laps",
-            "total_calories"]
+            "total_calories", "lap_trigger", "threshold_power"]
     return {k: plain(message[k]) for k in keys if k in message}
 
 
@@ -39,7 +40,8 @@ def main():
         "recordFields": fields,
         "recordValues": {k: [r.get(k) for r in records] for k in
                          ("heart_rate", "power", "cadence", "speed", "left_right_balance")},
-        "events": [[e.get("timestamp"), e.get("event"), e.get("event_type")] for e in messages.get("event_mesgs", [])],
+        "events": [[e.get("timestamp"), e.get("event"), e.get("event_type"), e.get("timer_trigger")]
+                   for e in messages.get("event_mesgs", [])],
         "devices": len(messages.get("device_info_mesgs", [])),
         "sessions": [summary_fields(s) for s in messages.get("session_mesgs", [])],
         "laps": [summary_fields(l) for l in messages.get("lap_mesgs", [])],

@@ -144,8 +144,11 @@ public enum CaptureConversion {
 
     /// Writes the JSONL trace at `input` as a btsnoop capture at `output` (two passes over the
     /// trace: the devices and characteristics first, then the records). `output` is replaced
-    /// only once the capture is complete (`OutputFile`, `.replace`).
-    public static func btsnoop(fromTrace input: URL, to output: URL) throws(CaptureError) -> Summary {
+    /// only once the capture is complete (`OutputFile`, `.replace`); with `replacing` false it is
+    /// only created, and a file there is left as it is (`.create`: `CaptureError.unwritable`).
+    public static func btsnoop(fromTrace input: URL, to output: URL, replacing: Bool = true) throws(CaptureError)
+        -> Summary
+    {
         var characteristics: [String: [BluetoothUUID]] = [:]
         let header: TraceHeader
         let reader: TraceReader
@@ -158,7 +161,7 @@ public enum CaptureConversion {
             throw .trace(error)
         }
         var writer = try BtsnoopTraceWriter(header: header, characteristics: characteristics)
-        let file = try OutputFile.forCapture(output, mode: .replace)
+        let file = try OutputFile.forCapture(output, mode: replacing ? .replace : .create)
         var summary = Summary()
         while true {
             let record: TraceRecord?
@@ -178,17 +181,17 @@ public enum CaptureConversion {
     }
 
     /// Writes the btsnoop capture at `input` as a JSONL trace at `output`, replaced only once the
-    /// trace is complete.
-    public static func trace(fromBtsnoop input: URL, to output: URL, assumedHandles: [UInt16: BluetoothUUID] = [:])
-        throws(CaptureError) -> Summary
-    {
+    /// trace is complete; with `replacing` false only created, as `btsnoop(fromTrace:to:replacing:)`.
+    public static func trace(
+        fromBtsnoop input: URL, to output: URL, assumedHandles: [UInt16: BluetoothUUID] = [:], replacing: Bool = true
+    ) throws(CaptureError) -> Summary {
         let reader: BtsnoopTraceReader
         do {
             reader = try BtsnoopTraceReader(contentsOf: input, assumedHandles: assumedHandles)
         } catch {
             throw .btsnoop(error)
         }
-        let file = try OutputFile.forCapture(output, mode: .replace)
+        let file = try OutputFile.forCapture(output, mode: replacing ? .replace : .create)
         var text = Array((TraceWriter.headerLine(reader.header) + "\n").utf8)
         var summary = Summary()
         while true {

@@ -15,15 +15,21 @@ import Synchronization
 ///   process ends. An existing file is not truncated: the recording goes to a temporary beside it,
 ///   renamed over it by `commit()`, or when released without (the recording is what the command
 ///   was asked for, also when it stopped on an error). After a crash it is in the temporary.
+/// - `.create` (`convert` and `export` without `--force`): as `.replace`, but `commit()` puts the
+///   file in place only when nothing is at the destination, with `link(2)`, which never replaces:
+///   a file that appeared there meanwhile is left as it is, and `commit()` throws `.exists`.
 ///
-/// Whether an existing destination is replaced at all is the caller's decision; this type always
-/// replaces. A destination that is a symbolic link stays one: the file it points to is replaced.
+/// Whether an existing destination is replaced at all is the caller's decision (it checks before
+/// it begins, to say so before any work); `.replace` and `.stream` always replace. A destination that is a symbolic link stays one: the file it points to is replaced.
 /// The new file gets the permissions of the one it replaces, else those a new file gets (0666
 /// less the umask). `Sendable`: its state is behind a mutex, and one write is whole before the next.
 public final class OutputFile: Sendable {
     public enum Mode: Sendable {
         /// Written to a temporary, renamed over the destination by `commit()`, else removed.
         case replace
+        /// Written to a temporary, linked into place by `commit()` when nothing is at the
+        /// destination, else removed.
+        case create
         /// Written in place when the destination is new; else as `.replace`, but renamed over the
         /// destination whether or not `commit()` is called.
         case stream
@@ -68,7 +74,7 @@ public final class OutputFile: Sendable {
         }
         temporaryPath = temporary
         state = Mutex(State(descriptor: descriptor))
-        if mode == .replace { _ = Self.temporaries.withLock { $0.insert(temporary) } }
+        if mode != .stream { _ = Self.temporaries.withLock { $0.insert(temporary) } }
     }
 
     /// Writes all of `bytes`. The corresponding C call is `write(2)`.
@@ -93,8 +99,10 @@ public final class OutputFile: Sendable {
     }
 
     /// Finishes the file: syncs it to disk and renames the temporary over the destination (and
-    /// syncs the folder, so that the rename survives a power cut). Calling it again does nothing.
-    /// The corresponding C calls are `fsync(2)`, `close(2)` and `rename(2)`.
+    /// syncs the folder, so that the rename survives a power cut); `.create` links it there
+    /// instead and throws `.exists` when something is there. Calling it again does nothing.
+    /// The corresponding C calls are `fsync(2)`, `close(2)` and `rename(2)` (`link(2)` and
+    /// `unlink(2)` for `.create`).
     public func commit() throws(OutputFileError) {
         let failure: OutputFileError? = state.withLock { state in
             guard !state.committed else { return nil }
@@ -108,6 +116,13 @@ public final class OutputFile: Sendable {
                     unlink(temporaryPath)
                     return OutputFileError(.sync, path: path, errno: synced)
                 }
+                if mode == .create {
+                    switch Self.link(temporaryPath, to: path) {
+                    case .linked: return nil
+                    case .failed(let error): return error
+                    case .unsupported: break  // renamed below
+                    }
+                }
                 guard rename(temporaryPath, path) == 0 else {
                     let code = errno
                     unlink(temporaryPath)
@@ -120,7 +135,39 @@ public final class OutputFile: Sendable {
         if let failure { throw failure }
     }
 
-    /// `.replace`: removes the temporary, leaving the destination as it was. `.stream`: commits.
+    /// What `.create`'s commit did.
+    private enum LinkResult {
+        /// The file is in place, the temporary removed.
+        case linked
+        /// Something is at the destination (`.exists`), or linking failed; the temporary is removed.
+        case failed(OutputFileError)
+        /// The file system has no hard links (FAT, some network ones) and nothing is at the
+        /// destination: the temporary is left to be renamed there (a file appearing between the
+        /// look and the rename would be replaced: the best such a file system allows).
+        case unsupported
+    }
+
+    /// `.create`'s commit: links `temporary` to `path`, which fails when anything is there.
+    private static func link(_ temporary: String, to path: String) -> LinkResult {
+        if Glibc.link(temporary, path) == 0 {
+            unlink(temporary)
+            syncFolder(of: path)
+            return .linked
+        }
+        let code = errno
+        var status = stat()
+        if code == EEXIST || lstat(path, &status) == 0 {
+            unlink(temporary)
+            return .failed(OutputFileError(.exists, path: path, errno: EEXIST))
+        }
+        guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(code) else {
+            unlink(temporary)
+            return .failed(OutputFileError(.create, path: path, errno: code))
+        }
+        return .unsupported
+    }
+
+    /// `.replace` and `.create`: removes the temporary, leaving the destination as it was. `.stream`: commits.
     deinit {
         if mode == .stream {
             try? commit()
@@ -145,6 +192,13 @@ public final class OutputFile: Sendable {
             temporaries.removeAll()
             body()
         }
+    }
+
+    /// Whether anything is at `path`: a file, a folder, a symbolic link (one that points nowhere
+    /// too). What `.create` will not replace. The corresponding C call is `lstat(2)`.
+    public static func isTaken(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
     }
 
     /// The prefix of every temporary beside `name`: `.NAME.sensorbridge-` (NAME shortened to

@@ -8,8 +8,10 @@ public struct OutputFileError: Error, Sendable, Equatable, CustomStringConvertib
         case write
         /// `fsync(2)`: the data did not reach the disk.
         case sync
-        /// Renaming the temporary over the destination.
+        /// Renaming the temporary over the destination (linking it there, for `.create`).
         case rename
+        /// `.create`: something is at the destination, and it was left as it is.
+        case exists
     }
 
     public let step: Step
@@ -30,6 +32,7 @@ public struct OutputFileError: Error, Sendable, Equatable, CustomStringConvertib
         case .write: return "cannot write \(path) (\(reason))"
         case .sync: return "cannot write \(path) to the disk (\(reason))"
         case .rename: return "cannot replace \(path) (\(reason))"
+        case .exists: return "\(path) exists and was left as it is"
         }
     }
 }

@@ -1,5 +1,4 @@
 public import Workouts
-public import Zones
 
 /// The file formats `sensorbridge export` writes; the raw value is the name on the command line
 /// and the file name extension.
@@ -13,10 +12,12 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     /// A chart with zones (`SVGChart`).
     case svg
 
-    /// The workout in this format. `profile` goes into FIT files (user profile, zones).
-    public func encode(_ workout: Workout, profile: AthleteProfile?) -> [UInt8] {
+    /// The workout in this format. FIT files carry the profile the workout was recorded with
+    /// (`workout.profile`: FTP, maximum and resting heart rate); a workout stored before the store
+    /// kept one has none of those fields, never those of a later profile.
+    public func encode(_ workout: Workout) -> [UInt8] {
         switch self {
-        case .fit: FITActivityEncoder(profile: profile).encode(workout)
+        case .fit: FITActivityEncoder(profile: workout.profile?.athlete).encode(workout)
         case .tcx: Array(TCXEncoder().encode(workout).utf8)
         case .csv: Array(CSVEncoder().encode(workout).utf8)
         case .svg: Array(SVGChart().render(workout).utf8)

@@ -85,24 +85,29 @@ struct FITActivityEncoding {
 
     // MARK: - Events, HRV
 
-    private func timerEvent(_ type: Int, at time: Duration) -> FITMessage {
+    /// A timer event; `data` is its `timer_trigger`, auto for an auto-pause and its resume.
+    private func timerEvent(_ type: Int, at time: Duration, cause: WorkoutEvent.Cause = .manual) -> FITMessage {
         var event = FITMessage(P.Message.event)
         event.add(P.timestamp, .uint32, timestamp(time))
         event.add(P.Event.event, .enum, P.eventTimer)
         event.add(P.Event.eventType, .enum, type)
-        event.add(P.Event.data, .uint32, P.timerTriggerManual)
+        event.add(P.Event.data, .uint32, cause == .auto ? P.timerTriggerAuto : P.timerTriggerManual)
         event.add(P.Event.eventGroup, .uint8, 0)
         return event
     }
 
     /// Timer start at the start; stop and start around each pause (no start when the workout
-    /// ended paused); stop_all at the end.
+    /// ended paused), with the cause of its pause and resume events; stop_all at the end (the
+    /// person ended the workout).
     private mutating func addTimerEvents() {
         add(timerEvent(P.eventTypeStart, at: workout.start), at: workout.start)
         for pause in workout.pauses {
-            add(timerEvent(P.eventTypeStop, at: pause.lowerBound), at: pause.lowerBound)
+            let stop = timerEvent(P.eventTypeStop, at: pause.lowerBound, cause: workout.cause(of: .pause, at: pause.lowerBound))
+            add(stop, at: pause.lowerBound)
             if pause.upperBound < workout.end {
-                add(timerEvent(P.eventTypeStart, at: pause.upperBound), at: pause.upperBound)
+                let start = timerEvent(
+                    P.eventTypeStart, at: pause.upperBound, cause: workout.cause(of: .resume, at: pause.upperBound))
+                add(start, at: pause.upperBound)
             }
         }
         add(timerEvent(P.eventTypeStopAll, at: workout.end), at: workout.end)
@@ -188,8 +193,10 @@ struct FITActivityEncoding {
             let configurations = session.summary.zoneGroups.mapValues(\.configuration)
             for (position, lap) in laps.enumerated() {
                 let summary = FITSummary(of: lap, in: workout, configurations: configurations, samplesByType: samplesByType)
-                let isLast = position == laps.count - 1
-                let trigger = isLast ? P.lapTriggerSessionEnd : P.lapTriggerManual
+                // The last lap ends with its session; the others with a lap, the person's or an auto-lap's.
+                let trigger =
+                    position == laps.count - 1 ? P.lapTriggerSessionEnd
+                    : workout.cause(of: .lap, at: lap.upperBound) == .auto ? P.lapTriggerTime : P.lapTriggerManual
                 add(summaryMessage(summary, isLap: true, index: lapIndex, sport: session.sport, trigger: trigger), at: lap.upperBound)
                 addTimeInZone(summary, reference: P.Message.lap, index: lapIndex)
                 lapIndex += 1

@@ -102,10 +102,11 @@ enum FITProfile {
     static let eventTimer = 0, eventSession = 8, eventLap = 9, eventActivity = 26
     /// `event_type`.
     static let eventTypeStart = 0, eventTypeStop = 1, eventTypeStopAll = 4
-    /// `timer_trigger`: manual.
-    static let timerTriggerManual = 0
-    /// `lap_trigger`.
-    static let lapTriggerManual = 0, lapTriggerSessionEnd = 7
+    /// `timer_trigger`, the `data` (3) of an `event` whose `event` is timer: the person, or the
+    /// device's own rule (auto-pause).
+    static let timerTriggerManual = 0, timerTriggerAuto = 1
+    /// `lap_trigger`: the person's lap, an auto-lap by time, the last lap of a session.
+    static let lapTriggerManual = 0, lapTriggerTime = 1, lapTriggerSessionEnd = 7
     /// `session_trigger`.
     static let sessionTriggerActivityEnd = 0, sessionTriggerManual = 1
     /// `activity`: manual.

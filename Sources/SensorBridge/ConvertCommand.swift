@@ -5,12 +5,12 @@ import Foundation
 /// btsnoop capture.
 enum ConvertCommand {
     static let help = """
-        Usage: sensorbridge convert IN OUT [--handle H=UUID,...]
+        Usage: sensorbridge convert IN OUT [--force] [--handle H=UUID,...]
 
         Converts between the two capture formats; IN's kind is recognised by its first bytes and
-        OUT is the other kind (replaced if it exists, once the conversion is complete: until then
-        it is written to a temporary file beside it, removed if the conversion fails or is
-        interrupted).
+        OUT is the other kind. OUT must not exist unless --force is given; then it is replaced once
+        the conversion is complete. Until then it is written to a temporary file beside it, removed
+        if the conversion fails or is interrupted.
           btsnoop -> JSONL  the notifications the sensors sent, with their device keys ('power',
                             'hr', 'csc' by service, else the address), disconnections and
                             reconnections as events; notifications on handles no discovery named
@@ -22,7 +22,8 @@ enum ConvertCommand {
                             the same trace (times to the microsecond)
 
         Options:
-        \\(HandleMapArgument.help)
+          --force                    replace OUT if it exists
+        \(HandleMapArgument.help)
 
         Examples:
           sensorbridge convert btsnoop_hci.log ride.jsonl
@@ -31,7 +32,8 @@ enum ConvertCommand {
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
-        let arguments = try CommandArguments(words, command: "convert", options: [HandleMapArgument.option])
+        let arguments = try CommandArguments(
+            words, command: "convert", options: [HandleMapArgument.option], flags: ["force"])
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -49,6 +51,7 @@ enum ConvertCommand {
             throw UsageError("IN and OUT are the same file; write to another one")
         }
         let handles = try HandleMapArgument.parse(arguments)
+        let replacing = arguments.has("force")
         // Ctrl-C, SIGTERM and SIGHUP leave no temporary behind.
         let signals = OutputFileSignals()
         defer { signals.cancel() }
@@ -60,8 +63,10 @@ enum ConvertCommand {
                     "\(input.lastPathComponent) is a btsnoop capture, so OUT is a JSONL trace; name it .jsonl")
             }
             kinds = "btsnoop capture -> JSONL trace"
+            guard replacing || !refused(output, context) else { return .failure }
             do {
-                summary = try CaptureConversion.trace(fromBtsnoop: input, to: output, assumedHandles: handles)
+                summary = try CaptureConversion.trace(
+                    fromBtsnoop: input, to: output, assumedHandles: handles, replacing: replacing)
             } catch {
                 context.errors.line("sensorbridge convert: \(error)")
                 return .failure
@@ -78,8 +83,9 @@ enum ConvertCommand {
                     "\(input.lastPathComponent) is a JSONL trace, so OUT is a btsnoop capture; name it .btsnoop")
             }
             kinds = "JSONL trace -> btsnoop capture"
+            guard replacing || !refused(output, context) else { return .failure }
             do {
-                summary = try CaptureConversion.btsnoop(fromTrace: input, to: output)
+                summary = try CaptureConversion.btsnoop(fromTrace: input, to: output, replacing: replacing)
             } catch {
                 context.errors.line("sensorbridge convert: \(input.path): \(error)")
                 return .failure
@@ -88,5 +94,13 @@ enum ConvertCommand {
         context.output.line(
             "\(output.path): \(kinds), \(summary.notifications) notifications, \(summary.events) events")
         return .success
+    }
+
+    /// Without --force, an OUT that exists is refused, saying so on `context.errors`; whether it was.
+    private static func refused(_ output: URL, _ context: CommandContext) -> Bool {
+        guard OutputFile.isTaken(output.path) else { return false }
+        context.errors.line(
+            "sensorbridge convert: \(output.path) exists; give --force to replace it, or another name for OUT")
+        return true
     }
 }

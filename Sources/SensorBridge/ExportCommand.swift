@@ -8,8 +8,8 @@ import WorkoutStore
 /// `sensorbridge export`: stored workouts to FIT, TCX, CSV or SVG files.
 enum ExportCommand {
     static let help = """
-        Usage: sensorbridge export ID|latest [ID...] --format fit|tcx|csv|svg [-o FILE|DIR|-] [--json] [--store PATH]
-               sensorbridge export --all --format FORMAT [-o DIR] [--json] [--store PATH]
+        Usage: sensorbridge export ID|latest [ID...] --format fit|tcx|csv|svg [-o FILE|DIR|-] [--force] [--json] [--store PATH]
+               sensorbridge export --all --format FORMAT [-o DIR] [--force] [--json] [--store PATH]
 
         Writes stored workouts as files other tools import:
           fit   Garmin FIT activity (Garmin Connect, Strava, intervals.icu, TrainingPeaks, GoldenCheetah)
@@ -19,25 +19,33 @@ enum ExportCommand {
 
         A file is named after its workout's start (local time, or $TZ) and id, for example
         2026-11-02-1730-workout-1.fit, in the current folder unless -o says otherwise. A file that
-        exists is replaced, whole: each file is written to a temporary beside it and renamed over
-        it when complete; an error or Ctrl-C removes the temporary.
+        exists stops the export before anything is written, unless --force is given; then it is
+        replaced, whole: each file is written to a temporary beside it and renamed over it when
+        complete; an error or Ctrl-C removes the temporary.
+
+        FIT files carry the profile (FTP, maximum and resting heart rate) the workout was recorded
+        with, not today's. Workouts saved before sensorbridge kept it have none: their FIT files
+        leave those fields out, and a note on standard error says so.
 
         Options:
           --format FORMAT            fit, tcx, csv or svg (default: from the -o file's extension)
           -o, --output PATH          a file (one workout), a folder (made when missing with several
                                      workouts or --all), or - for standard output (one workout)
           --all                      every finished workout
+          --force                    replace files that exist
           --json                     {"files":[{"id":1,"path":"...","bytes":123456}, ...]} on
                                      standard output, in the order written
         \(StoreLocation.help)
 
         With several workouts, progress goes to standard error when it is a terminal (one line per
-        file); piped, it stays quiet. Exit status 1 when a workout does not exist or a file cannot be
-        written (nothing is written when an id is unknown), 2 for a wrong command line.
+        file); piped, it stays quiet. Exit status 1 when a workout does not exist, a file exists
+        (without --force) or a file cannot be written (nothing is written when an id is unknown or
+        a file exists), 2 for a wrong command line.
 
         Examples:
           sensorbridge export latest --format fit
           sensorbridge export 12 --format tcx -o ride.tcx
+          sensorbridge export 12 --format tcx -o ride.tcx --force      (ride.tcx exists: replace it)
           sensorbridge export latest --format svg -o - > ride.svg
           sensorbridge export 3 4 5 --format csv -o exports/
           sensorbridge export --all --format fit -o ~/fit --json
@@ -52,7 +60,7 @@ enum ExportCommand {
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "export", options: ["format", "output", StoreLocation.option], flags: ["all", "json"],
+            words, command: "export", options: ["format", "output", StoreLocation.option], flags: ["all", "json", "force"],
             shortOptions: ["-o": "output"])
         if arguments.has("help") {
             context.output.line(help)
@@ -96,24 +104,38 @@ enum ExportCommand {
         // store's message (unknown: see 'workouts list'; unfinished: 'workouts recover').
         for id in ids where !finished.contains(where: { $0.id == id }) { _ = try store.workout(id) }
         let destination = try self.destination(arguments, several: several)
+        // Where each workout goes (none for standard output); every id is a finished workout's now.
+        let startDates = Dictionary(uniqueKeysWithValues: finished.map { ($0.id, $0.startDate) })
+        let paths: [WorkoutID: String] = Dictionary(
+            uniqueKeysWithValues: ids.compactMap { id -> (WorkoutID, String)? in
+                switch destination {
+                case .standardOutput: return nil
+                case .file(let file): return (id, file)
+                case .folder(let folder):
+                    let name = fileName(startDate: startDates[id]!, id: id, format, context)
+                    return (id, URL(fileURLWithPath: folder).appendingPathComponent(name).path)
+                }
+            })
+        let force = arguments.has("force")
+        // Before anything is written, a file that is there stops the export unless --force.
+        if !force { try refuseExisting(ids.compactMap { paths[$0] }, several: several) }
         // Ctrl-C, SIGTERM and SIGHUP leave no temporary behind.
         let signals = OutputFileSignals()
         defer { signals.cancel() }
-        let profile = try store.preferences().profile
         var written: [(id: WorkoutID, path: String, bytes: Int)] = []
         for (number, id) in ids.enumerated() {
             let workout = try store.workout(id)
-            let bytes = format.encode(workout, profile: profile)
-            let path: String
-            switch destination {
-            case .standardOutput:
+            if workout.profile == nil && format == .fit {
+                context.errors.line(
+                    "sensorbridge export: workout \(id) was saved before sensorbridge kept the profile with each workout; "
+                        + "its FIT file has no FTP, maximum or resting heart rate (today's profile may not be the one its zones came from)")
+            }
+            let bytes = format.encode(workout)
+            guard let path = paths[id] else {
                 context.output.write(bytes: bytes)
                 continue
-            case .file(let file): path = file
-            case .folder(let folder):
-                path = URL(fileURLWithPath: folder).appendingPathComponent(fileName(workout, id: id, format, context)).path
             }
-            try write(bytes, to: path)
+            try write(bytes, to: path, replacing: force)
             written.append((id, path, bytes.count))
             if several && context.errorsAreTerminal {
                 context.errors.line("exported \(number + 1) of \(ids.count): workout \(id)")
@@ -169,14 +191,29 @@ enum ExportCommand {
     }
 
     /// `2026-11-02-1730-workout-1.fit`: the start in local time (or $TZ), the id and the format.
-    static func fileName(_ workout: Workout, id: WorkoutID, _ format: ExportFormat, _ context: CommandContext) -> String {
-        let parts = context.calendar.dateComponents([.year, .month, .day, .hour, .minute], from: workout.startDate)
+    static func fileName(startDate: Date, id: WorkoutID, _ format: ExportFormat, _ context: CommandContext) -> String {
+        let parts = context.calendar.dateComponents([.year, .month, .day, .hour, .minute], from: startDate)
         func two(_ value: Int?) -> String { String(String((value ?? 0) + 100).suffix(2)) }
         return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))-\(two(parts.hour))\(two(parts.minute))"
             + "-workout-\(id).\(format.rawValue)"
     }
 
-    private static func write(_ bytes: [UInt8], to path: String) throws {
+    /// Stops the export when something is at one of `paths`, saying which and what to do.
+    private static func refuseExisting(_ paths: [String], several: Bool) throws {
+        let taken = paths.filter(OutputFile.isTaken)
+        guard let first = taken.first else { return }
+        guard several else {
+            throw ExportError("\(first) exists; nothing was written. Give --force to replace it, or -o another name")
+        }
+        let shown = taken.prefix(3).joined(separator: ", ") + (taken.count > 3 ? " and \(taken.count - 3) more" : "")
+        throw ExportError(
+            "\(taken.count) of the \(paths.count) files exist (\(shown)); nothing was written. Give --force to replace them, "
+                + "or -o another folder")
+    }
+
+    /// Writes `bytes` to `path` through a temporary; with `replacing` false a file that appeared
+    /// at `path` meanwhile is left as it is.
+    private static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws {
         let folder = (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder),
@@ -185,9 +222,11 @@ enum ExportCommand {
             throw ExportError("cannot write \(path): there is no folder \(folder); make it first, or give -o another path")
         }
         do {
-            let file = try OutputFile(URL(fileURLWithPath: path), mode: .replace)
+            let file = try OutputFile(URL(fileURLWithPath: path), mode: replacing ? .replace : .create)
             try file.write(bytes)
             try file.commit()
+        } catch where error.step == .exists {
+            throw ExportError("\(error); give --force to replace it, or -o another name")
         } catch {
             throw ExportError("\(error); give -o a file or folder you can write to")
         }

@@ -6,6 +6,7 @@ import Zones
 
 /// The JSON shape of a workout that `replay --json` and `workouts show --json` print.
 /// Dates are ISO 8601; durations and event times are seconds (event times from the workout start).
+/// `profile` is the profile the workout was recorded with, as `profile show --json` prints one.
 enum WorkoutJSON {
     /// `{"id": 12, "workout": {...}, "zoneUpdates": [...]}`: the id of a stored workout, the workout,
     /// and with `zoneUpdates` every change of the current zone.
@@ -38,6 +39,12 @@ enum WorkoutJSON {
                 }))
         w.append("events", .array(workout.events.map { event($0, workout) }))
         w.append("sensors", sensorStates(workout.sensorStates))
+        // What the zones came from and what FIT exports carry; null for a workout saved before it was kept.
+        w.append(
+            "profile",
+            workout.profile.map {
+                ProfileCommand.json(ZonePreferences(profile: $0.athlete, powerZoneModel: $0.powerZoneModel))
+            } ?? .null)
         var root = JSONObject()
         if let id { root.append("id", .number(Double(id.rawValue))) }
         root.append("workout", .object(w))

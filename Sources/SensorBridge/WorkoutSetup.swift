@@ -115,7 +115,7 @@ struct WorkoutSetup {
                         uniqueKeysWithValues: WorkoutStateMachine.zonedTypes.compactMap { type in
                             machine.zoneConfiguration(for: type).map { (type, $0) }
                         }),
-                    sensors: sensors))
+                    sensors: sensors, profile: WorkoutProfile(machine.preferences)))
             context.errors.line("sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(command == "replay" ? "replays" : "records")")
             context.errors.flush()
         }

@@ -18,11 +18,14 @@ public struct RecordingStart: Sendable {
     public var maximumHolds: [QuantityType: Duration]
     /// The session's names of its sensors.
     public var sensors: [SensorID: String]
+    /// The profile and power-zone model the workout is recorded with (`WorkoutProfile(preferences)`
+    /// of its state machine), kept for a recovered workout; nil: none is kept.
+    public var profile: WorkoutProfile?
 
     public init(
         startDate: Date, start: Duration, activityType: WorkoutActivityType,
         zoneConfigurations: [QuantityType: WorkoutZoneConfiguration], maximumHolds: [QuantityType: Duration] = [:],
-        sensors: [SensorID: String] = [:]
+        sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil
     ) {
         self.startDate = startDate
         self.start = start
@@ -30,6 +33,7 @@ public struct RecordingStart: Sendable {
         self.zoneConfigurations = zoneConfigurations
         self.maximumHolds = maximumHolds
         self.sensors = sensors
+        self.profile = profile
     }
 }
 
@@ -137,6 +141,7 @@ public final class WorkoutRecorder: Sendable {
                 ).run(id, Int64(type.rawValue), try store.configurationID(configuration))
             }
             try store.insertSensors(start.sensors, workout: id)
+            if let profile = start.profile { try store.insertProfile(profile, workout: id) }
             // Locked before the workout is visible to others, so nobody takes it for an interrupted one.
             if let lockPath = store.recordingLockPath(WorkoutID(id)) { lock = try RecordingLock(path: lockPath) }
             return id

@@ -4,7 +4,8 @@ public import Workouts
 import Zones
 
 extension WorkoutStore {
-    /// The stored workout `id`, equal to the one that was saved.
+    /// The stored workout `id`, equal to the one that was saved. Its `profile` is nil when it was
+    /// stored before the store kept one (migration 5).
     ///
     /// - Throws: `.notFound`, `.unfinished` for a recording that was never finished, `.invalidData`
     ///   for rows outside the model.
@@ -58,7 +59,8 @@ extension WorkoutStore {
                 laps: try ranges("laps", of: workoutID, start: start), events: try events(of: workoutID, start: start),
                 zoneUpdates: try zoneUpdates(of: workoutID, start: start),
                 samples: try SampleChunk.samples(of: workoutID, start: start, in: connection, path: path),
-                sensors: try sensors(of: workoutID), sensorStates: try sensorStates(of: workoutID))
+                sensors: try sensors(of: workoutID), sensorStates: try sensorStates(of: workoutID),
+                profile: try profile(of: workoutID))
         }
     }
 

@@ -5,28 +5,9 @@ extension WorkoutStore {
     public func preferences() throws(WorkoutStoreError) -> ZonePreferences {
         try perform {
             var preferences = ZonePreferences()
-            try connection.statement(
-                """
-                SELECT birth_date, age, resting_heart_rate, maximum_heart_rate, functional_threshold_power,
-                    power_zone_model
-                FROM profile WHERE id = 1
-                """
-            ).forEachRow { row in
-                var birthDate: CalendarDate?
-                if let text = row.optionalText(0) {
-                    guard let date = CalendarDate(iso8601: text) else {
-                        throw WorkoutStoreError.invalidData(path: path, reason: "the birth date \(text) is not a date")
-                    }
-                    birthDate = date
-                }
-                guard let model = PowerZoneModel(rawValue: row.text(5)) else {
-                    throw WorkoutStoreError.invalidData(path: path, reason: "unknown power zone model \(row.text(5))")
-                }
-                preferences = ZonePreferences(
-                    profile: AthleteProfile(
-                        birthDate: birthDate, age: row.optionalInt(1), restingHeartRate: row.optionalInt(2),
-                        maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4)),
-                    powerZoneModel: model)
+            try connection.statement("SELECT \(Self.profileColumns) FROM profile WHERE id = 1").forEachRow { row in
+                let profile = try profile(from: row)
+                preferences = ZonePreferences(profile: profile.athlete, powerZoneModel: profile.powerZoneModel)
             }
             var preferredIDs: [Int64] = []
             try connection.statement("SELECT configuration_id FROM preferred_zone_configurations ORDER BY quantity_type")

@@ -33,7 +33,7 @@ extension WorkoutStore {
     /// The journaled samples and events go through a new `WorkoutStateMachine` with the zones and
     /// holds the recording used, so statistics, laps, activities and zone groups are computed as
     /// the live builder computes them: the zone groups are the re-bucketing of the saved samples
-    /// with the recording's timeline and holds. The workout ends at the latest sample or event
+    /// with the recording's timeline and holds. The workout keeps the profile the recording began with. The workout ends at the latest sample or event
     /// saved. Events come before samples stamped at the same instant.
     ///
     /// - Throws: `.notFound`, `.alreadyFinished`, `.recordingInProgress` while a running process records it.
@@ -67,6 +67,7 @@ extension WorkoutStore {
                 configurations[configuration.quantityType] = configuration
             }
             let sensors = try sensors(of: id.rawValue)
+            let profile = try profile(of: id.rawValue)
             let events = try events(of: id.rawValue, start: row.start)
             let samples = try SampleChunk.samples(of: id.rawValue, start: row.start, in: connection, path: path)
 
@@ -85,7 +86,10 @@ extension WorkoutStore {
             for event in events[nextEvent...] { Self.apply(event, to: &machine) }
             try machine.endCollection(at: row.start + .nanoseconds(until))
             machine.count(malformed: row.malformed, dropped: row.dropped)
-            let workout = try machine.finishWorkout()
+            var workout = try machine.finishWorkout()
+            // The recording's profile, not the empty one of this machine (nil when the recording
+            // was begun by a build from before migration 5, or without one).
+            workout.profile = profile
 
             try connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)
             _ = try insert(workout, maximumHolds: row.holds, id: id)

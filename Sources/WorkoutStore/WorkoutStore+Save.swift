@@ -4,8 +4,9 @@ public import Workouts
 import Zones
 
 extension WorkoutStore {
-    /// Stores a finished workout, with its samples, events, statistics and zone groups, in one
-    /// transaction; returns its id. Times are kept to the nanosecond.
+    /// Stores a finished workout, with its samples, events, statistics, zone groups and the
+    /// profile it was recorded with, in one transaction; returns its id. Times are kept to the
+    /// nanosecond.
     ///
     /// - Parameter maximumHolds: the zone rule's holds the workout was classified with (defaults:
     ///   5 s heart rate, 3 s power); `workouts zones` re-buckets the samples with them.
@@ -41,6 +42,7 @@ extension WorkoutStore {
         let workoutID = connection.lastInsertRowID
 
         try insertStatistics(workout.statistics, workout: workoutID)
+        if let profile = workout.profile { try insertProfile(profile, workout: workoutID) }
 
         // A workout has a configuration or two, shared by its groups and zone updates: a short list
         // compared with `==` (which sees the shared zones array at once) beats hashing them.

@@ -33,6 +33,9 @@ public struct Workout: Sendable, Equatable {
     /// Time in each state (notifying, no contact, stale, lost, ...) by the session's key of each
     /// sensor, over the workout.
     public var sensorStates: [String: [SensorState: Duration]]
+    /// The profile and power-zone model in effect when the workout was recorded; nil for a
+    /// workout stored before SensorBridge kept them (store migration 5).
+    public var profile: WorkoutProfile?
 
     public var duration: Duration { end - start }
 
@@ -41,7 +44,7 @@ public struct Workout: Sendable, Equatable {
         activityType: WorkoutActivityType, statistics: WorkoutStatistics,
         zoneGroupsByType: [QuantityType: WorkoutZoneGroup], activities: [WorkoutActivity], laps: [Range<Duration>],
         events: [WorkoutEvent], zoneUpdates: [ZoneUpdate], samples: [Sample], sensors: [SensorID: String],
-        sensorStates: [String: [SensorState: Duration]] = [:]
+        sensorStates: [String: [SensorState: Duration]] = [:], profile: WorkoutProfile? = nil
     ) {
         self.startDate = startDate
         self.start = start
@@ -58,6 +61,7 @@ public struct Workout: Sendable, Equatable {
         self.samples = samples
         self.sensors = sensors
         self.sensorStates = sensorStates
+        self.profile = profile
     }
 }
 

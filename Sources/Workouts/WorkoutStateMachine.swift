@@ -287,7 +287,7 @@ public struct WorkoutStateMachine: Sendable {
         setState(.ended)
     }
 
-    /// The finished workout. Only after `endCollection`.
+    /// The finished workout, with the profile and power-zone model of `preferences`. Only after `endCollection`.
     public mutating func finishWorkout() throws(WorkoutBuilderError) -> Workout {
         guard state == .ended else { throw .invalidTransition(action: "finish", state: state) }
         setState(.finished)
@@ -300,7 +300,7 @@ public struct WorkoutStateMachine: Sendable {
             statistics: statistics.statistics,
             zoneGroupsByType: classifiers.filter { sampledTypes.contains($0.key) }.mapValues(\.zoneGroup),
             activities: activities, laps: laps, events: events, zoneUpdates: zoneUpdates, samples: samples,
-            sensors: sensors, sensorStates: sensorStates.durations(until: end))
+            sensors: sensors, sensorStates: sensorStates.durations(until: end), profile: WorkoutProfile(preferences))
     }
 
     /// Throws the workout away, from any state but finished.

@@ -102,6 +102,33 @@ import Testing
         #expect(try names() == ["link.bin", "target.bin"])
     }
 
+    /// `.create` puts a new file in place on commit, and never replaces one: a file (or a link
+    /// to nowhere) that appeared at the destination while it was written stays as it was.
+    @Test func createLinksANewFileInPlaceAndLeavesOneThatAppearedMeanwhile() throws {
+        let file = try OutputFile(url("new.bin"), mode: .create)
+        try file.write([1, 2])
+        #expect(!OutputFile.isTaken(url("new.bin").path))
+        try file.commit()
+        #expect(contents("new.bin") == [1, 2])
+        #expect(try names() == ["new.bin"])
+        #expect(OutputFile.isTaken(url("new.bin").path))
+
+        let late = try OutputFile(url("late.bin"), mode: .create)
+        try late.write([3])
+        try makeOld("late.bin")
+        let error = #expect(throws: OutputFileError.self) { try late.commit() }
+        #expect(error?.step == .exists)
+        #expect(error?.description == "\(url("late.bin").path) exists and was left as it is")
+        #expect(contents("late.bin") == Self.old)
+
+        let dangling = try OutputFile(url("link.bin"), mode: .create)
+        try FileManager.default.createSymbolicLink(atPath: url("link.bin").path, withDestinationPath: url("nowhere").path)
+        #expect(OutputFile.isTaken(url("link.bin").path))
+        #expect(throws: OutputFileError.self) { try dangling.commit() }
+        #expect(try names() == ["new.bin", "late.bin", "link.bin"])
+        #expect(!FileManager.default.fileExists(atPath: url("nowhere").path))
+    }
+
     @Test func streamWritesANewFileInPlaceAsItGoes() throws {
         let file = try OutputFile(url("capture.bin"), mode: .stream)
         #expect(file.temporaryPath == nil)

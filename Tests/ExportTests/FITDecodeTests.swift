@@ -169,6 +169,94 @@ struct FITDecodeTests {
         #expect(balance == Array(repeating: .number(Double(0x80 | 52)), count: 62) + Array(repeating: .null, count: 58))
     }
 
+    /// The profile changes after a ride is saved: its FIT file carries the FTP and heart rates it
+    /// was recorded with, not today's. A workout stored without a profile (as before store
+    /// migration 5) gets none of those fields, never today's, and a note says so.
+    @Test func anExportAfterTheProfileChangedCarriesTheRecordedProfile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("workouts.sqlite").path
+        let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Captures/ride-60min-hr-power.jsonl").standardized.path
+        func run(_ arguments: [String]) -> (status: SensorBridge.ExitStatus, errors: String) {
+            let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
+            return (SensorBridgeCLI.run(arguments + ["--store", store], context: context), context.errors.text)
+        }
+        #expect(run(["profile", "set", "--age", "40", "--resting-hr", "50", "--ftp", "250"]).status == .success)
+        #expect(run(["replay", capture, "--save"]).status == .success)
+        #expect(run(["profile", "set", "--age", "30", "--resting-hr", "44", "--max-hr", "195", "--ftp", "310"]).status == .success)
+
+        let recorded = run(["export", "1", "--format", "fit", "-o", directory.appendingPathComponent("1.fit").path])
+        #expect(recorded.status == .success && recorded.errors.isEmpty, "\(recorded.errors)")
+        let decoded = try FITCheck.decode(Array(try Data(contentsOf: directory.appendingPathComponent("1.fit"))))
+        #expect(decoded["sessions"]?.arrayValue?.first?["threshold_power"] == 250)
+        for zones in decoded["timeInZone"]?.arrayValue ?? [] {
+            #expect(zones["functional_threshold_power"] == 250)
+            #expect(zones["max_heart_rate"] == 180)
+            #expect(zones["resting_heart_rate"] == 50)
+            #expect(zones["power_zone_high_boundary"] == [138, 188, 225, 263, 300, nil] || zones["reference_mesg"] == "lap")
+        }
+
+        // The same ride without a recorded profile.
+        let workouts = try WorkoutStore(path: store)
+        var old = try workouts.workout(WorkoutID(1))
+        old.profile = nil
+        let oldID = try workouts.save(old)
+        let plain = run(["export", "\(oldID)", "--format", "fit", "-o", directory.appendingPathComponent("2.fit").path])
+        #expect(plain.status == .success)
+        #expect(plain.errors.contains("workout \(oldID) was saved before sensorbridge kept the profile with each workout"))
+        let none = try FITCheck.decode(Array(try Data(contentsOf: directory.appendingPathComponent("2.fit"))))
+        #expect(none["sessions"]?.arrayValue?.first?["threshold_power"] == nil)
+        let zones = try #require(none["timeInZone"]?.arrayValue)
+        #expect(!zones.isEmpty)
+        for zone in zones {
+            #expect(zone["functional_threshold_power"] == nil && zone["max_heart_rate"] == nil && zone["resting_heart_rate"] == nil)
+            #expect(zone["time_in_power_zone"] != nil)
+        }
+        // Only FIT files carry the profile: no note for the others.
+        let tcx = run(["export", "\(oldID)", "--format", "tcx", "-o", directory.appendingPathComponent("2.tcx").path])
+        #expect(tcx.status == .success && tcx.errors.isEmpty)
+    }
+
+    /// A workout with an auto-lap every 100 s of active time, an auto-pause (power at 0 W for
+    /// 30 s; 5 s of stillness pause it, the next pedal stroke resumes it), a manual lap and a
+    /// manual pause, built by the real state machine.
+    static func autoRulesWorkout() throws -> Workout {
+        var machine = WorkoutStateMachine(activityType: .cycling, preferences: ZonePreferences(profile: profile))
+        machine.sensors = SyntheticRide.sensors
+        machine.autoLap = .seconds(100)
+        machine.autoPause = .seconds(5)
+        try machine.beginCollection(at: .seconds(3), date: startDate)
+        for second in 0..<300 {
+            let time = Duration.seconds(3 + second)
+            if second == 170 { try machine.lap(at: time) }
+            if second == 250 { try machine.pause(at: time) }
+            if second == 260 { try machine.resume(at: time) }
+            let watts: Double = (120..<150).contains(second) ? 0 : 200
+            machine.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: watts, time: time + .milliseconds(250)))
+            machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: 140, time: time + .milliseconds(250)))
+        }
+        try machine.endCollection(at: .seconds(303))
+        return try machine.finishWorkout()
+    }
+
+    /// Timer events carry their timer_trigger (auto for the auto-pause and its resume) and each
+    /// lap its lap_trigger (time for an auto-lap, manual for the person's, session_end for the last).
+    @Test func timerAndLapTriggersSayWhatCausedThem() throws {
+        let workout = try Self.autoRulesWorkout()
+        let causes = workout.events.filter { [.pause, .resume, .lap].contains($0.kind) }.map { "\($0.name) \($0.cause)" }
+        #expect(causes == ["lap auto", "pause auto", "resume auto", "lap manual", "pause manual", "resume manual", "lap auto"])
+        let decoded = try Self.check(workout)
+        let events = decoded["events"]?.arrayValue?.compactMap { event in
+            event.arrayValue.map { "\($0[2].stringValue ?? "?") \($0[3].stringValue ?? "?")" }
+        }
+        #expect(events == ["start manual", "stop auto", "start auto", "stop manual", "start manual", "stop_all manual"])
+        let laps = decoded["laps"]?.arrayValue?.compactMap { $0["lap_trigger"]?.stringValue }
+        #expect(laps == ["time", "manual", "time", "session_end"])
+        #expect(laps?.count == workout.laps.count)
+    }
+
     /// Synthetic ride: pauses, a power dropout, a lap every ten minutes.
     @Test func syntheticRideWithPausesAndLaps() throws {
         let workout = try SyntheticRide.workout(seconds: 3600, seed: 3, startDate: Self.startDate)

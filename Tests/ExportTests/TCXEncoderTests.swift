@@ -101,6 +101,13 @@ import Zones
         #expect(tcx.contains("<Notes>Sensors: Polar &lt;H10&gt; &amp; &quot;Co&quot;\u{FFFD}</Notes>"))
         #expect(try Self.schemaErrors(tcx) == nil)
     }
+
+    /// A lap an auto-lap ended is `Time`; the person's laps and the last lap are `Manual`.
+    @Test func triggerMethodSaysWhatEndedEachLap() throws {
+        let workout = try FITDecodeTests.autoRulesWorkout()
+        #expect(workout.laps.count == 4)
+        #expect(Self.elements("TriggerMethod", in: TCXEncoder().encode(workout)) == ["Time", "Manual", "Time", "Manual"])
+    }
 }
 
 /// Numbers as the exports print them, for expectations.

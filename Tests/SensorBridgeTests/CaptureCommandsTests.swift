@@ -125,6 +125,30 @@ import Testing
         #expect(try Data(contentsOf: back) == Data(contentsOf: original))
     }
 
+    /// OUT that exists is refused before anything is read or written, unless --force.
+    @Test func convertRefusesAnExistingOutUnlessForce() throws {
+        let original = Self.root.appendingPathComponent("Captures/run-30min-hr.jsonl")
+        let capture = Self.temporary("run.btsnoop")
+        defer { try? FileManager.default.removeItem(at: capture) }
+        let old = Data("keep me\n".utf8)
+        try old.write(to: capture)
+        let refused = runCLI(["convert", original.path, capture.path])
+        #expect(refused.status == .failure)
+        #expect(refused.errors == "sensorbridge convert: \(capture.path) exists; give --force to replace it, or another name for OUT\n")
+        #expect(try Data(contentsOf: capture) == old)
+        let forced = runCLI(["convert", original.path, capture.path, "--force"])
+        #expect(forced.status == .success, "\(forced.errors)")
+        #expect(try Data(contentsOf: capture) != old)
+        // And back: an existing trace is refused too.
+        let trace = Self.temporary("run.jsonl")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        try old.write(to: trace)
+        #expect(runCLI(["convert", capture.path, trace.path]).errors.contains("exists; give --force"))
+        #expect(try Data(contentsOf: trace) == old)
+        #expect(runCLI(["convert", capture.path, trace.path, "--force"]).status == .success)
+        #expect(try Data(contentsOf: trace) == Data(contentsOf: original))
+    }
+
     @Test func replayOfTheConvertedCaptureIsTheSameWorkout() throws {
         let original = Self.root.appendingPathComponent("Captures/ride-60min-hr-power.jsonl")
         let capture = Self.temporary("ride.btsnoop")

@@ -2,6 +2,7 @@ import Foundation
 import SensorBridge
 import SensorCore
 import Testing
+import WorkoutStore
 
 /// `sensorbridge export`, in-process, against a store with the bundled ride saved into it.
 @Suite final class ExportCommandTests {
@@ -121,5 +122,56 @@ import Testing
         #expect(SensorBridgeCLI.run(["export", "1", "2", "--format", "tcx", "-o", target, "--store", store], context: context) == .success)
         #expect(context.errors.text == "exported 1 of 2: workout 1\nexported 2 of 2: workout 2\n")
         #expect(context.output.text.components(separatedBy: "\n").count == 3)
+    }
+
+    /// A file that exists stops the export before anything is written, unless --force: with one
+    /// workout (-o FILE) and with several (-o DIR), where the files that do not exist are not
+    /// written either.
+    @Test func anExistingFileIsRefusedUnlessForce() throws {
+        saveRide()
+        saveRide("run-30min-hr.jsonl")
+        let old = Array("keep me\n".utf8)
+        try Data(old).write(to: URL(fileURLWithPath: path("ride.tcx")))
+        let refused = run(["export", "1", "--format", "tcx", "-o", path("ride.tcx")])
+        #expect(refused.status == .failure)
+        #expect(refused.errors == "sensorbridge export: \(path("ride.tcx")) exists; nothing was written. Give --force to replace it, or -o another name\n")
+        #expect(FileManager.default.contents(atPath: path("ride.tcx")).map(Array.init) == old)
+        let forced = run(["export", "1", "--format", "tcx", "-o", path("ride.tcx"), "--force"])
+        #expect(forced.status == .success, "\(forced.errors)")
+        #expect(try String(contentsOfFile: path("ride.tcx"), encoding: .utf8).contains("<TrainingCenterDatabase"))
+
+        // Several into a folder: one of the two is there, so neither is written.
+        let folder = path("fit")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let taken = folder + "/2026-11-02-1730-workout-1.fit"
+        try Data(old).write(to: URL(fileURLWithPath: taken))
+        let both = run(["export", "--all", "--format", "fit", "-o", folder])
+        #expect(both.status == .failure)
+        #expect(both.errors.contains("1 of the 2 files exist (\(taken)); nothing was written. Give --force to replace them, or -o another folder"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["2026-11-02-1730-workout-1.fit"])
+        #expect(FileManager.default.contents(atPath: taken).map(Array.init) == old)
+        #expect(run(["export", "--all", "--format", "fit", "-o", folder, "--force"]).status == .success)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 2)
+        #expect(FileManager.default.contents(atPath: taken).map(Array.init) != old)
+        // Standard output is never refused.
+        #expect(run(["export", "1", "--format", "csv", "-o", "-"]).status == .success)
+    }
+
+    /// `workouts show --json` prints the profile the workout was recorded with, after the stored
+    /// one changed; a workout saved without one shows null.
+    @Test func workoutsShowPrintsTheRecordedProfile() throws {
+        saveRide()
+        #expect(run(["profile", "set", "--ftp", "300", "--power-model", "7"]).status == .success)
+        let shown = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)
+        #expect(shown["workout"]?["profile"] == .object([
+            "birthDate": .null, "age": 40, "restingHeartRate": 50, "maximumHeartRate": .null,
+            "functionalThresholdPower": 250, "powerZoneModel": "6",
+        ]))
+        let workouts = try WorkoutStore(path: store)
+        var workout = try workouts.workout(WorkoutID(1))
+        workout.profile = nil
+        let id = try workouts.save(workout)
+        let none = try JSONValue(parsing: run(["workouts", "show", "\(id)", "--json"]).output)
+        #expect(none["workout"]?["profile"] == .null)
     }
 }

@@ -5,8 +5,8 @@ import SensorTestSupport
 import Testing
 import WorkoutStore
 
-/// `convert` and `export` stopped mid-run (SIGKILL, SIGTERM) or failing leave every existing
-/// output whole: the old file, or the complete new one, never a part. The built `sensorbridge`
+/// `convert --force` and `export --force` stopped mid-run (SIGKILL, SIGTERM) or failing leave
+/// every existing output whole: the old file, or the complete new one, never a part. The built `sensorbridge`
 /// runs as a child process, started and ended by the test. Serialized: each child is a few seconds
 /// of CPU, and two at once on a busy machine only slow each other.
 @Suite(.serialized) final class ReplacedOutputTests {
@@ -80,7 +80,7 @@ import WorkoutStore
         let old = Self.randomBytes(8 << 20)
         try Data(old).write(to: URL(fileURLWithPath: output))
 
-        let child = try ChildProcess(try CrashRecoveryTests.executable().path, ["convert", trace, output], environment: [:])
+        let child = try ChildProcess(try CrashRecoveryTests.executable().path, ["convert", trace, output, "--force"], environment: [:])
         defer { child.stop() }
         // Mid-run: the first megabyte of the new capture is in its temporary.
         let writing = try Self.wait(for: child, timeout: .seconds(120)) {
@@ -108,7 +108,7 @@ import WorkoutStore
         }
 
         // A run that finishes replaces it, and leaves nothing else.
-        let run = runCLI(["convert", trace, output])
+        let run = runCLI(["convert", trace, output, "--force"])
         #expect(run.status == .success, "\(run.errors)")
         #expect(Self.contents(output) != old && (Self.contents(output)?.count ?? 0) > 1 << 20)
         #expect(try Self.temporaries(in: folder.path) == [])
@@ -124,7 +124,7 @@ import WorkoutStore
         try Data(broken).write(to: URL(fileURLWithPath: path("broken.btsnoop")))
         let old = Self.randomBytes(100_000)
         try Data(old).write(to: URL(fileURLWithPath: path("ride.jsonl")))
-        let failed = runCLI(["convert", path("broken.btsnoop"), path("ride.jsonl")])
+        let failed = runCLI(["convert", path("broken.btsnoop"), path("ride.jsonl"), "--force"])
         #expect(failed.status == .failure)
         #expect(failed.errors.contains("record"), "\(failed.errors)")
         #expect(Self.contents(path("ride.jsonl")) == old)
@@ -132,7 +132,7 @@ import WorkoutStore
 
         // A folder in the way of the output: written in full, then it cannot be replaced.
         try FileManager.default.createDirectory(atPath: path("folder.btsnoop/keep"), withIntermediateDirectories: true)
-        let blocked = runCLI(["convert", trace, path("folder.btsnoop")])
+        let blocked = runCLI(["convert", trace, path("folder.btsnoop"), "--force"])
         #expect(blocked.status == .failure)
         #expect(blocked.errors.contains("cannot replace \(path("folder.btsnoop"))"), "\(blocked.errors)")
         #expect(FileManager.default.fileExists(atPath: path("folder.btsnoop/keep")))
@@ -179,7 +179,8 @@ import WorkoutStore
         }
 
         let child = try ChildProcess(
-            try CrashRecoveryTests.executable().path, ["export", "--all", "--format", "tcx", "-o", output, "--store", store],
+            try CrashRecoveryTests.executable().path,
+            ["export", "--all", "--format", "tcx", "-o", output, "--force", "--store", store],
             environment: ["TZ": "UTC"])
         defer { child.stop() }
         // Mid-run: the first file has been replaced (a rename: a new inode).
@@ -207,7 +208,7 @@ import WorkoutStore
 
         // A run that finishes replaces them all, and leaves nothing else.
         let run = runCLI(
-            ["export", "--all", "--format", "tcx", "-o", output, "--store", store], environment: ["TZ": "UTC"])
+            ["export", "--all", "--format", "tcx", "-o", output, "--force", "--store", store], environment: ["TZ": "UTC"])
         #expect(run.status == .success, "\(run.errors)")
         for (name, bytes) in reference { #expect(Self.contents(output + "/" + name) == bytes, "\(name)") }
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: output)) == Set(reference.keys))
@@ -219,7 +220,8 @@ import WorkoutStore
         // A folder where the first file goes: it cannot be replaced.
         let first = try #require(reference.keys.sorted().first)
         try FileManager.default.createDirectory(atPath: output + "/" + first + "/keep", withIntermediateDirectories: true)
-        let run = runCLI(["export", "--all", "--format", "tcx", "-o", output, "--store", store], environment: ["TZ": "UTC"])
+        let run = runCLI(
+            ["export", "--all", "--format", "tcx", "-o", output, "--force", "--store", store], environment: ["TZ": "UTC"])
         #expect(run.status == .failure)
         #expect(run.errors.contains("cannot replace \(output)/\(first)"), "\(run.errors)")
         #expect(FileManager.default.fileExists(atPath: output + "/" + first + "/keep"))

@@ -26,6 +26,8 @@ import Zones
         let workout = try store.workout(id)
         #expect(workout.samples.count == 592 && workout.duration == .seconds(60) && workout.pauses.count == 2)
         #expect(workout.startDate == noonNovember2)
+        // Recorded before the store kept profiles: none, not today's.
+        #expect(workout.profile == nil)
         for group in workout.zoneGroupsByType.values {
             #expect(group == (try rebucketed(workout, into: group.configuration)))
         }
@@ -37,6 +39,36 @@ import Zones
         let totals = try store.zoneTotals(in: configuration, by: .month, calendar: ZoneTotalsTests.utcCalendar)
         let expected = try rebucketed(workout, into: configuration).durations.map { $0 * 2 }
         #expect(totals.map(\.zoneGroup.durations) == [expected])
+    }
+
+    /// Migration 5 on a version-4 store: its workouts have no recorded profile (none is made up
+    /// from the stored one) and load as they were; workouts saved afterwards keep theirs.
+    @Test func migration5KeepsVersion4WorkoutsWithoutAProfile() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        var old = try ride(minutes: 3)
+        old.profile = nil
+        let oldID: WorkoutID
+        do {
+            let version4 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(4)))
+            #expect(try version4.connection.userVersion == 4)
+            oldID = try version4.save(old)
+            try version4.savePreferences(ZonePreferences(profile: AthleteProfile(age: 40, functionalThresholdPower: 250)))
+        }
+        #expect(try SQLiteConnection(path: path).scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'workout_profiles'") == "0")
+
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == 5)
+        #expect(try store.workout(oldID) == old)
+        #expect(try store.workout(oldID).profile == nil)
+        let new = try ride(minutes: 3, seed: 2, day: 1)
+        #expect(new.profile != nil)
+        let newID = try store.save(new)
+        #expect(try store.workout(newID) == new)
+        #expect(try store.count("workout_profiles") == 1)
+        // Deleting a workout deletes its profile.
+        try store.deleteWorkout(newID)
+        #expect(try store.count("workout_profiles") == 0)
     }
 
     @Test func aFailingMigrationLeavesTheStoreAtItsVersion() throws {

@@ -14,7 +14,8 @@ import Zones
             path: path,
             start: RecordingStart(
                 startDate: workout.startDate, start: workout.start, activityType: workout.activities[0].activityType,
-                zoneConfigurations: workout.zoneGroupsByType.mapValues(\.configuration), sensors: workout.sensors),
+                zoneConfigurations: workout.zoneGroupsByType.mapValues(\.configuration), sensors: workout.sensors,
+                profile: workout.profile),
             flushInterval: .zero)
         let end = workout.start + cut
         var samples = workout.samples.filter { $0.time <= end }[...]
@@ -56,9 +57,12 @@ import Zones
         let saved = full.samples.filter { $0.time <= full.start + cut }
         #expect(unfinished.recordedUntil == saved.last!.time - full.start)
 
+        // Today's profile is another one: the recovered workout keeps the recording's.
+        try store.savePreferences(ZonePreferences(profile: AthleteProfile(age: 25, functionalThresholdPower: 320)))
         let recovered = try store.recoverWorkout(id)
         #expect(try store.workout(id) == recovered)
         #expect(try store.unfinishedWorkouts().isEmpty)
+        #expect(recovered.profile != nil && recovered.profile == full.profile)
         #expect(recovered.samples == saved)
         #expect(recovered.events == full.events.filter { $0.time <= full.start + cut })
         #expect(recovered.end == saved.last!.time)
@@ -115,5 +119,21 @@ import Zones
         recorder.record(samples: workout.samples.dropFirst(15), events: [])
         try recorder.flush()
         #expect(try store.samples(of: recorder.workoutID) == workout.samples)
+    }
+
+    /// A recording begun without a profile (as by a build from before migration 5) is recovered
+    /// with none: nothing is made up from today's profile.
+    @Test func aRecordingWithoutAProfileIsRecoveredWithNone() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        var workout = try ride(minutes: 2)
+        workout.profile = nil
+        var recorder: WorkoutRecorder? = try Self.record(workout, upTo: .seconds(60), path: path).recorder
+        let id = try #require(recorder?.workoutID)
+        recorder = nil
+        let store = try WorkoutStore(path: path)
+        try store.savePreferences(ZonePreferences(profile: AthleteProfile(age: 40, functionalThresholdPower: 250)))
+        #expect(try store.recoverWorkout(id).profile == nil)
+        #expect(try store.workout(id).profile == nil)
     }
 }

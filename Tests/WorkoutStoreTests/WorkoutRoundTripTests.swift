@@ -8,7 +8,7 @@ import Zones
 @Suite struct WorkoutRoundTripTests {
     static let tables = [
         "workouts", "workout_statistics", "activities", "zone_groups", "zone_durations", "laps", "pauses", "events",
-        "zone_updates", "sensors", "sample_chunks", "zone_value_durations", "recordings",
+        "zone_updates", "sensors", "sample_chunks", "zone_value_durations", "recordings", "workout_profiles",
     ]
 
     @Test(arguments: [WorkoutStore.inMemoryPath, "file"])
@@ -107,5 +107,38 @@ import Zones
         preferences.profile.functionalThresholdPower = nil
         try WorkoutStore(path: path).savePreferences(preferences)
         #expect(try WorkoutStore(path: path).preferences() == preferences)
+    }
+
+    /// A workout keeps the profile it was recorded with, whatever the stored preferences say; an
+    /// empty profile (nothing set) is kept as one, apart from none (a workout from before migration 5).
+    @Test func theRecordedProfileRoundTrips() throws {
+        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+        var workout = try ride(minutes: 3)
+        #expect(workout.profile == WorkoutProfile(athlete: AthleteProfile(age: 40, restingHeartRate: 50, functionalThresholdPower: 250)))
+        workout.profile = WorkoutProfile(
+            athlete: AthleteProfile(
+                birthDate: CalendarDate(year: 1984, month: 2, day: 29), restingHeartRate: 46, maximumHeartRate: 191,
+                functionalThresholdPower: 287),
+            powerZoneModel: .sevenZones)
+        let full = try store.save(workout)
+        try store.savePreferences(ZonePreferences(profile: AthleteProfile(age: 30, functionalThresholdPower: 300)))
+        #expect(try store.workout(full) == workout)
+        #expect(try store.workout(full).profile?.athlete.functionalThresholdPower == 287)
+
+        workout.profile = WorkoutProfile()
+        #expect(try store.workout(try store.save(workout)).profile == WorkoutProfile())
+        workout.profile = nil
+        let none = try store.save(workout)
+        #expect(try store.workout(none).profile == nil)
+        #expect(try store.count("workout_profiles") == 2)
+    }
+
+    /// A profile outside what the schema allows is refused with the whole workout: nothing is left.
+    @Test func aProfileOutsideTheSchemaIsRefusedWithItsWorkout() throws {
+        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+        var workout = try ride(minutes: 2)
+        workout.profile?.athlete.age = 0
+        #expect(throws: WorkoutStoreError.self) { try store.save(workout) }
+        #expect(try Self.tables.map { try store.count($0) }.allSatisfy { $0 == 0 })
     }
 }

@@ -13,6 +13,7 @@ enum Schema {
         },
         Migration(3, "the application id that marks the file as a SensorBridge store", sql: "PRAGMA application_id = \(applicationID)"),
         Migration(4, "what caused pauses, resumes and laps; sensor states and the time in each", sql: version4),
+        Migration(5, "the profile and power-zone model each workout was recorded with", sql: version5),
     ]
 
     /// The newest schema version this build knows.
@@ -286,5 +287,22 @@ enum Schema {
             duration_ns INTEGER NOT NULL CHECK (duration_ns > 0),
             PRIMARY KEY (workout_id, sensor, state)
         ) STRICT, WITHOUT ROWID;
+        """
+
+    /// Each workout keeps the athlete profile and power-zone model it was recorded with, which its
+    /// exports carry however the person's profile changes later: written when a recording starts
+    /// (so that a recovered workout has it too) and with every finished workout. Workouts stored
+    /// before this migration have no row; nothing is made up for them. The checks are those of
+    /// `profile`.
+    static let version5 = """
+        CREATE TABLE workout_profiles (
+            workout_id INTEGER PRIMARY KEY REFERENCES workouts (id) ON DELETE CASCADE,
+            birth_date TEXT CHECK (birth_date IS NULL OR date(birth_date, '+0 days') IS birth_date),
+            age INTEGER CHECK (age BETWEEN 1 AND 120),
+            resting_heart_rate INTEGER CHECK (resting_heart_rate BETWEEN 20 AND 250),
+            maximum_heart_rate INTEGER CHECK (maximum_heart_rate BETWEEN 20 AND 250),
+            functional_threshold_power INTEGER CHECK (functional_threshold_power BETWEEN 20 AND 2500),
+            power_zone_model TEXT NOT NULL CHECK (power_zone_model IN ('6', '7'))
+        ) STRICT;
         """
 }

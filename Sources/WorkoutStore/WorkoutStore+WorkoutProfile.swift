@@ -1,0 +1,44 @@
+import Workouts
+import Zones
+
+extension WorkoutStore {
+    /// The columns a profile is kept in, in `profile` and `workout_profiles` alike.
+    static let profileColumns =
+        "birth_date, age, resting_heart_rate, maximum_heart_rate, functional_threshold_power, power_zone_model"
+
+    /// Stores the profile `workout` was recorded with (`workout_profiles`, migration 5); the caller
+    /// holds a transaction.
+    func insertProfile(_ profile: WorkoutProfile, workout: Int64) throws {
+        let athlete = profile.athlete
+        try connection.statement(
+            "INSERT INTO workout_profiles (workout_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        ).run(
+            workout, athlete.birthDate?.description, athlete.age, athlete.restingHeartRate, athlete.maximumHeartRate,
+            athlete.functionalThresholdPower, profile.powerZoneModel.rawValue)
+    }
+
+    /// The profile `workout` was recorded with; nil for a workout stored before migration 5.
+    func profile(of workout: Int64) throws -> WorkoutProfile? {
+        try connection.statement("SELECT \(Self.profileColumns) FROM workout_profiles WHERE workout_id = ?")
+            .firstRow(workout) { try profile(from: $0) }
+    }
+
+    /// The profile in the row's first six columns, `profileColumns`.
+    func profile(from row: SQLiteStatement) throws -> WorkoutProfile {
+        var birthDate: CalendarDate?
+        if let text = row.optionalText(0) {
+            guard let date = CalendarDate(iso8601: text) else {
+                throw WorkoutStoreError.invalidData(path: path, reason: "the birth date \(text) is not a date")
+            }
+            birthDate = date
+        }
+        guard let model = PowerZoneModel(rawValue: row.text(5)) else {
+            throw WorkoutStoreError.invalidData(path: path, reason: "unknown power zone model \(row.text(5))")
+        }
+        return WorkoutProfile(
+            athlete: AthleteProfile(
+                birthDate: birthDate, age: row.optionalInt(1), restingHeartRate: row.optionalInt(2),
+                maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4)),
+            powerZoneModel: model)
+    }
+}

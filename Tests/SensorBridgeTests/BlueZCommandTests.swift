@@ -155,7 +155,16 @@ struct BlueZCommandTests {
                 return false
             }
 
-            let recording = Recording(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--trace", recorded.path] + Self.zones)
+            if existing {
+                // Without --force an existing file is refused, before anything connects.
+                let refused = runCLI(
+                    ["record", "--hr", "HRM-Pro", "--trace", recorded.path, "--no-save"], environment: mock.environment)
+                #expect(refused.status == .usage)
+                #expect(refused.errors.contains("--trace \(recorded.path) exists; give --force to replace it"), "\(refused.errors)")
+                #expect(FileManager.default.contents(atPath: recorded.path) == old)
+            }
+            let recording = Recording(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--trace", recorded.path] + (existing ? ["--force"] : []) + Self.zones)
             let played = try #require(mock.waitUntilPlayed(timeout: .seconds(60)))
             #expect(played == sent.count)
             recording.waitForNotifications(played)

@@ -6,8 +6,8 @@ import SensorCore
 /// the file in large chunks so that a three-hour ride never sits in memory whole. Unknown keys
 /// are ignored (later versions may add some); a line that is not what the format says is a
 /// `TraceError` naming its line number, never a skipped line, and so is a line longer than
-/// `maximumLineLength` (1 MiB). Reading stops at the `end` event. Each line is parsed in time
-/// linear in its length.
+/// `maximumLineLength` (1 MiB) or a `t` more than `Duration.maximumWorkoutSpan` (7 days) after the
+/// start. Reading stops at the `end` event. Each line is parsed in time linear in its length.
 ///
 /// Not thread-safe: one thread reads at a time.
 public final class TraceReader {
@@ -153,7 +153,13 @@ public final class TraceReader {
 
     static func parseRecord(_ object: JSONObject, line: Int) throws(TraceError) -> TraceRecord {
         guard let t = object["t"]?.doubleValue else { throw TraceError(line: line, "no number \"t\" (seconds from start)") }
-        guard t.isFinite, t >= 0, t < 1e9 else { throw TraceError(line: line, "\"t\" \(t) is not a time from start") }
+        guard t.isFinite, t >= 0 else { throw TraceError(line: line, "\"t\" \(t) is not a time from start") }
+        guard t <= maximumTime else {
+            throw TraceError(
+                line: line,
+                "\"t\" \(t) is \(String(format: "%.1f", t / 86_400)) days after the trace's start; one trace is one "
+                    + "workout of at most 7 days (\(Int(maximumTime)) s), so this is a clock jump or a damaged line")
+        }
         let time = Duration.nanoseconds(Int64((t * 1e9).rounded()))
         if let event = object["event"] {
             guard let name = event.stringValue else { throw TraceError(line: line, "\"event\" must be a string") }
@@ -172,6 +178,9 @@ public final class TraceReader {
             throw TraceError(line: line, "\"hex\": \(error)")
         }
     }
+
+    /// The latest `t`, in seconds: `Duration.maximumWorkoutSpan`.
+    static let maximumTime = Duration.maximumWorkoutSpan.seconds
 
     /// The fast path for the line `record --trace` writes most: exactly
     /// `{"t":12.345,"device":"hr","uuid":"2a37","hex":"16480003"}`, keys in that order, no spaces,
@@ -205,7 +214,7 @@ public final class TraceReader {
         let numberStart = i
         while i < end, b[i] != UInt8(ascii: ",") { i += 1 }
         // JSON's number grammar, checked by the general parser's rules.
-        guard let t = try? JSONValue(parsing: b, in: numberStart..<i).doubleValue, t.isFinite, t >= 0, t < 1e9,
+        guard let t = try? JSONValue(parsing: b, in: numberStart..<i).doubleValue, t.isFinite, t >= 0, t <= maximumTime,
             literal(",\"device\":\""), let device = plainString(), literal(",\"uuid\":\""), let uuid = plainString(),
             literal(",\"hex\":\""), let hex = plainString(), literal("}"), i == end, hex.count % 2 == 0,
             let uuidValue = BluetoothUUID(String(decoding: b[uuid], as: UTF8.self))

@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "sensorbridge", targets: ["sensorbridge"]),
         .executable(name: "sensorbridge-bench", targets: ["sensorbridge-bench"]),
         .executable(name: "sensorbridge-fuzz-btsnoop", targets: ["sensorbridge-fuzz-btsnoop"]),
+        .executable(name: "sensorbridge-fuzz-trace", targets: ["sensorbridge-fuzz-trace"]),
         .library(name: "SensorCore", targets: ["SensorCore"]),
         .library(name: "GATT", targets: ["GATT"]),
         .library(name: "SampleRing", targets: ["SampleRing"]),
@@ -67,11 +68,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The btsnoop reader under libFuzzer (scripts/fuzz-btsnoop builds it with -sanitize=fuzzer
-        // -DFUZZING); built normally it runs the same harness over files named on its command line.
+        // The btsnoop reader and the JSONL trace reader under libFuzzer (scripts/fuzz-btsnoop and
+        // scripts/fuzz-trace build them with -sanitize=fuzzer -DFUZZING), each capture replayed into
+        // a workout builder and exported (FuzzSupport); built normally each runs the same harness
+        // over files named on its command line.
         .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
+        .target(
+            name: "FuzzSupport", dependencies: ["Captures", "SensorBridge", "Export", "Workouts", "Zones", "SensorCore"],
+            swiftSettings: swiftSettings),
         .executableTarget(
-            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer"],
+            name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer", "FuzzSupport"],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "sensorbridge-fuzz-trace", dependencies: ["Captures", "SensorCore", "CFuzzer", "FuzzSupport"],
             swiftSettings: swiftSettings),
         // Test-only helpers: payload encoders, fixtures and synthetic workouts (also for the benchmarks).
         .target(

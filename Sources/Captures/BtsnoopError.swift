@@ -22,6 +22,10 @@ public struct BtsnoopError: Error, Sendable, Equatable, CustomStringConvertible 
         case recordTooLong
         /// A record whose included length exceeds its original length.
         case badRecordLength
+        /// A notification or event stamped more than `Duration.maximumWorkoutSpan` (7 days) after
+        /// the trace's start: a clock jump or a damaged timestamp, not one workout. Only reading a
+        /// capture as a trace (`BtsnoopTraceReader`: `replay`, `convert`) refuses it.
+        case implausibleTime
     }
 
     public let kind: Kind

@@ -16,6 +16,8 @@ public final class BtsnoopReader {
     public var statistics: CaptureStatistics { stream.parser.statistics }
     /// The time of the first record, once it has been read.
     public var firstRecordTime: BtsnoopTime? { stream.firstRecordTime }
+    /// File offset of the latest record read: the record of the event `next()` returned last.
+    var latestRecordOffset: Int { stream.records.recordOffset }
 
     /// All mutable state in one value. Unchecked: the reader is documented as used by one thread
     /// at a time, and nothing it calls reaches back into it, so the dynamic exclusivity check on

@@ -15,6 +15,8 @@ struct BtsnoopRecordReader {
     /// the bytes rather than copy the array reference).
     private(set) var chunks: ByteChunks
     private var recordNumber = 0
+    /// File offset of the latest record's header.
+    private(set) var recordOffset = 0
 
     /// `btsnoop\0`, the first 8 bytes of every btsnoop file.
     static let magic: [UInt8] = Array("btsnoop\0".utf8)
@@ -97,6 +99,7 @@ struct BtsnoopRecordReader {
             )
         }
         let dataStart = chunks.start + headerSize
+        recordOffset = chunks.offset
         chunks.consume(total)
         return View(
             number: recordNumber, originalLength: originalLength, flags: flags, time: time,

@@ -36,8 +36,11 @@ public struct BtsnoopTime: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public var date: Date { Date(timeIntervalSince1970: secondsSince1970) }
 
-    /// `this` minus `earlier` as a Duration.
-    public func since(_ earlier: BtsnoopTime) -> Duration { .microseconds(microseconds &- earlier.microseconds) }
+    /// `this` minus `earlier` as a Duration: exact for any two times (a Duration holds far more
+    /// than the ±292,000 years between them).
+    public func since(_ earlier: BtsnoopTime) -> Duration {
+        .microseconds(microseconds) - .microseconds(earlier.microseconds)
+    }
 
     /// This time plus `offset`, rounded to the nearest microsecond.
     public func adding(_ offset: Duration) -> BtsnoopTime {

@@ -19,7 +19,9 @@ import SensorCore
 /// first record, on a whole millisecond (the header's precision). Times never go backwards (a
 /// record stamped earlier than the one before takes that one's time). Notifications this host's
 /// own GATT server sent, and notifications on handles no discovery named, are left out. A capture
-/// cut short inside its last record ends before it (counted as `cutShort`); other damage throws.
+/// cut short inside its last record ends before it (counted as `cutShort`); other damage throws,
+/// and so does a record stamped more than `Duration.maximumWorkoutSpan` (7 days) after the start
+/// (`implausibleTime`, naming the record and the span), before it is yielded.
 ///
 /// The header comes from a first pass over the whole capture; the records then stream.
 public final class BtsnoopTraceReader: TraceRecordSource {
@@ -72,9 +74,23 @@ public final class BtsnoopTraceReader: TraceRecordSource {
 
     public func next() throws(BtsnoopError) -> TraceRecord? {
         while !translator.finished, let event = try Self.next(reader, cut: &cutShort) {
-            if let record = translator.translate(event, databases: reader.remoteDatabase(of:)) { return record }
+            guard let record = translator.translate(event, databases: reader.remoteDatabase(of:)) else { continue }
+            guard record.time <= .maximumWorkoutSpan else {
+                throw BtsnoopError(
+                    .implausibleTime, record: event.record, offset: reader.latestRecordOffset,
+                    "stamped \(event.time), \(Self.spanText(record.time)) after the trace's start "
+                        + "(\(ISO8601.format(header.start.timeIntervalSince1970))); one capture is one workout of at "
+                        + "most 7 days, so this is a clock jump, a damaged timestamp or another session")
+            }
+            return record
         }
         return nil
+    }
+
+    /// `9467280000 s (109575.0 days)`.
+    static func spanText(_ span: Duration) -> String {
+        let seconds = span.components.seconds
+        return "\(seconds) s (\(String(format: "%.1f", Double(seconds) / 86_400)) days)"
     }
 
     /// The next event of `reader`, or nil at the end. A file that ends inside a record (a capture

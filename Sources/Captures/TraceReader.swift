@@ -5,7 +5,9 @@ import SensorCore
 /// Reads a JSONL trace as a stream: the header at once, then one record per `next()`, reading
 /// the file in large chunks so that a three-hour ride never sits in memory whole. Unknown keys
 /// are ignored (later versions may add some); a line that is not what the format says is a
-/// `TraceError` naming its line number, never a skipped line. Reading stops at the `end` event.
+/// `TraceError` naming its line number, never a skipped line, and so is a line longer than
+/// `maximumLineLength` (1 MiB) or a `t` more than `Duration.maximumWorkoutSpan` (7 days) after the
+/// start. Reading stops at the `end` event. Each line is parsed in time linear in its length.
 ///
 /// Not thread-safe: one thread reads at a time.
 public final class TraceReader {
@@ -85,11 +87,22 @@ public final class TraceReader {
         return Trace(header: reader.header, records: records)
     }
 
+    /// The longest line a trace may hold, in bytes before its `\n`: 1 MiB. A notification line is
+    /// under 200 bytes and a header with a dozen devices under 2 KiB; a longer line is refused
+    /// before it is parsed, so hostile input costs bounded memory and time per line.
+    public static let maximumLineLength = 1 << 20
+
     /// The next line's bytes as a range of the chunk buffer; a nil range for a blank line.
     private static func nextLine(_ lines: inout LineChunks, _ lineNumber: inout Int) throws(TraceError)
         -> ([UInt8], Range<Int>?)?
     {
-        guard let range = try lines.next() else { return nil }
+        let range: Range<Int>?
+        do {
+            range = try lines.next()
+        } catch {
+            throw TraceError(line: lineNumber + 1, error.message)
+        }
+        guard let range else { return nil }
         lineNumber += 1
         let buffer = lines.buffer
         var end = range.upperBound
@@ -140,7 +153,13 @@ public final class TraceReader {
 
     static func parseRecord(_ object: JSONObject, line: Int) throws(TraceError) -> TraceRecord {
         guard let t = object["t"]?.doubleValue else { throw TraceError(line: line, "no number \"t\" (seconds from start)") }
-        guard t.isFinite, t >= 0, t < 1e9 else { throw TraceError(line: line, "\"t\" \(t) is not a time from start") }
+        guard t.isFinite, t >= 0 else { throw TraceError(line: line, "\"t\" \(t) is not a time from start") }
+        guard t <= maximumTime else {
+            throw TraceError(
+                line: line,
+                "\"t\" \(t) is \(String(format: "%.1f", t / 86_400)) days after the trace's start; one trace is one "
+                    + "workout of at most 7 days (\(Int(maximumTime)) s), so this is a clock jump or a damaged line")
+        }
         let time = Duration.nanoseconds(Int64((t * 1e9).rounded()))
         if let event = object["event"] {
             guard let name = event.stringValue else { throw TraceError(line: line, "\"event\" must be a string") }
@@ -159,6 +178,9 @@ public final class TraceReader {
             throw TraceError(line: line, "\"hex\": \(error)")
         }
     }
+
+    /// The latest `t`, in seconds: `Duration.maximumWorkoutSpan`.
+    static let maximumTime = Duration.maximumWorkoutSpan.seconds
 
     /// The fast path for the line `record --trace` writes most: exactly
     /// `{"t":12.345,"device":"hr","uuid":"2a37","hex":"16480003"}`, keys in that order, no spaces,
@@ -192,7 +214,7 @@ public final class TraceReader {
         let numberStart = i
         while i < end, b[i] != UInt8(ascii: ",") { i += 1 }
         // JSON's number grammar, checked by the general parser's rules.
-        guard let t = try? JSONValue(parsing: b, in: numberStart..<i).doubleValue, t.isFinite, t >= 0, t < 1e9,
+        guard let t = try? JSONValue(parsing: b, in: numberStart..<i).doubleValue, t.isFinite, t >= 0, t <= maximumTime,
             literal(",\"device\":\""), let device = plainString(), literal(",\"uuid\":\""), let uuid = plainString(),
             literal(",\"hex\":\""), let hex = plainString(), literal("}"), i == end, hex.count % 2 == 0,
             let uuidValue = BluetoothUUID(String(decoding: b[uuid], as: UTF8.self))
@@ -250,8 +272,6 @@ public final class TraceReader {
 /// or of bytes in memory. A line's range stays valid in `buffer` until the next call.
 struct LineChunks {
     private var bytes: ByteChunks
-    /// Lines longer than this are refused rather than read into memory without bound.
-    static let maximumLineLength = 16 << 20
 
     init(handle: FileHandle) { bytes = ByteChunks(handle: handle, chunkSize: 1 << 18) }
     init(bytes: [UInt8]) { self.bytes = ByteChunks(bytes: bytes) }
@@ -259,18 +279,24 @@ struct LineChunks {
     var buffer: [UInt8] { bytes.buffer }
 
     /// The next line's range (without its `\n`), or nil at the end. A last line without a
-    /// newline is still a line.
+    /// newline is still a line. A line longer than `TraceReader.maximumLineLength` throws (line
+    /// 0: the caller knows the number) once that many bytes are searched, whatever follows.
     mutating func next() throws(TraceError) -> Range<Int>? {
+        let maximum = TraceReader.maximumLineLength
         var searched = 0  // bytes after `start` known to hold no newline
         while true {
             let start = bytes.start
-            if let newline = bytes.buffer[(start + searched)...].firstIndex(of: 0x0A) {
+            // A newline further than `maximum` bytes from the start ends too long a line.
+            let limit = min(bytes.buffer.count, start + maximum + 1)
+            if let newline = bytes.buffer[(start + searched)..<limit].firstIndex(of: 0x0A) {
                 bytes.consume(newline + 1 - start)
                 return start..<newline
             }
-            searched = bytes.available
-            if searched > Self.maximumLineLength {
-                throw TraceError(line: 0, "a line longer than \(Self.maximumLineLength >> 20) MiB; this is not a trace")
+            searched = limit - start
+            if searched > maximum {
+                throw TraceError(
+                    line: 0,
+                    "longer than \(maximum >> 20) MiB, the most a trace line may hold (a notification line is under 200 bytes); this is not a trace line")
             }
             let more: Bool
             do {

@@ -2,7 +2,8 @@ public import Workouts
 import SensorCore
 
 /// A workout as CSV (RFC 4180: a header row, CRLF line ends), one row per second from the start
-/// to the end, the rows of `WorkoutSeconds`:
+/// to the end at which a value holds, the rows of `WorkoutSeconds` (a stretch where nothing holds,
+/// every sensor gone, has no rows: `elapsed_s` jumps):
 ///
 /// `time,elapsed_s,heart_rate_bpm,power_w,cadence_rpm,speed_mps,heart_rate_zone,power_zone`
 ///

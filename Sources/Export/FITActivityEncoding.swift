@@ -131,8 +131,8 @@ struct FITActivityEncoding {
 
     // MARK: - Records
 
-    /// A record for every whole second from the start that is active (not paused) and before the
-    /// end, with the values `WorkoutSeconds` holds (the CSV's, TCX's and chart's too).
+    /// A record for every whole second from the start that is active (not paused), before the end
+    /// and holds a value, with the values `WorkoutSeconds` holds (the CSV's, TCX's and chart's too).
     private mutating func writeRecords() {
         var next = 0
         for second in WorkoutSeconds(workout).seconds where second.isActive {

@@ -48,9 +48,7 @@ public struct SVGChart: Sendable {
         ]
         var drawn = 0
         for (type, name, unit, value) in panels where series.seconds.contains(where: { $0[keyPath: value] != nil }) {
-            body += panel(
-                type: type, name: name, unit: unit, values: series.seconds.map { $0[keyPath: value] }, workout: workout,
-                top: y + 26)
+            body += panel(type: type, name: name, unit: unit, series: series, value: value, workout: workout, top: y + 26)
             y += 26 + Self.panelHeight + 34
             drawn += 1
         }
@@ -77,13 +75,14 @@ public struct SVGChart: Sendable {
 
     /// One quantity over time on its zone bands, with axes, pauses and a legend above.
     private func panel(
-        type: QuantityType, name: String, unit: String, values: [Double?], workout: Workout, top: Double
+        type: QuantityType, name: String, unit: String, series: WorkoutSeconds,
+        value: KeyPath<WorkoutSeconds.Second, Double?>, workout: Workout, top: Double
     ) -> String {
         let plotWidth = Double(Self.width) - Self.left - Self.right
         let bottom = top + Self.panelHeight
         let configuration = workout.zoneGroupsByType[type]?.configuration
         let boundaries = configuration?.boundaryValues ?? []
-        let present = values.compactMap { $0 }
+        let present = series.seconds.compactMap { $0[keyPath: value] }
         var low = min(present.min() ?? 0, boundaries.first ?? .infinity)
         var high = max(present.max() ?? 1, boundaries.last ?? -.infinity)
         if type == .cyclingPower { low = min(low, 0) } else { low -= 10 }
@@ -123,8 +122,11 @@ public struct SVGChart: Sendable {
         for value in Set([low, high] + boundaries.filter { $0 > low && $0 < high }).sorted() {
             svg += text(ExportNumber.text(value), x: Self.left - 6, y: y(value) + 4, size: 11, anchor: "end")
         }
-        // Time axis: ticks at a round step giving at most ten labels.
-        let step = [60.0, 120, 300, 600, 900, 1800, 3600, 7200, 14400].first { duration / $0 <= 10 } ?? 28800
+        // Time axis: ticks at a round step giving at most ten labels (whole multiples of 8 hours
+        // past 4 hours, however long the workout).
+        let step =
+            [60.0, 120, 300, 600, 900, 1800, 3600, 7200, 14400].first { duration / $0 <= 10 }
+            ?? 28800 * (duration / 28800 / 10).rounded(.up)
         var tick = 0.0
         while tick <= duration {
             let tickX = Self.left + tick / duration * plotWidth
@@ -132,16 +134,19 @@ public struct SVGChart: Sendable {
             svg += text(Duration.seconds(tick).hoursAndMinutesText, x: tickX, y: bottom + 16, size: 11, anchor: "middle")
             tick += step
         }
-        // The line: the mean held value of each pixel column's seconds.
+        // The line: the mean held value of each pixel column's seconds. Column c shows seconds
+        // c·n/columns ..< (c+1)·n/columns of the n the workout spans (at least one second each), found
+        // by binary search among the seconds that hold values: no work for the seconds that do not.
         let columns = Int(plotWidth)
+        let spanned = Int(WorkoutSeconds.secondsCeiling(workout.duration))
+        func boundary(_ column: Int) -> Int { columns.dividingFullWidth(column.multipliedFullWidth(by: spanned)).quotient }
         var path = ""
         var drawing = false
-        for column in 0..<columns where !values.isEmpty {
-            let from = column * values.count / columns
-            let to = max((column + 1) * values.count / columns, from + 1)
+        for column in 0..<columns where spanned > 0 {
+            let from = boundary(column)
             var sum = 0.0, count = 0
-            for value in values[from..<min(to, values.count)] {
-                if let value {
+            for index in series.indices(from: from, to: max(boundary(column + 1), from + 1)) {
+                if let value = series.seconds[index][keyPath: value] {
                     sum += value
                     count += 1
                 }

@@ -8,8 +8,8 @@ import SensorCore
 ///
 /// One `Activity` per activity of the workout (`Sport` Biking for cycling, Running for running,
 /// Other for the rest; its `Id` is its start), one `Lap` per lap of the workout within it, and a
-/// `Trackpoint` at every whole second that is not paused (a new `Track` after each pause), with the
-/// held values of `WorkoutSeconds`:
+/// `Trackpoint` at every whole second that is not paused and at which a value holds (a new `Track`
+/// after each pause or gap), with the held values of `WorkoutSeconds`:
 /// - Trackpoint: `HeartRateBpm` (1 to 255 bpm), `Cadence` (rpm, at most 254), `DistanceMeters`
 ///   (cumulative, when the workout has wheel speed), and `ns3:TPX` with `Speed` (m/s) and `Watts`
 ///   (W, negative power as 0).
@@ -103,10 +103,10 @@ public struct TCXEncoder: Sendable {
         mutating func lap(_ lap: Range<Duration>) {
             let paused = workout.pauses.map { $0.clamped(to: lap) }.reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
             // Seconds k with start + k in the lap.
-            let first = max(0, Int((lap.lowerBound - workout.start).seconds.rounded(.up)))
-            var last = first
-            while last < series.seconds.count, workout.start + .seconds(last) < lap.upperBound { last += 1 }
-            let seconds = series.seconds[first..<last]
+            let seconds = series.seconds[
+                series.indices(
+                    from: Int(WorkoutSeconds.secondsCeiling(lap.lowerBound - workout.start)),
+                    to: Int(WorkoutSeconds.secondsCeiling(lap.upperBound - workout.start)))]
             var lapDistance = 0.0
             var work = 0.0
             var maximumSpeed: Double?
@@ -143,12 +143,15 @@ public struct TCXEncoder: Sendable {
             let trigger = workout.cause(of: .lap, at: lap.upperBound) == .auto ? "Time" : "Manual"
             xml += "    <TriggerMethod>\(trigger)</TriggerMethod>\n"
             var inTrack = false
+            var previous: Int?
             for second in seconds {
-                guard second.isActive else {
-                    if inTrack { xml += "    </Track>\n" }
+                // A track is a stretch of consecutive active seconds: a pause or a gap ends it.
+                if inTrack, !second.isActive || second.elapsed != (previous ?? 0) + 1 {
+                    xml += "    </Track>\n"
                     inTrack = false
-                    continue
                 }
+                previous = second.elapsed
+                guard second.isActive else { continue }
                 if !inTrack { xml += "    <Track>\n" }
                 inTrack = true
                 trackpoint(second)

@@ -14,7 +14,7 @@ enum ExportCommand {
         Writes stored workouts as files other tools import:
           fit   Garmin FIT activity (Garmin Connect, Strava, intervals.icu, TrainingPeaks, GoldenCheetah)
           tcx   Garmin Training Center XML with power (the same tools; Strava and GoldenCheetah read it)
-          csv   one row per second: time, heart rate, power, cadence, speed, zones (spreadsheets, pandas)
+          csv   one row per second with a value: time, heart rate, power, cadence, speed, zones (spreadsheets, pandas)
           svg   a chart of heart rate and power on their zones, with time-in-zone bars (any browser)
 
         A file is named after its workout's start (local time, or $TZ) and id, for example

@@ -3,7 +3,7 @@ public import Captures
 import GATT
 public import SampleRing
 public import SensorCore
-import Workouts
+public import Workouts
 
 /// How fast a replay runs.
 public enum ReplayPace: Sendable, Equatable {
@@ -41,6 +41,8 @@ public final class TraceReplayer: @unchecked Sendable {
     /// Called on the producer thread with the trace time reached, once per whole second of it,
     /// with a paced replay only (a fast one has nothing to wait for).
     private let progress: (@Sendable (Duration) -> Void)?
+    /// A notification's samples, reused from one to the next.
+    private var samples: [Sample] = []
 
     public init(reader: any TraceRecordSource, pace: ReplayPace = .fast, progress: (@Sendable (Duration) -> Void)? = nil) {
         self.reader = reader
@@ -68,22 +70,14 @@ public final class TraceReplayer: @unchecked Sendable {
     /// `failure`.
     public func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
         var extractors: [String: SampleExtractor] = [:]
-        var samples: [Sample] = []
+        var items: [SessionItem] = []
         var last = Duration.zero
         var reported = Int64.min
         func push(_ item: SessionItem) {
             while !ring.hasRoom { Thread.sleep(forTimeInterval: 0.000_05) }
             ring.push(item)
         }
-        while true {
-            let record: TraceRecord
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch {
-                failure = error
-                break
-            }
+        while let record = nextRecord() {
             last = record.time
             if case .speed(let factor) = pace {
                 let wait = started + record.time / factor - ContinuousClock.now
@@ -93,22 +87,63 @@ public final class TraceReplayer: @unchecked Sendable {
                     progress(.seconds(reported))
                 }
             }
-            switch record {
-            case .notification(let time, let device, let uuid, let bytes):
-                let sensor = sensorID(device)
-                do {
-                    guard let value = try GATTValue.decode(uuid: uuid, bytes: bytes) else { continue }
-                    samples.removeAll(keepingCapacity: true)
-                    extractors[device, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
-                    for sample in samples { push(.sample(sample)) }
-                } catch {
-                    push(.control(SessionControl(.malformed, at: time, sensor: sensor)))
-                }
-            case .event(let time, let event):
-                push(.control(control(for: event, at: time)))
-            }
+            items.removeAll(keepingCapacity: true)
+            translate(record, &extractors, into: &items)
+            for item in items { push(item) }
         }
         push(.control(SessionControl(.end, at: last)))
+    }
+
+    /// The same replay on the calling thread, without the ring and its threads (for the fuzz
+    /// targets): each record's items go straight into `machine`, which has begun collecting, as
+    /// `WorkoutSession`'s consumer applies them, with a tick after each record; then the end.
+    /// Returns the impossible events skipped, as the session's warnings; `failure` as `produce`.
+    public func replay(into machine: inout WorkoutStateMachine) -> [String] {
+        var extractors: [String: SampleExtractor] = [:]
+        var items: [SessionItem] = []
+        var last = Duration.zero
+        var warnings: [String] = []
+        while let record = nextRecord() {
+            last = record.time
+            items.removeAll(keepingCapacity: true)
+            translate(record, &extractors, into: &items)
+            for item in items {
+                // An `end` event ends the workout.
+                if WorkoutSession.apply(item, to: &machine, warnings: &warnings) { return warnings }
+            }
+            machine.tick(at: last)
+        }
+        _ = WorkoutSession.apply(.control(SessionControl(.end, at: last)), to: &machine, warnings: &warnings)
+        return warnings
+    }
+
+    /// The next record; nil at the end or on a failure (kept in `failure`).
+    private func nextRecord() -> TraceRecord? {
+        do {
+            return try reader.next()
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    /// A record's session items: a notification's samples (or a `malformed` control when it does
+    /// not decode; nothing for a characteristic with no samples), an event's control.
+    private func translate(_ record: TraceRecord, _ extractors: inout [String: SampleExtractor], into items: inout [SessionItem]) {
+        switch record {
+        case .notification(let time, let device, let uuid, let bytes):
+            let sensor = sensorID(device)
+            do {
+                guard let value = try GATTValue.decode(uuid: uuid, bytes: bytes) else { return }
+                samples.removeAll(keepingCapacity: true)
+                extractors[device, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
+                for sample in samples { items.append(.sample(sample)) }
+            } catch {
+                items.append(.control(SessionControl(.malformed, at: time, sensor: sensor)))
+            }
+        case .event(let time, let event):
+            items.append(.control(control(for: event, at: time)))
+        }
     }
 
     func control(for event: TraceEvent, at time: Duration) -> SessionControl {

@@ -107,11 +107,7 @@ public final class WorkoutSession: Sendable {
                     latest = max(latest, item.time)
                     if ended { break }
                     applied += 1
-                    do {
-                        ended = try apply(item, to: &m)
-                    } catch {
-                        warnings.append("at \(item.time.seconds) s: \(error); the event was skipped")
-                    }
+                    ended = Self.apply(item, to: &m, warnings: &warnings)
                 }
                 m.tick(at: now?() ?? latest)
             }
@@ -128,8 +124,18 @@ public final class WorkoutSession: Sendable {
         state.withLock { $0.result = result }
     }
 
-    /// Applies one item; true when it ended the workout.
-    private func apply(_ item: SessionItem, to m: inout WorkoutStateMachine) throws(WorkoutBuilderError) -> Bool {
+    /// Applies one item; true when it ended the workout. An impossible event (a resume while not
+    /// paused) is skipped with a warning.
+    static func apply(_ item: SessionItem, to m: inout WorkoutStateMachine, warnings: inout [String]) -> Bool {
+        do {
+            return try apply(item, to: &m)
+        } catch {
+            warnings.append("at \(item.time.seconds) s: \(error); the event was skipped")
+            return false
+        }
+    }
+
+    private static func apply(_ item: SessionItem, to m: inout WorkoutStateMachine) throws(WorkoutBuilderError) -> Bool {
         switch item {
         case .sample(let sample):
             m.add(sample)

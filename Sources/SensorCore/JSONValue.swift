@@ -50,8 +50,18 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// A JSON object: key/value pairs in insertion order. Setting an existing key replaces its value in place.
+///
+/// Finding a key takes constant time: past `indexedCount` pairs the object keeps each key's
+/// position in a dictionary, so parsing or building an object of n keys takes time linear in n
+/// (a scan per key, as the parser's duplicate-key check once was, makes it quadratic). Smaller
+/// objects, all that real traces and outputs hold, are scanned, which is faster at that size.
 public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public private(set) var pairs: [(key: String, value: JSONValue)] = []
+    /// The position in `pairs` of each key's first pair; nil while there are at most `indexedCount` pairs.
+    private var positions: [String: Int]?
+
+    /// The number of pairs up to which keys are found by scanning `pairs`.
+    static let indexedCount = 16
 
     public init() {}
 
@@ -62,20 +72,46 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public var keys: [String] { pairs.map(\.key) }
     public var isEmpty: Bool { pairs.isEmpty }
 
+    /// The position of `key`'s first pair.
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return pairs.firstIndex(where: { $0.key == key })
+    }
+
     public subscript(key: String) -> JSONValue? {
-        get { pairs.first(where: { $0.key == key })?.value }
+        get { position(of: key).map { pairs[$0].value } }
         set {
-            if let index = pairs.firstIndex(where: { $0.key == key }) {
-                if let newValue { pairs[index].value = newValue } else { pairs.remove(at: index) }
+            if let index = position(of: key) {
+                if let newValue {
+                    pairs[index].value = newValue
+                } else {
+                    pairs.remove(at: index)
+                    positions = nil
+                    indexIfLarge()
+                }
             } else if let newValue {
-                pairs.append((key, newValue))
+                append(key, newValue)
             }
         }
     }
 
     /// Appends a pair without looking for an existing key; for builders that know keys are unique.
+    /// (A repeated key's later pairs are kept, but the subscript finds the first.)
     public mutating func append(_ key: String, _ value: JSONValue) {
         pairs.append((key, value))
+        if positions != nil {
+            if positions![key] == nil { positions![key] = pairs.count - 1 }
+        } else {
+            indexIfLarge()
+        }
+    }
+
+    /// Builds `positions` once there are more than `indexedCount` pairs.
+    private mutating func indexIfLarge() {
+        guard positions == nil, pairs.count > Self.indexedCount else { return }
+        var positions = [String: Int](minimumCapacity: pairs.count * 2)
+        for (index, pair) in pairs.enumerated() where positions[pair.key] == nil { positions[pair.key] = index }
+        self.positions = positions
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

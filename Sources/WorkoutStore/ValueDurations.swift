@@ -65,7 +65,8 @@ struct ValueDurations: Equatable {
             latest = time
             if !paused { credit(until: time) }
             held = value
-            holdEnd = time + hold
+            let (end, overflow) = time.addingReportingOverflow(hold)
+            holdEnd = overflow ? .max : end
         }
         applyEvents(through: end)
         if !paused { credit(until: end) }

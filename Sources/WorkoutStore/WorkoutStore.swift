@@ -193,9 +193,6 @@ public final class WorkoutStore {
 
 extension Duration {
     /// Whole nanoseconds, truncated toward zero: the resolution the store keeps (the monotonic
-    /// clock's and the traces').
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
+    /// clock's and the traces'). Clamped to `Int64`'s range (about ±292 years) rather than trapping.
+    var nanoseconds: Int64 { clampedNanoseconds }
 }

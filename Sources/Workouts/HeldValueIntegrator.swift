@@ -1,9 +1,13 @@
+import SensorCore
+
 /// Integrates one quantity over active time by the zone rule's sample-and-hold (DESIGN 3,
 /// "Zones"): a sample at `t[i]` stands for `[t[i], min(t[i+1], t[i] + hold))`, intersected with
 /// active time and cut at the end. Gives the integral (power → energy), the time covered, and
 /// feeds the held value at every whole second of covered time to a `NormalizedPower`.
 ///
-/// Times are nanoseconds from the workout start; callers give events in time order.
+/// Times are nanoseconds from the workout start; callers give events in time order. No time
+/// traps, however far apart (sums saturate at `Int64`'s ends), and the work per sample is bounded
+/// by the hold, never by the gap before it.
 struct HeldValueIntegrator: Sendable {
     let hold: Int64
     private var last: (value: Double, time: Int64)?
@@ -17,7 +21,8 @@ struct HeldValueIntegrator: Sendable {
     private(set) var normalized = NormalizedPower()
 
     init(hold: Duration) {
-        self.hold = hold.nanosecondCount
+        // A hold longer than any workout is no hold: the cap keeps the work per sample bounded.
+        self.hold = min(max(hold, .zero), .maximumWorkoutSpan).clampedNanoseconds
     }
 
     mutating func add(_ value: Double, at time: Int64) {
@@ -44,24 +49,27 @@ struct HeldValueIntegrator: Sendable {
         defer { creditedUntil = max(creditedUntil, time) }
         guard !paused, let last else { return }
         let from = max(creditedUntil, last.time)
-        let to = min(time, last.time + hold)
+        let to = min(time, Self.saturatingSum(last.time, hold))
         guard to > from else { return }
+        // 0 < to - from <= hold: to is at most last.time + hold (or Int64.max, when that is
+        // less), and from at least last.time.
         integral += last.value * Double(to - from) / 1e9
-        coveredNanoseconds += to - from
-        // Whole seconds s with from <= s < to.
-        var second = (from + 999_999_999) / 1_000_000_000 * 1_000_000_000
-        while second < to {
+        coveredNanoseconds = Self.saturatingSum(coveredNanoseconds, to - from)
+        // Whole seconds s with from <= s < to: at most hold / 1 s + 1 of them, however long the gap.
+        for _ in 0..<(Self.secondsCeiling(to) - Self.secondsCeiling(from)) {
             normalized.add(last.value)
-            second += 1_000_000_000
         }
     }
-}
 
-extension Duration {
-    /// Whole nanoseconds (truncated toward zero).
-    var nanosecondCount: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
+    }
+
+    /// ⌈nanoseconds / 1 s⌉.
+    static func secondsCeiling(_ nanoseconds: Int64) -> Int64 {
+        let (quotient, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return remainder > 0 ? quotient + 1 : quotient
     }
 }
 

@@ -37,6 +37,16 @@ public struct SensorStateTracker: Sendable, Equatable {
     /// The current state of `sensor`, nil for a sensor it does not know.
     public func state(of sensor: String) -> SensorState? { entries[sensor]?.state }
 
+    /// When `sensor` would have turned stale had nothing come from it until `time`: its last value
+    /// plus `staleAfter`, when it is notifying and that is not after `time`; nil otherwise. Lets a
+    /// value that arrives after a silence mark the silence stale, whether a tick saw it or not.
+    public func staleTime(of sensor: String, before time: Duration) -> Duration? {
+        guard let entry = entries[sensor], entry.state == .notifying, time - entry.lastHeard >= Self.staleAfter else {
+            return nil
+        }
+        return entry.lastHeard + Self.staleAfter
+    }
+
     /// Moves `sensor` to `state` at `time` (a sensor first seen starts there); true when its
     /// state changed.
     @discardableResult

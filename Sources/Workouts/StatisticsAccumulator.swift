@@ -39,7 +39,7 @@ public struct StatisticsAccumulator: Sendable {
         powerIntegrator = HeldValueIntegrator(hold: powerHold)
     }
 
-    private func offset(_ time: Duration) -> Int64 { (time - start).nanosecondCount }
+    private func offset(_ time: Duration) -> Int64 { (time - start).clampedNanoseconds }
 
     public mutating func add(_ sample: Sample) {
         switch sample.type {

@@ -259,7 +259,7 @@ public struct WorkoutStateMachine: Sendable {
             takeZoneUpdates(type)
         }
         for (sensor, at) in sensorStates.tick(at: now) {
-            record(WorkoutEvent(time: max(at, controlTime), kind: .sensorState(sensor, .stale)))
+            recordInTimeOrder(WorkoutEvent(time: at, kind: .sensorState(sensor, .stale)))
         }
         applyRules(at: now)
         if lastStatisticsOutput.map({ now - $0 >= .seconds(1) }) ?? true {
@@ -275,6 +275,9 @@ public struct WorkoutStateMachine: Sendable {
         for type in classifiers.keys {
             try? classifiers[type]?.end(at: time)
             takeZoneUpdates(type)
+        }
+        for (sensor, at) in sensorStates.tick(at: time) {
+            recordInTimeOrder(WorkoutEvent(time: at, kind: .sensorState(sensor, .stale)))
         }
         statistics.end(at: time)
         if let pausedAt {
@@ -339,11 +342,16 @@ public struct WorkoutStateMachine: Sendable {
     /// from no contact, invalid or stale) is an event.
     private mutating func setSensorState(_ sensor: SensorID, _ new: SensorState, at time: Duration) {
         let name = name(of: sensor)
+        // A silence no tick saw (a replay drains many values at once) was stale all the same.
+        if new != .stale, let stale = sensorStates.staleTime(of: name, before: time) {
+            sensorStates.set(name, .stale, at: stale)
+            recordInTimeOrder(WorkoutEvent(time: stale, kind: .sensorState(name, .stale)))
+        }
         let old = sensorStates.state(of: name)
         guard sensorStates.set(name, new, at: time) else { return }
         let counted: Set<SensorState?> = [nil, .connecting, .lost]
         guard !(counted.contains(old) && new == .notifying) else { return }
-        record(WorkoutEvent(time: max(time, controlTime), kind: .sensorState(name, new)))
+        recordInTimeOrder(WorkoutEvent(time: time, kind: .sensorState(name, new)))
     }
 
     /// Active (not paused) time from the start to `time`.
@@ -380,6 +388,16 @@ public struct WorkoutStateMachine: Sendable {
 
     private mutating func record(_ event: WorkoutEvent) {
         events.append(event)
+        outputs.append(.event(event))
+    }
+
+    /// Records a sensor-state event at its own time, after the events no later than it: a silence
+    /// is noticed when a tick or the next value comes, and where it ends up in the workout's events
+    /// must not depend on when that was (a live session ticks four times a second, a replay after
+    /// each batch).
+    private mutating func recordInTimeOrder(_ event: WorkoutEvent) {
+        let index = events.lastIndex { $0.time <= event.time }.map { $0 + 1 } ?? 0
+        events.insert(event, at: index)
         outputs.append(.event(event))
     }
 

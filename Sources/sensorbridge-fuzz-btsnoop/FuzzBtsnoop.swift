@@ -6,6 +6,7 @@
 // The pointers below are libFuzzer's C interface; each input is copied into an array at once.
 import Captures
 import Foundation
+import FuzzSupport
 import GATT
 
 #if FUZZING
@@ -13,8 +14,10 @@ import GATT
 #endif
 
 /// Reads `bytes` as a btsnoop capture through everything that parses one: the event reader (with
-/// an assumed handle map), the GATT decoders on every notification, and the trace translator.
-/// Returns how many events and records came out; a crash or a hang is the finding.
+/// an assumed handle map) and the GATT decoders on every notification, then the capture as a trace
+/// replayed into a workout builder and exported, as `replay` and `export` would
+/// (`ReplayHarness`). Returns a count of what came out; a crash, a hang or an allocation over the
+/// limit is the finding.
 func exercise(_ bytes: [UInt8]) -> Int {
     var count = 0
     if let reader = try? BtsnoopReader(bytes: bytes, assumedHandles: [0x0012: .heartRateMeasurement]) {
@@ -26,8 +29,8 @@ func exercise(_ bytes: [UInt8]) -> Int {
         }
         count += reader.statistics.records
     }
-    if let trace = try? BtsnoopTraceReader(bytes: bytes) {
-        while (try? trace.next()) != nil { count += 1 }
+    if let trace = try? BtsnoopTraceReader(bytes: bytes, assumedHandles: [0x0012: .heartRateMeasurement]) {
+        count += ReplayHarness.replay(trace)
     }
     return count
 }
@@ -64,7 +67,7 @@ func exercise(_ bytes: [UInt8]) -> Int {
                     FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
                     exit(1)
                 }
-                print("\(path): \(exercise([UInt8](data))) events and records")
+                print("\(path): \(exercise([UInt8](data))) events, samples and bytes")
             }
         }
     }

@@ -26,11 +26,20 @@ struct FITDecodeTests {
         #expect(decoded["errors"]?.arrayValue?.isEmpty == true, "\(decoded["errors"] ?? nil)")
         #expect(decoded["fileType"] == "activity")
 
-        // A record for each whole second of active time, at base + second.
+        // A record for each whole second of active time at which a value holds (a sample of a shown
+        // quantity at or before it, within its hold: 5 s for heart rate, 3 s for the others), at
+        // base + second.
         let base = Double(Int64(workout.startDate.timeIntervalSince1970) - 631_065_600)
+        let shown: [QuantityType: Duration] = [
+            .heartRate: .seconds(5), .cyclingPower: .seconds(3), .cyclingCadence: .seconds(3), .cyclingSpeed: .seconds(3),
+            .pedalPowerBalance: .seconds(3),
+        ]
         let seconds = (0..<Int(workout.duration.seconds.rounded(.up))).filter { second in
             let t = workout.start + .seconds(second)
-            return t < workout.end && !workout.pauses.contains { $0.contains(t) }
+            let holds = workout.samples.contains { sample in
+                shown[sample.type].map { sample.time <= t && t < sample.time + $0 } ?? false
+            }
+            return holds && t < workout.end && !workout.pauses.contains { $0.contains(t) }
         }
         #expect(decoded["records"]?.integerValue == seconds.count)
         #expect(decoded["recordTimestamps"]?.arrayValue?.compactMap(\.doubleValue) == seconds.map { base + Double($0) })

@@ -23,10 +23,11 @@ import Zones
             samples: [(0.5, .heartRate, 100), (2.5, .heartRate, 110), (2.7, .cyclingPower, 200), (20, .heartRate, .nan)],
             end: 10.5)
         let seconds = WorkoutSeconds(workout).seconds
-        #expect(seconds.count == 11)  // 0 ... 10, the last second partly covered
-        #expect(seconds.map(\.heartRate) == [nil, 100, 100, 110, 110, 110, 110, 110, nil, nil, nil])
+        // Of 0 ... 10 (the last second partly covered), those at which a value holds.
+        #expect(seconds.map(\.elapsed) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(seconds.map(\.heartRate) == [100, 100, 110, 110, 110, 110, 110])
         // Power holds 3 s: 2.7 ..< 5.7.
-        #expect(seconds.map(\.power) == [nil, nil, nil, 200, 200, 200, nil, nil, nil, nil, nil])
+        #expect(seconds.map(\.power) == [nil, nil, 200, 200, 200, nil, nil])
     }
 
     @Test func pausedSecondsKeepTheirValuesButNoZone() throws {
@@ -39,5 +40,17 @@ import Zones
         #expect(seconds.map(\.isActive) == [true, false, false, true])
         #expect(seconds.map(\.heartRate) == [100, 150, 150, 100])
         #expect(seconds.map(\.heartRateZone) == [0, nil, nil, 0])
+    }
+
+    @Test func aGapWhereNothingHoldsHasNoSeconds() {
+        let workout = Self.workout(
+            samples: [(0, .heartRate, 100), (1, .heartRate, 101), (60, .cyclingPower, 200), (61.5, .cyclingPower, 210)],
+            end: 70)
+        let seconds = WorkoutSeconds(workout)
+        #expect(seconds.seconds.map(\.elapsed) == [0, 1, 2, 3, 4, 5, 60, 61, 62, 63, 64])
+        #expect(seconds.seconds.map(\.power) == [nil, nil, nil, nil, nil, nil, 200, 200, 210, 210, 210])
+        #expect(seconds.indices(from: 3, to: 62) == 3..<8)
+        #expect(seconds.indices(from: 6, to: 60) == 6..<6)
+        #expect(seconds.indices(from: 65, to: 70) == 11..<11)
     }
 }

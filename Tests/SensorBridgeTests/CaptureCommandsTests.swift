@@ -211,6 +211,45 @@ import Testing
         #expect(workout?["duration"] == 1799)
     }
 
+    @Test func aReplayRefusesATimeYearsAfterTheStartAndSavesNothing() throws {
+        let store = Self.temporary("store.sqlite").path
+        // A strap's heart rates at 1 s, 2 s and 300 years: a clock that jumped. This replay once
+        // died of an overflow (SIGILL); at 100 years it saved a workout no export could write.
+        let start = BtsnoopTime(unixMicroseconds: 1_795_935_600_000_000)
+        var w = HCITrafficWriter()
+        w.connect(handle: 0x0040, peer: BluetoothAddress(0xC47E_1122_3344), addressType: 0, at: start)
+        w.discover(GATTServerLayout(characteristics: [.heartRateMeasurement]), handle: 0x0040, at: start)
+        for (seconds, bpm) in [(1, 72), (2, 80), (300 * 365 * 86_400, 90)] as [(Int64, UInt8)] {
+            w.notify(
+                handle: 0x0040, attribute: 0x0012, value: [0x00, bpm],
+                at: BtsnoopTime(microseconds: start.microseconds + seconds * 1_000_000))
+        }
+        let capture = Self.temporary("jump.btsnoop")
+        try Data(w.takeBytes()).write(to: capture)
+        let replay = runCLI(["replay", capture.path, "--json", "--save", "--store", store] + Self.profile)
+        #expect(replay.status == .failure)
+        #expect(replay.output.isEmpty)
+        #expect(replay.errors.contains("9460800000 s (109500.0 days) after the trace's start"), "\(replay.errors)")
+        #expect(replay.errors.contains("at most 7 days"))
+        #expect(try #require(replay.errors.firstRange(of: "record ")).lowerBound < replay.errors.firstRange(of: "stamped")!.lowerBound)
+        #expect(runCLI(["convert", capture.path, Self.temporary("jump.jsonl").path]).status == .failure)
+
+        // The same in a JSONL trace: 9e8 s (28.5 years), which a replay once took for a workout.
+        let trace = Self.temporary("jump.jsonl")
+        try """
+        {"sensorbridge":"trace","version":1,"start":"2026-11-29T07:00:00Z","devices":{"hr":{}}}
+        {"t":1,"device":"hr","uuid":"2a37","hex":"0048"}
+        {"t":2,"device":"hr","uuid":"2a37","hex":"0050"}
+        {"t":900000000,"device":"hr","uuid":"2a37","hex":"005a"}
+
+        """.write(to: trace, atomically: true, encoding: .utf8)
+        let second = runCLI(["replay", trace.path, "--save", "--store", store] + Self.profile)
+        #expect(second.status == .failure)
+        #expect(second.errors.contains("line 4: \"t\" 900000000.0 is 10416.7 days after the trace's start"), "\(second.errors)")
+        let listed = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)
+        #expect(listed["workouts"]?.arrayValue == [])
+    }
+
     @Test func convertAndReplayUsageErrors() throws {
         let trace = Self.root.appendingPathComponent("Captures/run-30min-hr.jsonl").path
         #expect(runCLI(["convert", trace]).status == .usage)

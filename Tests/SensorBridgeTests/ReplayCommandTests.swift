@@ -1,7 +1,10 @@
+import Captures
 import Foundation
 import SensorBridge
 import SensorCore
 import Testing
+import Workouts
+import Zones
 
 /// Replays each bundled capture and checks the summary against numbers worked out here from
 /// the capture's schedule (scripts/make-captures.py) and from the file's own bytes.
@@ -49,6 +52,36 @@ import Testing
     static func rmssd(_ rr: [Double]) -> Double {
         let differences = zip(rr.dropFirst(), rr).map { ($0 - $1) * 1000 }
         return (differences.map { $0 * $0 }.reduce(0, +) / Double(differences.count)).squareRoot()
+    }
+
+    /// The fuzz targets replay on one thread (`TraceReplayer.replay(into:)`); `replay` goes through
+    /// the ring to the session's consumer. Both must build the same workout. (Zone updates to "no
+    /// zone" depend on when ticks come, so they may differ.)
+    @Test(arguments: ["ride-60min-hr-power.jsonl", "multisport-bike-run.jsonl"])
+    func theSynchronousReplayBuildsTheSessionsWorkout(capture: String) throws {
+        let url = Self.captures.appendingPathComponent(capture)
+        var machine = WorkoutStateMachine(activityType: .cycling)
+        try machine.setCustomZoneConfiguration(WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 140, 155, 170]))
+        try machine.setCustomZoneConfiguration(
+            WorkoutZoneConfiguration(quantityType: .cyclingPower, boundaryValues: [138, 188, 225, 263, 300]))
+
+        let reader = try CaptureFile.openTrace(url)
+        let replayer = TraceReplayer(reader: reader)
+        let builder = LiveWorkoutBuilder(machine)
+        try builder.beginCollection(at: .zero, date: reader.header.start)
+        let session = WorkoutSession(builder: builder)
+        let ring = session.makeRing()
+        var viaSession = try session.run(producers: [{ replayer.produce(into: ring, started: .now) }]).get()
+
+        let direct = TraceReplayer(reader: try CaptureFile.openTrace(url))
+        try machine.beginCollection(at: .zero, date: reader.header.start)
+        #expect(direct.replay(into: &machine) == session.warnings)
+        var viaReplay = try machine.finishWorkout()
+        #expect(direct.failure == nil && replayer.failure == nil)
+        #expect(viaReplay.samples.count > 5_000)
+        viaSession.zoneUpdates = []
+        viaReplay.zoneUpdates = []
+        #expect(viaReplay == viaSession)
     }
 
     @Test func run30MinutesWithHeartRateStrap() throws {

@@ -121,3 +121,47 @@ import Testing
         }
     }
 }
+
+/// Large objects: what the key index must keep exactly as a scan did.
+@Suite struct JSONObjectIndexTests {
+    @Test func aRepeatedKeyReplacesTheFirstValueInPlaceAtAnySize() throws {
+        for count in [3, 16, 17, 100_000] {
+            let keys = (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+            let object = try #require(try JSONValue(parsing: "{\(keys),\"k1\":-1,\"k\(count - 1)\":-2}").objectValue)
+            #expect(object.pairs.count == count)
+            #expect(object.keys.first == "k0" && object.keys.last == "k\(count - 1)")
+            #expect(object["k1"] == -1)
+            #expect(object["k\(count - 1)"] == -2)
+            #expect(object["k0"] == 0)
+            #expect(object["k\(count)"] == nil)
+            #expect(object.pairs[1].value == -1)
+        }
+    }
+
+    @Test func settingAndRemovingKeysAcrossTheIndexedSize() {
+        var object = JSONObject()
+        for index in 0..<40 { object["k\(index)"] = .number(Double(index)) }
+        object["k20"] = nil
+        object["k3"] = "three"
+        #expect(object.keys == (0..<40).filter { $0 != 20 }.map { "k\($0)" })
+        #expect(object["k21"] == 21 && object["k20"] == nil && object["k3"] == "three")
+        // Removing down to a scanned size, then growing past it again.
+        for index in 0..<30 where index != 20 { object["k\(index)"] = nil }
+        #expect(object.keys == (30..<40).map { "k\($0)" })
+        for index in 0..<10 { object.append("a\(index)", .bool(true)) }
+        #expect(object.pairs.count == 20)
+        #expect(object["k39"] == 39 && object["a9"] == true && object["k0"] == nil)
+        // An appended duplicate is kept, and the subscript finds the first.
+        object.append("k30", "again")
+        #expect(object["k30"] == 30 && object.pairs.count == 21)
+        #expect(object == JSONObject(pairs: object.pairs))
+    }
+}
+
+extension JSONObject {
+    /// An object built by appending `pairs` in order (no index until it grows past the scanned size).
+    init(pairs: [(key: String, value: JSONValue)]) {
+        self.init()
+        for pair in pairs { append(pair.key, pair.value) }
+    }
+}

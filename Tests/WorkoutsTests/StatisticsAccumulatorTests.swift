@@ -1,6 +1,8 @@
+import Foundation
 import SensorCore
 import Testing
 import Workouts
+import Zones
 
 @Suite struct StatisticsAccumulatorTests {
     func sample(_ type: QuantityType, _ value: Double, at seconds: Double) -> Sample {
@@ -79,5 +81,69 @@ import Workouts
         for (i, rpm) in [90.0, 0, 0, 80].enumerated() { a.add(sample(.cyclingCadence, rpm, at: Double(i))) }
         #expect(a.statistics.cadence?.average == 85)
         #expect(a.statistics.cadence?.count == 2)
+    }
+}
+
+/// Times no real workout has: years apart, at the ends of what a `Duration` of nanoseconds holds.
+/// They once trapped (`Int64` overflow converting to nanoseconds); they must not, and the work per
+/// sample stays bounded by the hold.
+@Suite struct ExtremeTimesTests {
+    static func power(_ value: Double, at time: Duration) -> Sample {
+        Sample(sensor: SensorID(1), type: .cyclingPower, value: value, time: time)
+    }
+
+    static let year = Duration.seconds(365 * 86_400)
+
+    @Test(arguments: [100, 250])
+    func powerSamplesYearsApartCountOnlyTheirHolds(years: Int64) {
+        var a = StatisticsAccumulator(start: .zero)
+        a.add(Self.power(100, at: .zero))
+        a.add(Self.power(200, at: Self.year * years))
+        a.end(at: Self.year * years + .seconds(1))
+        let power = a.statistics.cyclingPower
+        // 100 W for its 3 s hold, 200 W for the last second; the years between count for nothing.
+        #expect(power?.energy == 0.5)
+        #expect(power?.average == 150)
+    }
+
+    @Test(arguments: [300, 290_000])
+    func powerSamplesBeyondNanosecondsDoNotTrap(years: Int64) {
+        var a = StatisticsAccumulator(start: .zero)
+        a.add(Self.power(100, at: .zero))
+        a.add(Self.power(200, at: Self.year * years))
+        a.end(at: Self.year * years + .seconds(1))
+        // Past about 292 years times stop at Int64.max nanoseconds: the last second collapses to
+        // nothing, and the first sample's hold is all that counts.
+        #expect(a.statistics.cyclingPower?.energy == 0.3)
+        #expect(a.statistics.cyclingPower?.average == 150)
+    }
+
+    @Test func theEndsOfInt64SecondsDoNotTrap() {
+        var a = StatisticsAccumulator(start: .zero, powerHold: .seconds(Int64.max))
+        a.add(Self.power(100, at: .zero))
+        a.pause(at: .seconds(Int64.max / 2))
+        a.resume(at: .seconds(Int64.max - 1))
+        a.add(Self.power(200, at: .seconds(Int64.max)))
+        a.end(at: .seconds(Int64.max))
+        #expect(a.statistics.cyclingPower?.count == 2)
+        // The first sample holds for at most the longest workout, 7 days: 100 W × 604,800 s.
+        #expect(a.statistics.cyclingPower?.energy == 60_480)
+    }
+
+    @Test func aBuilderFinishesAWorkoutCenturiesLong() throws {
+        let span = Self.year * 250
+        var machine = WorkoutStateMachine(activityType: .cycling)
+        try machine.setCustomZoneConfiguration(
+            WorkoutZoneConfiguration(quantityType: .cyclingPower, boundaryValues: [138, 188, 225, 263, 300]))
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 1_700_000_000))
+        machine.add(Self.power(150, at: .seconds(1)))
+        machine.add(Self.power(250, at: span))
+        machine.tick(at: span)
+        try machine.endCollection(at: span + .seconds(2))
+        let workout = try machine.finishWorkout()
+        #expect(workout.duration == span + .seconds(2))
+        #expect(workout.statistics.cyclingPower?.energy == 0.95)  // 150 W × 3 s + 250 W × 2 s
+        let zones = try #require(workout.zoneGroupsByType[.cyclingPower]).durations
+        #expect(zones == [.zero, .seconds(3), .zero, .seconds(2), .zero, .zero])
     }
 }

@@ -58,7 +58,9 @@ func s(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
         #expect(stats.count == 5)
         // Every sample is kept, the paused one too.
         #expect(workout.samples.count == 6)
-        #expect(workout.events.map(\.name) == ["pause", "resume"])
+        // The 7 s without a value (5 to 12) made the strap stale 5 s after its last value.
+        #expect(workout.events.map(\.name) == ["pause", "resume", "sensorState", "sensorState"])
+        #expect(workout.events.suffix(2).map(\.time) == [s(10), s(12)])
     }
 
     @Test func impossibleTransitionsAreTypedErrors() throws {

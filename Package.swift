@@ -50,12 +50,22 @@ let package = Package(
         .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
         // Workouts to files other tools read: FIT, TCX, CSV, SVG charts. Pure: bytes in memory, no I/O.
         .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
-        // Composition root and the command line.
+        // One workout session, as a library: sources (live BlueZ links, replayed traces) through one
+        // decode path into rings, the consumer and its builder, the event stream that outputs follow,
+        // control (pause, resume, lap, end), and the store's journal.
+        .target(
+            name: "Session",
+            dependencies: [
+                "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The command line: parses arguments, runs sessions and prints.
         .target(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
-                "Export",
+                "Export", "Session",
             ],
             swiftSettings: swiftSettings
         ),
@@ -63,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "sensorbridge-bench",
             dependencies: [
-                "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "WorkoutStore", "SensorTestSupport", "Captures",
+                "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "Session", "WorkoutStore", "SensorTestSupport", "Captures",
                 "Export",
             ],
             swiftSettings: swiftSettings
@@ -74,7 +84,7 @@ let package = Package(
         // over files named on its command line.
         .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
         .target(
-            name: "FuzzSupport", dependencies: ["Captures", "SensorBridge", "Export", "Workouts", "Zones", "SensorCore"],
+            name: "FuzzSupport", dependencies: ["Captures", "Session", "Export", "Workouts", "Zones", "SensorCore"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "sensorbridge-fuzz-btsnoop", dependencies: ["Captures", "GATT", "CFuzzer", "FuzzSupport"],
@@ -98,7 +108,7 @@ let package = Package(
         .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ExportTests",
-            dependencies: ["Export", "SensorBridge", "WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            dependencies: ["Export", "SensorBridge", "Session", "WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
@@ -110,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "SensorBridgeTests",
             dependencies: [
-                "SensorBridge", "Captures", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones",
+                "SensorBridge", "Session", "Captures", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones",
                 "Export",
             ],
             swiftSettings: swiftSettings

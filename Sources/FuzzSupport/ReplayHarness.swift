@@ -1,6 +1,6 @@
 public import Captures
 import Export
-import SensorBridge
+import Session
 import SensorCore
 import Workouts
 import Zones

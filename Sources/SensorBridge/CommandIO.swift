@@ -1,3 +1,4 @@
+public import Session
 import Foundation
 
 /// Where a command writes text: buffered, flushed in large writes (a JSONL decode of a million

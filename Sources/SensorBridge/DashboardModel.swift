@@ -28,6 +28,10 @@ struct DashboardModel: Sendable {
     private var retryAt: [String: Duration] = [:]
     private var pausedAt: Duration?
     private var lastResume = Duration.zero
+    private var pauseCause: WorkoutEvent.Cause?
+    private var lap = 1
+    /// Whether the dashboard's keys work (standard input is the terminal).
+    var keys = false
     private var pausedTotal = Duration.zero
     private var zoneEntries = 0
     private var message: String?
@@ -59,10 +63,23 @@ struct DashboardModel: Sendable {
             if update.currentZoneIndex != nil { zoneEntries += 1 }
         case .event(let event) where event.kind == .pause:
             pausedAt = event.time
+            pauseCause = event.cause
         case .event(let event) where event.kind == .resume:
             if let pausedAt { pausedTotal += event.time - pausedAt }
             pausedAt = nil
+            pauseCause = nil
             lastResume = event.time
+        case .event(let event) where event.kind == .lap:
+            lap += 1
+        case .event(let event):
+            guard case .sensorState(let key, let state) = event.kind else { return }
+            switch state {
+            case .stale: setLink(key, .stale)
+            case .noContact: setLink(key, .noContact)
+            case .invalid: setLink(key, .invalid)
+            case .notifying: setLink(key, .connected)
+            case .connecting, .lost: break
+            }
         default:
             break
         }
@@ -129,12 +146,15 @@ struct DashboardModel: Sendable {
             switch sensor.link {
             case .connecting: sensor.link = .connecting(retryIn: retryIn)
             case .lost: sensor.link = .lost(retryIn: retryIn)
-            case .connected, .stale: break
+            case .connected, .stale, .noContact, .invalid: break
             }
             return sensor
         }
         state.zoneEntries = zoneEntries
         state.message = message
+        state.paused = pauseCause
+        state.lap = lap
+        state.keys = keys
         return state
     }
 }

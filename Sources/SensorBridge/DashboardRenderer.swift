@@ -25,7 +25,8 @@ struct DashboardRenderer {
         var lines: [(text: String, highlighted: Bool)] = []
         func add(_ text: String, highlighted: Bool = false) { lines.append((text, highlighted)) }
 
-        add("sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)")
+        let paused = state.paused.map { "  PAUSED" + ($0 == .auto ? " (auto)" : "") } ?? ""
+        add("sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)  lap \(state.lap)\(paused)")
         let heartZone = state.zones.first { $0.configuration.quantityType == .heartRate }
         let powerZone = state.zones.first { $0.configuration.quantityType == .cyclingPower }
         add("Heart rate  \(Self.figure(state.heartRate, "bpm"))" + Self.currentZone(heartZone))
@@ -61,6 +62,7 @@ struct DashboardRenderer {
             add("\(sensor.name) (\(sensor.key))  \(Self.describe(sensor.link))\(battery)")
         }
         if let message = state.message { add(message) }
+        if state.keys { add("space pause/resume   l lap   q end and save") }
 
         let bell = state.zoneEntries > zoneEntriesDrawn
         zoneEntriesDrawn = state.zoneEntries
@@ -88,6 +90,8 @@ struct DashboardRenderer {
         switch link {
         case .connected: "connected"
         case .stale: "stale, subscribing again"
+        case .noContact: "no contact (values not counted)"
+        case .invalid: "invalid values (not counted)"
         case .connecting(nil): "connecting"
         case .connecting(let retryIn?): "connecting, next try in \(Self.seconds(retryIn)) s"
         case .lost(nil): "lost, reconnecting"

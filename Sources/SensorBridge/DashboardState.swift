@@ -1,3 +1,4 @@
+import Workouts
 import SensorCore
 import Zones
 
@@ -22,6 +23,10 @@ struct DashboardState: Sendable, Equatable {
         case connected
         /// Connected, but a measurement has been silent past its staleness; subscribed to again.
         case stale
+        /// A heart-rate strap that reports no skin contact: its values do not count.
+        case noContact
+        /// Values no sensor could measure: they do not count.
+        case invalid
         /// The link dropped; the next attempt comes in `retryIn` (nil: under way).
         case lost(retryIn: Duration?)
     }
@@ -51,4 +56,10 @@ struct DashboardState: Sendable, Equatable {
     var zoneEntries = 0
     /// The latest message for the person (a connection failure, say).
     var message: String?
+    /// Paused, with the cause (`manual`, `auto`); nil while running.
+    var paused: WorkoutEvent.Cause?
+    /// The lap under way, from 1.
+    var lap = 1
+    /// Whether the keys work (standard input is the terminal): the line that names them is drawn.
+    var keys = false
 }

@@ -1,3 +1,4 @@
+import Session
 import BlueZ
 import Captures
 import Foundation
@@ -122,11 +123,11 @@ enum RecordCommand {
         }
         let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
         let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
-        let notificationRing = session.makeRing()
-        let controlRing = session.makeRing(capacity: 4)
         let source = LiveSensorSource(
-            anchor: anchor, sensorIDs: sensorIDs, notificationRing: notificationRing, control: control,
-            trace: traceFile, report: report, observe: dashboard?.observer)
+            anchor: anchor, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: traceFile,
+            report: report)
+        let controls = session.makeControls(
+            clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
         let links = SensorLinks(
             client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
             onEvent: {
@@ -140,25 +141,15 @@ enum RecordCommand {
             control.stop()
         }
 
-        dashboard?.start(outputs: builder.outputs)
-        let result = session.run(producers: [{
-            links.start()
-            let deadline = duration.map { ContinuousClock.now + $0 }
-            while true {
-                let left = deadline.map { $0 - .now }
-                if control.wait(timeout: left.map { min($0, .seconds(10)) } ?? .seconds(10)) { break }
-                if let deadline, ContinuousClock.now >= deadline { break }
-                if dashboard != nil { continue }
-                progress.line(
-                    "sensorbridge record: \((ContinuousClock.now - anchor).components.seconds) s, "
-                        + "\(control.notificationsReceived) notifications")
+        dashboard?.start(session.subscribe(), controls: controls)
+        var progressLine: (@Sendable (Duration) -> Void)?
+        if dashboard == nil {
+            progressLine = { elapsed in
+                progress.line("sensorbridge record: \(elapsed.components.seconds) s, \(control.notificationsReceived) notifications")
             }
-            // No notification is pushed after `stop` returns, so `end` comes after every one of them.
-            links.stop()
-            let end = ContinuousClock.now - anchor
-            source.writeEnd(at: end)
-            controlRing.push(.control(SessionControl(.end, at: end)))
-        }])
+        }
+        let live = LiveSensors(links: links, source: source, control: control, duration: duration, progress: progressLine)
+        let result = session.run(sources: [live])
         dashboard?.stop()
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }

@@ -1,3 +1,4 @@
+import Session
 import Captures
 import Foundation
 import SensorCore

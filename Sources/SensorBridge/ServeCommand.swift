@@ -1,3 +1,4 @@
+import Session
 import BlueZ
 import Foundation
 import SensorCore
@@ -77,6 +78,10 @@ enum ServeCommand {
 
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalStop(control) : nil
+        if context.recordingControl == nil {
+            // A lap or pause signal between workouts is ignored, not fatal (ControlSignals takes them during one).
+            for number in [SIGUSR1, SIGUSR2] { signal(number, SIG_IGN) }
+        }
         let router = ServeRouter(idleTimeout: idleTimeout, log: log)
         Thread.detachNewThread {
             _ = control.wait(timeout: nil)
@@ -193,6 +198,7 @@ enum ServeCommand {
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
+        setup.applyAutoPause(default: sensorIDs.keys.contains { !$0.hasPrefix("hr") })
         let start = Date() - (ContinuousClock.now - first).seconds
         let (builder, recorder) = try logging(context, log) { try setup.begin(start: start, sensors: sensorNames, $0) }
         let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: log) }
@@ -201,6 +207,10 @@ enum ServeCommand {
         let source = LiveSensorSource(
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         let controlRing = session.makeRing(capacity: 4)
+        // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
+        let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.stop() })
+        let signals = context.recordingControl == nil ? ControlSignals(controls, log: log) : nil
+        defer { signals?.cancel() }
         let result = session.run(producers: [
             {
                 router.begin(source)
@@ -252,5 +262,32 @@ enum ServeCommand {
             }
         }
         return try body(collected)
+    }
+}
+
+/// SIGUSR1 marks a lap and SIGUSR2 pauses or resumes the workout `serve` is recording; `cancel`
+/// gives the signals back their default action between workouts.
+final class ControlSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ controls: SessionControls, log: @escaping @Sendable (String) -> Void) {
+        let actions: [(Int32, @Sendable () -> Void)] = [
+            (SIGUSR1, { controls.lap(); log("lap (SIGUSR1)") }),
+            (SIGUSR2, { controls.togglePause(); log("pause or resume (SIGUSR2)") }),
+        ]
+        sources = actions.map { number, action in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources {
+            source.cancel()
+            signal(Int32(source.handle), SIG_IGN)
+        }
     }
 }

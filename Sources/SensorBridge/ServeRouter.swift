@@ -1,3 +1,4 @@
+import Session
 import BlueZ
 import Foundation
 import GATT

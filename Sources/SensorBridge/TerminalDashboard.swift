@@ -1,3 +1,4 @@
+import Session
 import BlueZ
 import Foundation
 import SensorCore
@@ -8,8 +9,8 @@ import Zones
 /// The live `record` dashboard on a terminal: a thread redraws `DashboardRenderer`'s frame in
 /// place four times a second on standard error (cursor home, each line cleared to its end, the
 /// rest of the screen cleared below: no full clear, so no flicker), with the cursor hidden until
-/// `stop`. Its model is fed from the D-Bus thread (samples, link events) and from the builder's
-/// output stream (zone updates, pause/resume).
+/// `stop`. Its model follows the session's event stream (samples, zone updates, pauses, laps,
+/// sensor states) and the link events; its keys control the session.
 ///
 /// Used only when standard error is a terminal and the process owns the recording (its own
 /// signals end it); otherwise `record` prints plain progress lines.
@@ -23,6 +24,7 @@ final class TerminalDashboard: Sendable {
     private let output = FileHandle.standardError
     private let stopping = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    private let keyboard = TerminalKeys()
 
     /// A dashboard when standard error is a terminal (and not `TERM=dumb`) and nobody else
     /// controls the recording; nil otherwise.
@@ -39,11 +41,6 @@ final class TerminalDashboard: Sendable {
     init(anchor: ContinuousClock.Instant, model: DashboardModel) {
         self.anchor = anchor
         self.model = Mutex(model)
-    }
-
-    /// Takes decoded samples (on the D-Bus thread).
-    var observer: @Sendable (Sample) -> Void {
-        { [self] sample in model.withLock { $0.add(sample) } }
     }
 
     /// A message for the person, shown under the sensors.
@@ -65,10 +62,38 @@ final class TerminalDashboard: Sendable {
         }
     }
 
-    /// Starts drawing, and reading the builder's outputs until the workout finishes.
-    func start(outputs: AsyncStream<WorkoutBuilderOutput>) {
-        Task.detached { [self] in
-            for await output in outputs { model.withLock { $0.apply(output) } }
+    /// Starts drawing, following the session's event stream until the workout finishes, and, when
+    /// standard input is a terminal, reading its keys: space pauses and resumes, `l` marks a lap,
+    /// `q` ends and saves (the terminal is in raw mode meanwhile and given back by `stop`).
+    func start(_ events: SessionSubscription, controls: SessionControls) {
+        let reader = Thread { [self] in
+            Thread.current.name = "sb.dash.events"
+            while !events.isFinished {
+                guard let event = events.next(timeout: .seconds(1)) else { continue }
+                model.withLock { m in
+                    switch event {
+                    case .sample(let sample): m.add(sample)
+                    case .output(let output): m.apply(output)
+                    case .dropped: break
+                    }
+                }
+            }
+        }
+        reader.start()
+        if keyboard.start() {
+            model.withLock { $0.keys = true }
+            let keys = Thread { [self] in
+                Thread.current.name = "sb.dash.keys"
+                while let key = keyboard.next() {
+                    switch key {
+                    case " ": controls.togglePause()
+                    case "l", "L": controls.lap()
+                    case "q", "Q": controls.end()
+                    default: break
+                    }
+                }
+            }
+            keys.start()
         }
         let thread = Thread { [self] in
             Thread.current.name = "sb.dashboard"
@@ -80,6 +105,7 @@ final class TerminalDashboard: Sendable {
 
     /// Draws a last frame and gives the cursor back, below the dashboard.
     func stop() {
+        keyboard.stop()
         stopping.signal()
         finished.wait()
     }

@@ -13,6 +13,9 @@ public final class LiveWorkoutBuilder: Sendable {
     private let continuation: AsyncStream<WorkoutBuilderOutput>.Continuation
     /// Everything the builder reports, in order. Keeps the newest 256 outputs when nobody reads.
     public let outputs: AsyncStream<WorkoutBuilderOutput>
+    /// Called with each update's outputs, on the updating thread, under no lock (the session's
+    /// event stream).
+    private let observers = Mutex<[@Sendable ([WorkoutBuilderOutput]) -> Void]>([])
 
     public init(_ machine: WorkoutStateMachine) {
         self.machine = Mutex(machine)
@@ -30,8 +33,15 @@ public final class LiveWorkoutBuilder: Sendable {
             return result
         }
         for output in produced { continuation.yield(output) }
+        if !produced.isEmpty { for observer in observers.withLock({ $0 }) { observer(produced) } }
         if case .state(let state)? = produced.last, state == .finished || state == .discarded { continuation.finish() }
         return result
+    }
+
+    /// Calls `observer` with the outputs of every later update, in order, on the thread that
+    /// updates: it must not wait.
+    public func observe(_ observer: @escaping @Sendable ([WorkoutBuilderOutput]) -> Void) {
+        observers.withLock { $0.append(observer) }
     }
 
     public var state: WorkoutBuilderState { machine.withLock { $0.state } }

@@ -1,3 +1,4 @@
+import Session
 import Foundation
 import SensorBridge
 import SensorCore

@@ -1,3 +1,4 @@
+@testable import Session
 import SensorCore
 import Testing
 

@@ -1,6 +1,7 @@
 import Captures
 import Foundation
 import SensorBridge
+import Session
 import SensorCore
 import Testing
 import Workouts

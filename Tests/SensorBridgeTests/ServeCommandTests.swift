@@ -1,5 +1,6 @@
 import Foundation
 import SensorBridge
+import Session
 import SensorCore
 import SensorTestSupport
 import Synchronization

@@ -18,6 +18,14 @@ public final class WorkoutSession: Sendable {
     private let now: (@Sendable () -> Duration)?
     private let journal: (any WorkoutSessionJournal)?
     private let state = Mutex(ConsumerState())
+    /// The outputs following the event stream.
+    private let subscribers = Subscribers()
+
+    final class Subscribers: Sendable {
+        let list = Mutex<[SessionSubscription]>([])
+        /// Whether any subscriber takes samples: read by the consumer once per batch.
+        let wantSamples = Atomic<Bool>(false)
+    }
 
     struct ConsumerState {
         var warnings: [String] = []
@@ -32,6 +40,38 @@ public final class WorkoutSession: Sendable {
         self.tickInterval = tickInterval
         self.now = now
         self.journal = journal
+        builder.observe { [subscribers] outputs in
+            for subscriber in subscribers.list.withLock({ $0 }) {
+                for output in outputs { subscriber.publish(.output(output)) }
+            }
+        }
+    }
+
+    /// A new output following the session's event stream from now on: the builder's outputs, and
+    /// samples when `samples`. It never slows the session: past `capacity` unread events it drops
+    /// (samples and statistics first) and says so.
+    public func subscribe(capacity: Int = 1024, samples: Bool = true) -> SessionSubscription {
+        let subscription = SessionSubscription(capacity: capacity, wantsSamples: samples)
+        subscribers.list.withLock { $0.append(subscription) }
+        if samples { subscribers.wantSamples.store(true, ordering: .releasing) }
+        return subscription
+    }
+
+    /// Control of this session from any thread (keys, signals, the API). `clock` stamps the
+    /// controls (the session's clock: the time since its anchor); `end` makes its sources finish;
+    /// `onControl` sees each control pushed (the trace writer). Make it before `run`.
+    public func makeControls(
+        clock: @escaping @Sendable () -> Duration, end: @escaping @Sendable () -> Void,
+        onControl: @escaping @Sendable (SessionControl) -> Void = { _ in }
+    ) -> SessionControls {
+        SessionControls(ring: makeRing(capacity: 64), builder: builder, clock: clock, end: end, onControl: onControl)
+    }
+
+    /// Runs the session with `sources`, each on a producer thread of its own with a ring of its own;
+    /// `started` is t = 0 for sources that keep a pace.
+    public func run(sources: [any SensorSource], started: ContinuousClock.Instant = .now) -> Result<Workout, WorkoutBuilderError> {
+        let fed = sources.map { ($0, makeRing()) }
+        return run(producers: fed.map { source, ring in { source.produce(into: ring, started: started) } })
     }
 
     /// A ring for one producer thread.
@@ -112,6 +152,7 @@ public final class WorkoutSession: Sendable {
                 m.tick(at: now?() ?? latest)
             }
             journal?.consumerApplied(batch[..<applied], droppedSamples: rings.droppedCount)
+            if subscribers.wantSamples.load(ordering: .acquiring) { publishSamples(batch[..<applied]) }
             batch.removeAll(keepingCapacity: true)
             if !warnings.isEmpty { state.withLock { $0.warnings += warnings } }
             if ended { break }
@@ -122,6 +163,15 @@ public final class WorkoutSession: Sendable {
             return try builder.finishWorkout()
         }
         state.withLock { $0.result = result }
+        for subscriber in subscribers.list.withLock({ $0 }) { subscriber.finish() }
+    }
+
+    private func publishSamples(_ items: ArraySlice<SessionItem>) {
+        let takers = subscribers.list.withLock { $0.filter(\.wantsSamples) }
+        for item in items {
+            guard case .sample(let sample) = item else { continue }
+            for subscriber in takers { subscriber.publish(.sample(sample)) }
+        }
     }
 
     /// Applies one item; true when it ended the workout. An impossible event (a resume while not

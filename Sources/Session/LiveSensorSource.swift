@@ -1,9 +1,9 @@
-import BlueZ
-import Captures
+public import BlueZ
+public import Captures
 import Foundation
 import GATT
-import SampleRing
-import SensorCore
+public import SampleRing
+public import SensorCore
 import Synchronization
 
 /// The producer side of a live recording: BlueZ notifications and link events become session
@@ -14,26 +14,23 @@ import Synchronization
 /// (single producer); the link supervisor's events are only reported. `@unchecked Sendable`:
 /// `extractors` and `samples` are touched on the D-Bus thread only; the trace file is behind its
 /// own mutex.
-final class LiveSensorSource: @unchecked Sendable {
-    let anchor: ContinuousClock.Instant
-    let sensorIDs: [String: SensorID]
+public final class LiveSensorSource: @unchecked Sendable {
+    public let anchor: ContinuousClock.Instant
+    public let sensorIDs: [String: SensorID]
     private let notificationRing: SampleRing<SessionItem>
     private let control: RecordingControl
     /// The trace being written (`record --trace`): its path, and its file until it is committed or
     /// a write fails; `failed` once a write has failed (nothing more is written, so that the trace
     /// has no hole: it stops there).
     private let trace: Mutex<(path: String?, file: OutputFile?, failed: Bool)>
-    private var extractors: [String: SampleExtractor] = [:]
-    private var samples: [Sample] = []
+    private var decoder = NotificationDecoder()
     private let lost = Mutex<Set<String>>([])
     private let report: @Sendable (String) -> Void
-    /// Sees every decoded sample on the D-Bus thread (the terminal dashboard).
-    private let observe: (@Sendable (Sample) -> Void)?
 
-    init(
+    public init(
         anchor: ContinuousClock.Instant, sensorIDs: [String: SensorID], notificationRing: SampleRing<SessionItem>,
         control: RecordingControl, trace: OutputFile?,
-        report: @escaping @Sendable (String) -> Void, observe: (@Sendable (Sample) -> Void)? = nil
+        report: @escaping @Sendable (String) -> Void
     ) {
         self.anchor = anchor
         self.sensorIDs = sensorIDs
@@ -41,12 +38,10 @@ final class LiveSensorSource: @unchecked Sendable {
         self.control = control
         self.trace = Mutex((trace?.path, trace, false))
         self.report = report
-        self.observe = observe
-        samples.reserveCapacity(8)
         control.started(at: anchor)
     }
 
-    func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }
+    public func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }
 
     private func write(_ record: TraceRecord) {
         let failure = trace.withLock { trace -> String? in
@@ -63,31 +58,22 @@ final class LiveSensorSource: @unchecked Sendable {
     }
 
     /// The trace's path when it holds everything received (no write failed), else nil.
-    var completeTrace: String? { trace.withLock { $0.failed ? nil : $0.path } }
+    public var completeTrace: String? { trace.withLock { $0.failed ? nil : $0.path } }
 
     /// D-Bus thread.
-    func received(_ notification: BlueZNotification) {
+    public func received(_ notification: BlueZNotification) {
         control.countNotification()
         let time = time(notification.receivedAt)
         let uuid = BluetoothUUID(UInt32(notification.uuid))
+        // The raw value goes into the trace, whether it counts or not.
         write(.notification(time: time, device: notification.key, uuid: uuid, bytes: notification.bytes))
         guard let sensor = sensorIDs[notification.key] else { return }
-        do {
-            guard let value = try GATTValue.decode(uuid: uuid, bytes: notification.bytes) else { return }
-            samples.removeAll(keepingCapacity: true)
-            extractors[notification.key, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
-            control.latencyProbe?.received(notification.bytes, samples: samples.count)
-            for sample in samples {
-                notificationRing.push(.sample(sample))
-                observe?(sample)
-            }
-        } catch {
-            notificationRing.push(.control(SessionControl(.malformed, at: time, sensor: sensor)))
-        }
+        let samples = decoder.decode(notification.bytes, uuid: uuid, from: sensor, at: time) { notificationRing.push($0) }
+        control.latencyProbe?.received(notification.bytes, samples: samples.count)
     }
 
     /// The D-Bus thread for `lost`, `connected` and `notifying`, the link supervisor for the others.
-    func linkEvent(_ event: SensorLinkEvent, names: [String: String]) {
+    public func linkEvent(_ event: SensorLinkEvent, names: [String: String]) {
         switch event {
         case .lost(let key, let at):
             lost.withLock { _ = $0.insert(key) }
@@ -111,7 +97,7 @@ final class LiveSensorSource: @unchecked Sendable {
     }
 
     /// A stale or notifying-again measurement in words, for every command that reports them.
-    static func describe(_ event: SensorLinkEvent, names: [String: String]) -> String? {
+    public static func describe(_ event: SensorLinkEvent, names: [String: String]) -> String? {
         switch event {
         case .stale(let key, let uuid, let silentFor):
             "\(names[key] ?? key): no \(BlueZUUID.name(uuid)) for \(silentFor.components.seconds) s (stale); subscribing again"
@@ -122,7 +108,7 @@ final class LiveSensorSource: @unchecked Sendable {
     }
 
     /// A read-once characteristic in words (battery 87 %, location chest).
-    static func describe(uuid: UInt16, bytes: [UInt8]) -> String? {
+    public static func describe(uuid: UInt16, bytes: [UInt8]) -> String? {
         switch try? GATTValue.decode(uuid: BluetoothUUID(UInt32(uuid)), bytes: bytes) {
         case .batteryLevel(let battery)?: "battery \(battery.percent) %"
         case .bodySensorLocation(let location)?: "worn on the \(location.location)"
@@ -131,8 +117,19 @@ final class LiveSensorSource: @unchecked Sendable {
         }
     }
 
+    /// A pause, resume or lap the person made (`SessionControls`), written to the trace so that a
+    /// replay makes it too.
+    public func write(_ control: SessionControl) {
+        switch control.kind {
+        case .pause: write(.event(time: control.time, .pause))
+        case .resume: write(.event(time: control.time, .resume))
+        case .lap: write(.event(time: control.time, .lap))
+        default: break
+        }
+    }
+
     /// The end of the recording: written to the trace, and pushed by the controller thread.
-    func writeEnd(at time: Duration) {
+    public func writeEnd(at time: Duration) {
         write(.event(time: time, .end))
         trace.withLock { trace in
             try? trace.file?.commit()

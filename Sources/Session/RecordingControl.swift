@@ -32,7 +32,7 @@ public final class RecordingControl: Sendable {
     func started(at anchor: ContinuousClock.Instant) { clockStart.withLock { $0 = anchor } }
 
     /// Waits for `stop` up to `timeout` (forever when nil); true when stopped.
-    func wait(timeout: Duration?) -> Bool {
+    public func wait(timeout: Duration?) -> Bool {
         guard let timeout else {
             semaphore.wait()
             return true

@@ -41,8 +41,8 @@ public final class TraceReplayer: @unchecked Sendable {
     /// Called on the producer thread with the trace time reached, once per whole second of it,
     /// with a paced replay only (a fast one has nothing to wait for).
     private let progress: (@Sendable (Duration) -> Void)?
-    /// A notification's samples, reused from one to the next.
-    private var samples: [Sample] = []
+    /// The one decode path of a session, shared with live notifications.
+    private var decoder = NotificationDecoder()
 
     public init(reader: any TraceRecordSource, pace: ReplayPace = .fast, progress: (@Sendable (Duration) -> Void)? = nil) {
         self.reader = reader
@@ -69,7 +69,6 @@ public final class TraceReplayer: @unchecked Sendable {
     /// event, else at the last record; a malformed line or record ends it there and is kept in
     /// `failure`.
     public func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
-        var extractors: [String: SampleExtractor] = [:]
         var items: [SessionItem] = []
         var last = Duration.zero
         var reported = Int64.min
@@ -88,7 +87,7 @@ public final class TraceReplayer: @unchecked Sendable {
                 }
             }
             items.removeAll(keepingCapacity: true)
-            translate(record, &extractors, into: &items)
+            translate(record, into: &items)
             for item in items { push(item) }
         }
         push(.control(SessionControl(.end, at: last)))
@@ -99,14 +98,13 @@ public final class TraceReplayer: @unchecked Sendable {
     /// `WorkoutSession`'s consumer applies them, with a tick after each record; then the end.
     /// Returns the impossible events skipped, as the session's warnings; `failure` as `produce`.
     public func replay(into machine: inout WorkoutStateMachine) -> [String] {
-        var extractors: [String: SampleExtractor] = [:]
         var items: [SessionItem] = []
         var last = Duration.zero
         var warnings: [String] = []
         while let record = nextRecord() {
             last = record.time
             items.removeAll(keepingCapacity: true)
-            translate(record, &extractors, into: &items)
+            translate(record, into: &items)
             for item in items {
                 // An `end` event ends the workout.
                 if WorkoutSession.apply(item, to: &machine, warnings: &warnings) { return warnings }
@@ -127,20 +125,11 @@ public final class TraceReplayer: @unchecked Sendable {
         }
     }
 
-    /// A record's session items: a notification's samples (or a `malformed` control when it does
-    /// not decode; nothing for a characteristic with no samples), an event's control.
-    private func translate(_ record: TraceRecord, _ extractors: inout [String: SampleExtractor], into items: inout [SessionItem]) {
+    /// A record's session items: a notification's, through the session's decode path; an event's control.
+    private func translate(_ record: TraceRecord, into items: inout [SessionItem]) {
         switch record {
         case .notification(let time, let device, let uuid, let bytes):
-            let sensor = sensorID(device)
-            do {
-                guard let value = try GATTValue.decode(uuid: uuid, bytes: bytes) else { return }
-                samples.removeAll(keepingCapacity: true)
-                extractors[device, default: SampleExtractor(sensor: sensor)].extract(value, at: time, into: &samples)
-                for sample in samples { items.append(.sample(sample)) }
-            } catch {
-                items.append(.control(SessionControl(.malformed, at: time, sensor: sensor)))
-            }
+            decoder.decode(bytes, uuid: uuid, from: sensorID(device), at: time) { items.append($0) }
         case .event(let time, let event):
             items.append(.control(control(for: event, at: time)))
         }

@@ -45,7 +45,7 @@ public final class LatencyProbe: Sendable {
     }
 
     /// A journal that reports what the consumer applied to this probe, then to `inner`.
-    func journal(wrapping inner: (any WorkoutSessionJournal)?) -> any WorkoutSessionJournal {
+    public func journal(wrapping inner: (any WorkoutSessionJournal)?) -> any WorkoutSessionJournal {
         ProbedJournal(probe: self, inner: inner)
     }
 

@@ -113,6 +113,9 @@ let package = Package(
         ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "SessionTests", dependencies: ["Session", "Workouts", "Zones", "SensorCore", "GATT", "Captures", "SampleRing"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "WorkoutStoreTests",
             dependencies: ["WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
             swiftSettings: swiftSettings

@@ -1,0 +1,184 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Synchronization
+import Testing
+
+/// Pausing, laps, auto-pause and sensor validity in a live recording, against the mock BlueZ:
+/// the dashboard's keys through a pseudo-terminal, auto-pause from the power meter's values, and a
+/// strap that loses contact.
+@Suite(.serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+struct LiveControlTests {
+    /// A trace of `seconds` of ride: heart rate every second, power every half second from
+    /// `power(t)` (hex of a Cycling Power Measurement), heart rate from `heartRate(t)`.
+    static func trace(seconds: Int, heartRate: (Double) -> String = { _ in "0678" }, power: (Double) -> String) throws -> URL {
+        var lines = [
+            #"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{"hr":{"name":"HRM-Pro","address":"C4:7E:11:22:33:44"},"power":{"name":"Assioma","address":"E8:FE:6E:91:9F:16"}}}"#
+        ]
+        for step in 0..<(seconds * 2) {
+            let t = Double(step) / 2
+            if step % 2 == 0 { lines.append(#"{"t":\#(t),"device":"hr","uuid":"2a37","hex":"\#(heartRate(t))"}"#) }
+            lines.append(#"{"t":\#(t),"device":"power","uuid":"2a63","hex":"\#(power(t))"}"#)
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    static let pedalling = "0000c800"  // 200 W, no crank data
+    static let still = "00000000"  // 0 W
+
+    static func events(_ output: String) throws -> [String] {
+        (try JSONValue(parsing: output)["workout"]?["events"]?.arrayValue ?? []).compactMap { e in
+            guard let type = e["type"]?.stringValue, ["pause", "resume", "lap"].contains(type) else { return nil }
+            return "\(type) \(e["cause"]?.stringValue ?? "?")"
+        }
+    }
+
+    /// 3 s at 0 W pause the ride (auto), pedalling resumes it; on by default with a power meter.
+    @Test(.timeLimit(.minutes(1))) func autoPauseAfterThreeStillSecondsResumesOnPedalling() throws {
+        let source = try Self.trace(seconds: 14) { t in (4..<10).contains(t) ? Self.still : Self.pedalling }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"])
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(try Self.events(run.output) == ["pause auto", "resume auto"], "\(run.output)")
+        let workout = try JSONValue(parsing: run.output)["workout"]
+        let paused = (workout?["duration"]?.doubleValue ?? 0) - (workout?["activeDuration"]?.doubleValue ?? 0)
+        // Still from 4 s to 10 s: paused from about 7 s (3 s after the last movement) to 10 s.
+        #expect(paused > 2 && paused < 4.5, "paused \(paused) s")
+
+        // --auto-pause off keeps the clock running.
+        let mock2 = try MockBlueZ(trace: source, speed: 4)
+        defer { mock2.stop() }
+        let off = try BlueZCommandTests.record(mock2, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--auto-pause", "off"])
+        #expect(try Self.events(off.output) == [])
+    }
+
+    /// A strap that reports no contact for a while (0 bpm, as straps do): those values are no
+    /// samples, the time is reported as no contact, and the zones hold none of it past the last
+    /// valid value's 5 s hold (the zone rule for any sample).
+    @Test(.timeLimit(.minutes(1))) func contactLostIsExcludedFromZonesAndReported() throws {
+        // 20 s of ride in real time: contact from 0 to 4 s, none (0 bpm) from 4 to 14 s, contact again.
+        let source = try Self.trace(seconds: 20, heartRate: { t in (4..<14).contains(t) ? "0400" : "0678" }) { _ in Self.pedalling }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let run = try BlueZCommandTests.record(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,110,130,150"])
+        #expect(run.status == .success, "\(run.errors)")
+        let workout = try #require(try JSONValue(parsing: run.output)["workout"])
+        let noContact = try #require(workout["sensors"]?["hr"]?["noContact"]?.doubleValue, "\(workout["sensors"] ?? nil)")
+        #expect(noContact > 9 && noContact < 11, "\(noContact)")
+        let hr = try #require(workout["statistics"]?["heartRate"])
+        #expect(hr["minimum"]?.doubleValue == 120)
+        let zoned = (workout["zoneGroups"]?["heartRate"]?["zoneDurations"]?.arrayValue ?? []).compactMap { $0["duration"]?.doubleValue }
+        let duration = try #require(workout["duration"]?.doubleValue)
+        #expect(zoned.reduce(0, +) <= duration - noContact + 5.5, "zones \(zoned), duration \(duration), no contact \(noContact)")
+        #expect(zoned.reduce(0, +) < duration - 4, "zones \(zoned), duration \(duration)")
+        let states = (workout["events"]?.arrayValue ?? []).compactMap { e in
+            e["type"]?.stringValue == "sensorState" ? "\(e["device"]?.stringValue ?? "") \(e["state"]?.stringValue ?? "")" : nil
+        }
+        #expect(states.prefix(2) == ["hr noContact", "hr notifying"], "\(states)")
+    }
+
+    /// The dashboard's keys, typed on a pseudo-terminal that is the recording's standard input and
+    /// standard error: space pauses, space resumes, `l` marks a lap, `q` ends and saves.
+    @Test(.timeLimit(.minutes(1))) func dashboardKeysPauseResumeLapAndEnd() throws {
+        let source = try Self.trace(seconds: 40) { _ in Self.pedalling }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let terminal = try PseudoTerminal()
+        let child = Process()
+        child.executableURL = try CrashRecoveryTests.executable()
+        child.arguments = ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save"]
+        child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
+        child.standardInput = terminal.follower
+        child.standardError = terminal.follower
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        defer {
+            if child.isRunning {
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+            }
+        }
+        // Both sensors connected and drawn before the keys.
+        #expect(terminal.waitFor("Assioma (power)  connected", timeout: .seconds(20)), "\(terminal.screen.suffix(2000))")
+        #expect(terminal.waitFor("space pause/resume", timeout: .seconds(5)))
+        Thread.sleep(forTimeInterval: 1)
+        terminal.type(" ")
+        #expect(terminal.waitFor("PAUSED", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
+        Thread.sleep(forTimeInterval: 1)
+        terminal.type(" ")
+        Thread.sleep(forTimeInterval: 0.5)
+        terminal.type("l")
+        #expect(terminal.waitFor("lap 2", timeout: .seconds(5)))
+        terminal.type("q")
+        let json = output.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 0)
+        let text = String(decoding: json, as: UTF8.self)
+        #expect(try Self.events(text) == ["pause manual", "resume manual", "lap manual"], "\(text)")
+    }
+}
+
+/// A pseudo-terminal for a child process: `follower` is its terminal; what it draws is read into
+/// `screen` on a thread of its own (a terminal nobody reads fills up and blocks its writer).
+final class PseudoTerminal: Sendable {
+    let follower: FileHandle
+    private let leader: Int32
+    private let drawn = Drawn()
+
+    private final class Drawn: Sendable {
+        let text = Mutex("")
+    }
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    init() throws {
+        // posix_openpt, unlockpt and ptsname as Linux's devpts does them (Glibc's declarations are
+        // not imported): /dev/ptmx, then TIOCSPTLCK (unlock) and TIOCGPTN (its number), whose
+        // values are the kernel's ABI (_IOW('T', 0x31, int) and _IOR('T', 0x30, unsigned int)).
+        leader = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard leader >= 0, ioctl(leader, 0x4004_5431, &unlock) == 0, ioctl(leader, 0x8004_5430, &number) == 0 else {
+            throw Failure(description: "no pseudo-terminal: \(String(cString: strerror(errno)))")
+        }
+        let name = "/dev/pts/\(number)"
+        let descriptor = open(name, O_RDWR | O_NOCTTY)
+        guard descriptor >= 0 else { throw Failure(description: "cannot open \(name)") }
+        follower = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let leader = leader
+        Thread.detachNewThread { [drawn] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(leader, &buffer, buffer.count)
+                guard count > 0 else { return }
+                let chunk = String(decoding: buffer[..<count], as: UTF8.self)
+                drawn.text.withLock { $0 += chunk }
+            }
+        }
+    }
+
+    deinit { close(leader) }
+
+    var screen: String { drawn.text.withLock { $0 } }
+
+    func type(_ keys: String) {
+        let bytes = Array(keys.utf8)
+        _ = bytes.withUnsafeBufferPointer { write(leader, $0.baseAddress, $0.count) }
+    }
+
+    /// Waits until `needle` has been drawn.
+    func waitFor(_ needle: String, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if drawn.text.withLock({ $0.contains(needle) }) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+}

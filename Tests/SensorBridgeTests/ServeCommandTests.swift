@@ -273,6 +273,39 @@ struct ServeCommandTests {
         #expect(list["workouts"]?.arrayValue?.map { $0["state"]?.stringValue } == ["finished"])
     }
 
+    /// SIGUSR2 pauses and resumes the workout `serve` records, SIGUSR1 marks a lap; both are
+    /// manual events in the stored workout, and neither ends the process.
+    @Test(
+        .enabled(
+            if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
+    func signalsPauseResumeAndMarkALap() throws {
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
+        defer { mock.stop() }
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
+            .path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let serve = try ChildProcess(
+            DeploymentFilesTests.binary,
+            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store, "--min-duration", "0", "--auto-pause", "off"]
+                + BlueZCommandTests.zones,
+            environment: mock.environment)
+        #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
+        for signal in [SIGUSR2, SIGUSR2, SIGUSR1] {
+            Thread.sleep(forTimeInterval: 1)
+            serve.send(signal)
+        }
+        #expect(serve.waitForLine(timeout: .seconds(10)) { $0.contains("lap (SIGUSR1)") } != nil, "\(serve.output)")
+        Thread.sleep(forTimeInterval: 0.5)
+        serve.stop(grace: .seconds(20))
+        #expect(serve.terminationStatus == 0, "\(serve.output)")
+        let shown = try JSONValue(parsing: runCLI(["workouts", "show", "1", "--json", "--store", store]).output)
+        let events = (shown["workout"]?["events"]?.arrayValue ?? []).compactMap { e -> String? in
+            guard let type = e["type"]?.stringValue, ["pause", "resume", "lap"].contains(type) else { return nil }
+            return "\(type) \(e["cause"]?.stringValue ?? "")"
+        }
+        #expect(events.prefix(3) == ["pause manual", "resume manual", "lap manual"], "\(events)")
+    }
+
     @Test func helpAndBadOptions() {
         let help = runCLI(["serve", "--help"])
         #expect(help.status == .success)

@@ -1,5 +1,5 @@
 import Foundation
-import SensorBridge
+@testable import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
@@ -43,5 +43,22 @@ struct RecordOptionsTests {
         let statistics = try JSONValue(parsing: run.output)["workout"]?["statistics"]
         #expect((statistics?["cyclingPower"]?["count"]?.doubleValue ?? 0) > 0)
         #expect(run.errors.components(separatedBy: "Assioma connected").count == 2, "one link: \(run.errors)")
+    }
+
+    /// Bad values for the new options are usage errors that say what to give; good ones parse.
+    @Test func autoPauseAndAutoLapValues() throws {
+        for (option, value, message) in [
+            ("--auto-lap", "5x", "--auto-lap 5x: give a duration such as 300, 90s, 5m or 1h30m"),
+            ("--auto-lap", "5", "--auto-lap 5: give a duration from 10 s to 24 h"),
+            ("--auto-pause", "soon", "--auto-pause soon: give off, or the seconds of stillness that pause"),
+        ] {
+            let run = runCLI(["record", "--hr", "HRM-Pro", "--no-save", option, value])
+            #expect(run.status == .usage)
+            #expect(run.errors.contains(message), "\(run.errors)")
+        }
+        #expect(try WorkoutSetup.duration("1h30m", label: "--auto-lap") == .seconds(5400))
+        #expect(try WorkoutSetup.duration("90s", label: "--auto-lap") == .seconds(90))
+        #expect(try WorkoutSetup.duration("300", label: "--auto-lap") == .seconds(300))
+        #expect(try WorkoutSetup.duration("2.5m", label: "--auto-lap") == .seconds(150))
     }
 }

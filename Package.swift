@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // SensorBridge: Bluetooth LE heart-rate straps and cycling power meters to zoned workouts on Linux.
-// The module map and the rules it follows are in DESIGN.md (kept beside the repository as ../shared/DESIGN.md).
+// The module map and the rules it follows are in docs/DESIGN.md.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [

@@ -249,21 +249,27 @@ struct ServeCommandTests {
         #expect(events.filter { $0["type"]?.stringValue == "sensorRegained" }.count == 2, "\(events)")
     }
 
+    /// The built `sensorbridge serve` as a child process against `mock`, with a store of its own,
+    /// once it has started saving workout 1.
+    static func serveProcess(_ mock: MockBlueZ, _ extra: [String] = []) throws -> (ChildProcess, store: String) {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
+        let serve = try ChildProcess(
+            DeploymentFilesTests.binary,
+            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store, "--min-duration", "0"] + extra
+                + BlueZCommandTests.zones,
+            environment: mock.environment)
+        #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
+        return (serve, store)
+    }
+
     @Test(
         .enabled(
             if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
     func sigtermToTheProcessSavesTheWorkoutAndExitsZero() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
         defer { mock.stop() }
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
-            .path
+        let (serve, store) = try Self.serveProcess(mock)
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
-        let serve = try ChildProcess(
-            DeploymentFilesTests.binary,
-            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store, "--min-duration", "0"]
-                + BlueZCommandTests.zones,
-            environment: mock.environment)
-        #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
         Thread.sleep(forTimeInterval: 0.5)
         serve.stop(grace: .seconds(20))
         #expect(serve.terminationStatus == 0, "\(serve.output)")
@@ -281,15 +287,8 @@ struct ServeCommandTests {
     func signalsPauseResumeAndMarkALap() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
         defer { mock.stop() }
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite")
-            .path
+        let (serve, store) = try Self.serveProcess(mock, ["--auto-pause", "off"])
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
-        let serve = try ChildProcess(
-            DeploymentFilesTests.binary,
-            ["serve", "--hr", "HRM-Pro", "--power", "Assioma", "--store", store, "--min-duration", "0", "--auto-pause", "off"]
-                + BlueZCommandTests.zones,
-            environment: mock.environment)
-        #expect(serve.waitForLine(timeout: .seconds(30)) { $0.contains("saving workout 1") } != nil, "\(serve.output)")
         for signal in [SIGUSR2, SIGUSR2, SIGUSR1] {
             Thread.sleep(forTimeInterval: 1)
             serve.send(signal)

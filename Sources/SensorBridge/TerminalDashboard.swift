@@ -74,7 +74,7 @@ final class TerminalDashboard: Sendable {
                     switch event {
                     case .sample(let sample): m.add(sample)
                     case .output(let output): m.apply(output)
-                    case .dropped: break
+                    case .dropped(let count): m.show("the display fell behind: \(count) updates skipped")
                     }
                 }
             }

@@ -95,8 +95,7 @@ enum ReplayCommand {
         } else {
             session = WorkoutSession(builder: builder, journal: journal)
         }
-        let ring = session.makeRing()
-        let result = session.run(producers: [{ replayer.produce(into: ring, started: started) }])
+        let result = session.run(sources: [replayer], started: started)
         if showsProgress { progress.overwrite("") }
         if let failure = replayer.failure {
             try? recorder?.discard()

@@ -1,6 +1,7 @@
 import Session
 import BlueZ
 import Foundation
+import SampleRing
 import SensorCore
 import Synchronization
 import WorkoutStore
@@ -206,18 +207,11 @@ enum ServeCommand {
         let session = WorkoutSession(builder: builder, journal: journal)
         let source = LiveSensorSource(
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
-        let controlRing = session.makeRing(capacity: 4)
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.stop() })
         let signals = context.recordingControl == nil ? ControlSignals(controls, log: log) : nil
         defer { signals?.cancel() }
-        let result = session.run(producers: [
-            {
-                router.begin(source)
-                let end = router.waitForEnd()
-                controlRing.push(.control(SessionControl(.end, at: end - first)))
-            }
-        ])
+        let result = session.run(sources: [RoutedSensors(router: router, source: source, anchor: first)])
         let reason =
             router.isBusLost
             ? "the bus connection was lost"
@@ -289,5 +283,20 @@ final class ControlSignals {
             source.cancel()
             signal(Int32(source.handle), SIG_IGN)
         }
+    }
+}
+
+/// `serve`'s sensors as a session's source: the router hands their notifications to `source`
+/// from the first measurement until the workout ends (an idle timeout, a stop, the bus lost);
+/// then the end is pushed, at the router's end time.
+struct RoutedSensors: SensorSource {
+    let router: ServeRouter
+    let source: LiveSensorSource
+    let anchor: ContinuousClock.Instant
+
+    func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
+        router.begin(source)
+        let end = router.waitForEnd()
+        _ = ring.push(.control(SessionControl(.end, at: end - anchor)))
     }
 }

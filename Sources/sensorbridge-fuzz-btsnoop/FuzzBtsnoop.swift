@@ -55,20 +55,6 @@ func exercise(_ bytes: [UInt8]) -> Int {
 #else
     @main
     enum FuzzReplay {
-        static func main() {
-            let paths = CommandLine.arguments.dropFirst()
-            guard !paths.isEmpty else {
-                FileHandle.standardError.write(
-                    Data("usage: sensorbridge-fuzz-btsnoop FILE...  (runs the fuzz harness over each file)\n".utf8))
-                exit(2)
-            }
-            for path in paths {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
-                    exit(1)
-                }
-                print("\(path): \(exercise([UInt8](data))) events, samples and bytes")
-            }
-        }
+        static func main() { FuzzFiles.run(program: "sensorbridge-fuzz-btsnoop", counted: "events, samples and bytes", exercise) }
     }
 #endif

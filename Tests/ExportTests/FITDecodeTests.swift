@@ -119,15 +119,23 @@ struct FITDecodeTests {
         return zip(values, expected).allSatisfy { close($0, $1) }
     }
 
+    static let bundledRide = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Captures/ride-60min-hr-power.jsonl").standardized.path
+
+    /// A new folder of its own under the temporary folder; the caller removes it.
+    static func temporaryFolder() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// The bundled one-hour ride, replayed and saved by `sensorbridge replay --save` and loaded
     /// from the store, as `sensorbridge export` will find it.
     @Test func bundledRideFromTheStore() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("workouts.sqlite").path
-        let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Captures/ride-60min-hr-power.jsonl").standardized.path
+        let capture = Self.bundledRide
         let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
         let status = SensorBridgeCLI.run(
             ["replay", capture, "--age", "40", "--resting-hr", "50", "--ftp", "250", "--save", "--store", store],
@@ -182,12 +190,10 @@ struct FITDecodeTests {
     /// was recorded with, not today's. A workout stored without a profile (as before store
     /// migration 5) gets none of those fields, never today's, and a note says so.
     @Test func anExportAfterTheProfileChangedCarriesTheRecordedProfile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("workouts.sqlite").path
-        let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Captures/ride-60min-hr-power.jsonl").standardized.path
+        let capture = Self.bundledRide
         func run(_ arguments: [String]) -> (status: SensorBridge.ExitStatus, errors: String) {
             let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
             return (SensorBridgeCLI.run(arguments + ["--store", store], context: context), context.errors.text)

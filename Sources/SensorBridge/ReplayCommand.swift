@@ -27,7 +27,11 @@ enum ReplayCommand {
           --resting-hr N --max-hr N  profile for the system heart-rate zones (heart-rate reserve)
           --ftp N                    functional threshold power in W for the system power zones
           --json                     one JSON object instead of the summary
-          --events                   with --json, also every zone update
+          --events                   with --json, also every zone update, whole (zones left and
+                                     entered with their durations, the running zone group)
+          --auto-pause SECONDS       pause after SECONDS with nothing moving, resume on movement
+                                     (default: off; the trace's own pauses are made in any case)
+          --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h
           --save                     store the workout and print its id; samples are journaled
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'

@@ -17,14 +17,18 @@ public enum BlueZUUID {
     public static let sensorServices: [UInt16] = [0x180D, 0x1818, 0x1816]
     /// Heart Rate Measurement, Cycling Power Measurement, CSC Measurement: subscribed to.
     public static let measurements: Set<UInt16> = [0x2A37, 0x2A63, 0x2A5B]
+    /// A 16-bit assigned number as the specification writes it: `2A37`, `180D`.
+    public static func number(_ uuid: UInt16) -> String {
+        let hex = String(uuid, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 4 - hex.count) + hex
+    }
+
     /// The characteristic's name and number for messages: "Heart Rate Measurement (2A37)".
     public static func name(_ uuid: UInt16) -> String {
-        let hex = String(uuid, radix: 16, uppercase: true)
-        let number = String(repeating: "0", count: 4 - hex.count) + hex
         let names: [UInt16: String] = [
             0x2A37: "Heart Rate Measurement", 0x2A63: "Cycling Power Measurement", 0x2A5B: "CSC Measurement",
         ]
-        return names[uuid].map { "\($0) (\(number))" } ?? "characteristic \(number)"
+        return names[uuid].map { "\($0) (\(number(uuid)))" } ?? "characteristic \(number(uuid))"
     }
 
     /// Battery Level, Body Sensor Location, Sensor Location, Cycling Power Feature: read once.

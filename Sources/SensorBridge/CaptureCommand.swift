@@ -108,25 +108,14 @@ final class StopSignals {
     }
 
     private let flag = Flag()
-    private let sources: [any DispatchSourceSignal]
+    private let handlers: SignalHandlers
 
     init() {
         let flag = flag
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { flag.raised.store(true, ordering: .relaxed) }
-            source.resume()
-            return source
-        }
+        handlers = SignalHandlers([SIGINT, SIGTERM].map { ($0, { flag.raised.store(true, ordering: .relaxed) }) })
     }
 
     var requested: Bool { flag.raised.load(ordering: .relaxed) }
 
-    func restore() {
-        for source in sources {
-            source.cancel()
-            signal(Int32(source.handle), SIG_DFL)
-        }
-    }
+    func restore() { handlers.cancel() }
 }

@@ -52,7 +52,9 @@ enum RecordCommand {
 
     /// The sensor roles `record` takes: the option, the services a device must offer for it (any
     /// of them), and the role's words for messages.
-    static let roles: [(option: String, services: [UInt16], what: String)] = [
+    typealias Role = (option: String, services: [UInt16], what: String)
+
+    static let roles: [Role] = [
         ("hr", [0x180D], "heart rate"), ("power", [0x1818], "cycling power"),
         ("cadence", [0x1816, 0x1818], "cadence"), ("speed", [0x1816, 0x1818], "speed"),
     ]
@@ -134,7 +136,7 @@ enum RecordCommand {
                 source.linkEvent($0, names: displayNames)
                 dashboard?.linkEvent($0)
             })
-        let signals = context.recordingControl == nil ? SignalStop(control) : nil
+        let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         // Without the system bus no sensor can come back: the workout ends and is saved.
         client.bus.whenLost {
             report("the system bus connection was lost (dbus-daemon stopped); finishing the workout")
@@ -160,7 +162,7 @@ enum RecordCommand {
     /// service of each role it is given for (`UsageError` naming the services it does offer); a
     /// device given for two roles is one sensor, keyed by its first role.
     static func sensorRequests(
-        _ queries: [(role: (option: String, services: [UInt16], what: String), query: String)], client: BlueZClient,
+        _ queries: [(role: Role, query: String)], client: BlueZClient,
         adapter: String
     ) throws -> [SensorRequest] {
         var requests: [SensorRequest] = []
@@ -180,15 +182,9 @@ enum RecordCommand {
         return requests
     }
 
-    /// `heart rate (180D)`, `cycling power (1818)`, ... for messages.
+    /// `heart rate (180D)`, `cycling power (1818)`, ... for messages (the names `scan` shows).
     static func serviceName(_ uuid: UInt16) -> String {
-        let names: [UInt16: String] = [
-            0x180D: "heart rate", 0x1818: "cycling power", 0x1816: "cycling speed and cadence", 0x180F: "battery",
-            0x180A: "device information",
-        ]
-        let hex = String(uuid, radix: 16, uppercase: true)
-        let number = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        return names[uuid].map { "\($0) (\(number))" } ?? number
+        ScanCommand.serviceNames[uuid].map { "\($0) (\(BlueZUUID.number(uuid)))" } ?? BlueZUUID.number(uuid)
     }
 
     /// A known sensor, else one found by a short discovery.
@@ -227,22 +223,31 @@ final class Progress: @unchecked Sendable {
     }
 }
 
-/// SIGINT and SIGTERM stop the recording (which then finishes and saves) instead of killing the process.
-final class SignalStop {
+/// Signals handled on a dispatch queue instead of by their default action, until `cancel`.
+final class SignalHandlers {
     private let sources: [any DispatchSourceSignal]
 
-    init(_ control: RecordingControl) {
-        sources = [SIGINT, SIGTERM].map { number in
+    init(_ handlers: [(Int32, @Sendable () -> Void)]) {
+        sources = handlers.map { number, handler in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { control.stop() }
+            source.setEventHandler(handler: handler)
             source.resume()
             return source
         }
     }
 
-    func cancel() {
-        for source in sources { source.cancel() }
-        for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+    /// SIGINT and SIGTERM stop the recording (which then finishes and saves) instead of killing
+    /// the process.
+    static func stopping(_ control: RecordingControl) -> SignalHandlers {
+        SignalHandlers([SIGINT, SIGTERM].map { ($0, { control.stop() }) })
+    }
+
+    /// Stops handling the signals; they get their default action back, or stay ignored.
+    func cancel(ignoring: Bool = false) {
+        for source in sources {
+            source.cancel()
+            signal(Int32(source.handle), ignoring ? SIG_IGN : SIG_DFL)
+        }
     }
 }

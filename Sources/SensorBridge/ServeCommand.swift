@@ -78,7 +78,7 @@ enum ServeCommand {
             setup.machine.preferences, arguments, on: ProfileArguments.calendarDate(Date()))
 
         let control = context.recordingControl ?? RecordingControl()
-        let signals = context.recordingControl == nil ? SignalStop(control) : nil
+        let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         if context.recordingControl == nil {
             // A lap or pause signal between workouts is ignored, not fatal (ControlSignals takes them during one).
             for number in [SIGUSR1, SIGUSR2] { signal(number, SIG_IGN) }
@@ -209,8 +209,17 @@ enum ServeCommand {
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.stop() })
-        let signals = context.recordingControl == nil ? ControlSignals(controls, log: log) : nil
-        defer { signals?.cancel() }
+        let lap: @Sendable () -> Void = {
+            controls.lap()
+            log("lap (SIGUSR1)")
+        }
+        let togglePause: @Sendable () -> Void = {
+            controls.togglePause()
+            log("pause or resume (SIGUSR2)")
+        }
+        let signals = context.recordingControl == nil ? SignalHandlers([(SIGUSR1, lap), (SIGUSR2, togglePause)]) : nil
+        // Between workouts they stay ignored: not fatal, and nothing to act on.
+        defer { signals?.cancel(ignoring: true) }
         let result = session.run(sources: [RoutedSensors(router: router, source: source, anchor: first)])
         let reason =
             router.isBusLost
@@ -256,33 +265,6 @@ enum ServeCommand {
             }
         }
         return try body(collected)
-    }
-}
-
-/// SIGUSR1 marks a lap and SIGUSR2 pauses or resumes the workout `serve` is recording; `cancel`
-/// gives the signals back their default action between workouts.
-final class ControlSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ controls: SessionControls, log: @escaping @Sendable (String) -> Void) {
-        let actions: [(Int32, @Sendable () -> Void)] = [
-            (SIGUSR1, { controls.lap(); log("lap (SIGUSR1)") }),
-            (SIGUSR2, { controls.togglePause(); log("pause or resume (SIGUSR2)") }),
-        ]
-        sources = actions.map { number, action in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: action)
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources {
-            source.cancel()
-            signal(Int32(source.handle), SIG_IGN)
-        }
     }
 }
 

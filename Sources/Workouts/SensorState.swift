@@ -1,3 +1,5 @@
+public import SensorCore
+
 /// What a sensor is doing, as the person sees it on the dashboard and in the summary.
 public enum SensorState: String, Sendable, Hashable, CaseIterable {
     /// Known to the workout, no value yet (connecting, or before its first notification).
@@ -19,6 +21,7 @@ public enum SensorState: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The state of each sensor of a workout and the time it spent in each (pure: fed with times).
+/// Keyed by the session's sensor ids: it is updated for every sample.
 public struct SensorStateTracker: Sendable, Equatable {
     /// A sensor whose state is `notifying` and that sends nothing for this long turns `stale`.
     public static let staleAfter = Duration.seconds(5)
@@ -30,17 +33,17 @@ public struct SensorStateTracker: Sendable, Equatable {
         var totals: [SensorState: Duration] = [:]
     }
 
-    private(set) var entries: [String: Entry] = [:]
+    private(set) var entries: [SensorID: Entry] = [:]
 
     public init() {}
 
     /// The current state of `sensor`, nil for a sensor it does not know.
-    public func state(of sensor: String) -> SensorState? { entries[sensor]?.state }
+    public func state(of sensor: SensorID) -> SensorState? { entries[sensor]?.state }
 
     /// When `sensor` would have turned stale had nothing come from it until `time`: its last value
     /// plus `staleAfter`, when it is notifying and that is not after `time`; nil otherwise. Lets a
     /// value that arrives after a silence mark the silence stale, whether a tick saw it or not.
-    public func staleTime(of sensor: String, before time: Duration) -> Duration? {
+    public func staleTime(of sensor: SensorID, before time: Duration) -> Duration? {
         guard let entry = entries[sensor], entry.state == .notifying, time - entry.lastHeard >= Self.staleAfter else {
             return nil
         }
@@ -50,7 +53,7 @@ public struct SensorStateTracker: Sendable, Equatable {
     /// Moves `sensor` to `state` at `time` (a sensor first seen starts there); true when its
     /// state changed.
     @discardableResult
-    public mutating func set(_ sensor: String, _ state: SensorState, at time: Duration) -> Bool {
+    public mutating func set(_ sensor: SensorID, _ state: SensorState, at time: Duration) -> Bool {
         guard var entry = entries[sensor] else {
             entries[sensor] = Entry(state: state, since: time, lastHeard: time)
             return true
@@ -70,9 +73,9 @@ public struct SensorStateTracker: Sendable, Equatable {
 
     /// Sensors that have been notifying but silent for `staleAfter` by `now`, turned `stale` at
     /// the moment they went silent plus `staleAfter`; returns them with that time, in time order.
-    public mutating func tick(at now: Duration) -> [(sensor: String, at: Duration)] {
-        var turned: [(sensor: String, at: Duration)] = []
-        for (sensor, entry) in entries.sorted(by: { $0.key < $1.key })
+    public mutating func tick(at now: Duration) -> [(sensor: SensorID, at: Duration)] {
+        var turned: [(sensor: SensorID, at: Duration)] = []
+        for (sensor, entry) in entries.sorted(by: { $0.key.rawValue < $1.key.rawValue })
         where entry.state == .notifying && now - entry.lastHeard >= Self.staleAfter {
             let at = entry.lastHeard + Self.staleAfter
             set(sensor, .stale, at: at)
@@ -82,7 +85,7 @@ public struct SensorStateTracker: Sendable, Equatable {
     }
 
     /// Time in each state by sensor, up to `end` (states with no time are left out).
-    public func durations(until end: Duration) -> [String: [SensorState: Duration]] {
+    public func durations(until end: Duration) -> [SensorID: [SensorState: Duration]] {
         entries.mapValues { entry in
             var totals = entry.totals
             totals[entry.state, default: .zero] += max(end - entry.since, .zero)

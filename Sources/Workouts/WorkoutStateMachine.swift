@@ -68,7 +68,6 @@ public struct WorkoutStateMachine: Sendable {
     private var movementSensors: Set<SensorID> = []
     /// The active time at the current lap's start, for auto-lap.
     private var lapActiveStart = Duration.zero
-    private var pausedTotal = Duration.zero
 
     /// The quantities whose values above 0 mean the rider moves.
     static let movementTypes: Set<QuantityType> = [.cyclingPower, .cyclingCadence, .cyclingSpeed]
@@ -122,7 +121,7 @@ public struct WorkoutStateMachine: Sendable {
         }
         lapStart = time
         lastMovement = time
-        for name in sensors.values.sorted() { sensorStates.set(name, .connecting, at: time) }
+        for sensor in sensors.keys { sensorStates.set(sensor, .connecting, at: time) }
         statistics = StatisticsAccumulator(start: time, powerHold: maximumHolds[.cyclingPower] ?? .seconds(3))
         for type in Self.zonedTypes {
             if let configuration = zoneConfiguration(for: type) {
@@ -181,10 +180,7 @@ public struct WorkoutStateMachine: Sendable {
         let time = clamp(time)
         for type in classifiers.keys { try? classifiers[type]?.resume(at: time) }
         statistics.resume(at: time)
-        if let pausedAt {
-            pauses.append(pausedAt..<time)
-            pausedTotal += time - pausedAt
-        }
+        if let pausedAt { pauses.append(pausedAt..<time) }
         pausedAt = nil
         pauseCause = nil
         if cause == .manual { lastMovement = max(lastMovement, time) }
@@ -223,14 +219,14 @@ public struct WorkoutStateMachine: Sendable {
     public mutating func sensorLost(_ sensor: SensorID, at time: Duration) {
         guard state == .collecting || state == .paused else { return }
         let time = max(time, controlTime)
-        sensorStates.set(name(of: sensor), .lost, at: time)
+        sensorStates.set(sensor, .lost, at: time)
         record(WorkoutEvent(time: time, kind: .sensorLost(name(of: sensor))))
     }
 
     public mutating func sensorRegained(_ sensor: SensorID, at time: Duration) {
         guard state == .collecting || state == .paused else { return }
         let time = max(time, controlTime)
-        sensorStates.set(name(of: sensor), .connecting, at: time)
+        sensorStates.set(sensor, .connecting, at: time)
         record(WorkoutEvent(time: time, kind: .sensorRegained(name(of: sensor))))
     }
 
@@ -242,7 +238,9 @@ public struct WorkoutStateMachine: Sendable {
     }
 
     /// The current state of each sensor, by the session's key for it.
-    public var currentSensorStates: [String: SensorState] { sensorStates.entries.mapValues(\.state) }
+    public var currentSensorStates: [String: SensorState] {
+        Dictionary(uniqueKeysWithValues: sensorStates.entries.map { (name(of: $0.key), $0.value.state) })
+    }
 
     /// Counts notifications that did not decode and samples a full ring refused.
     public mutating func count(malformed: Int = 0, dropped: Int = 0) {
@@ -259,7 +257,7 @@ public struct WorkoutStateMachine: Sendable {
             takeZoneUpdates(type)
         }
         for (sensor, at) in sensorStates.tick(at: now) {
-            recordInTimeOrder(WorkoutEvent(time: at, kind: .sensorState(sensor, .stale)))
+            recordInTimeOrder(WorkoutEvent(time: at, kind: .sensorState(name(of: sensor), .stale)))
         }
         applyRules(at: now)
         if lastStatisticsOutput.map({ now - $0 >= .seconds(1) }) ?? true {
@@ -277,13 +275,10 @@ public struct WorkoutStateMachine: Sendable {
             takeZoneUpdates(type)
         }
         for (sensor, at) in sensorStates.tick(at: time) {
-            recordInTimeOrder(WorkoutEvent(time: at, kind: .sensorState(sensor, .stale)))
+            recordInTimeOrder(WorkoutEvent(time: at, kind: .sensorState(name(of: sensor), .stale)))
         }
         statistics.end(at: time)
-        if let pausedAt {
-            pauses.append(pausedAt..<time)
-            pausedTotal += time - pausedAt
-        }
+        if let pausedAt { pauses.append(pausedAt..<time) }
         pausedAt = nil
         closeActivity(at: time)
         if time > lapStart || laps.isEmpty { laps.append(lapStart..<time) }
@@ -303,7 +298,9 @@ public struct WorkoutStateMachine: Sendable {
             statistics: statistics.statistics,
             zoneGroupsByType: classifiers.filter { sampledTypes.contains($0.key) }.mapValues(\.zoneGroup),
             activities: activities, laps: laps, events: events, zoneUpdates: zoneUpdates, samples: samples,
-            sensors: sensors, sensorStates: sensorStates.durations(until: end), profile: WorkoutProfile(preferences))
+            sensors: sensors,
+            sensorStates: Dictionary(uniqueKeysWithValues: sensorStates.durations(until: end).map { (name(of: $0.key), $0.value) }),
+            profile: WorkoutProfile(preferences))
     }
 
     /// Throws the workout away, from any state but finished.
@@ -341,22 +338,22 @@ public struct WorkoutStateMachine: Sendable {
     /// Moves a sensor to `state`; a change that makes its values stop or start counting (to or
     /// from no contact, invalid or stale) is an event.
     private mutating func setSensorState(_ sensor: SensorID, _ new: SensorState, at time: Duration) {
-        let name = name(of: sensor)
         // A silence no tick saw (a replay drains many values at once) was stale all the same.
-        if new != .stale, let stale = sensorStates.staleTime(of: name, before: time) {
-            sensorStates.set(name, .stale, at: stale)
-            recordInTimeOrder(WorkoutEvent(time: stale, kind: .sensorState(name, .stale)))
+        if new != .stale, let stale = sensorStates.staleTime(of: sensor, before: time) {
+            sensorStates.set(sensor, .stale, at: stale)
+            recordInTimeOrder(WorkoutEvent(time: stale, kind: .sensorState(name(of: sensor), .stale)))
         }
-        let old = sensorStates.state(of: name)
-        guard sensorStates.set(name, new, at: time) else { return }
-        let counted: Set<SensorState?> = [nil, .connecting, .lost]
-        guard !(counted.contains(old) && new == .notifying) else { return }
-        recordInTimeOrder(WorkoutEvent(time: time, kind: .sensorState(name, new)))
+        let old = sensorStates.state(of: sensor)
+        guard sensorStates.set(sensor, new, at: time) else { return }
+        // A first value, or the first after a connection, is no news: the values started counting.
+        if new == .notifying, old == nil || old == .connecting || old == .lost { return }
+        recordInTimeOrder(WorkoutEvent(time: time, kind: .sensorState(name(of: sensor), new)))
     }
 
     /// Active (not paused) time from the start to `time`.
     private func activeTime(at time: Duration) -> Duration {
-        time - start - pausedTotal - (pausedAt.map { max(time - $0, .zero) } ?? .zero)
+        let paused = pauses.reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
+        return time - start - paused - (pausedAt.map { max(time - $0, .zero) } ?? .zero)
     }
 
     /// Auto-pause when nothing has moved for `autoPause` (and no movement sensor is lost), and
@@ -364,7 +361,7 @@ public struct WorkoutStateMachine: Sendable {
     private mutating func applyRules(at now: Duration) {
         guard state == .collecting else { return }
         if let autoPause, !movementSensors.isEmpty, now - lastMovement >= autoPause,
-            !movementSensors.contains(where: { sensorStates.state(of: name(of: $0)) == .lost })
+            !movementSensors.contains(where: { sensorStates.state(of: $0) == .lost })
         {
             try? pause(at: lastMovement + autoPause, cause: .auto)
             return

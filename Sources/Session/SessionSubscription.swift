@@ -40,7 +40,7 @@ public final class SessionSubscription: Sendable {
     /// The next event, waiting up to `timeout` for one; nil on timeout, or once the session has
     /// finished and every event was read.
     public func next(timeout: Duration) -> SessionEvent? {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+        let deadline = DispatchTime.now() + max(timeout.seconds, 0)
         while true {
             let (event, finished) = queue.withLock { q -> (SessionEvent?, Bool) in
                 if q.dropped > 0 {

@@ -1,6 +1,5 @@
 import Foundation
 public import Captures
-import GATT
 public import SampleRing
 public import SensorCore
 public import Workouts

@@ -74,6 +74,18 @@ final class Parker: Sendable {
         token.signal()
     }
 
+    /// Consumer side: sleeps for `duration` without announcing it, so no producer makes a wake-up
+    /// call meanwhile (they see `parked` false); what they publish waits for the consumer's next
+    /// look. A token left over from an earlier race only shortens one turn of the loop.
+    func nap(for duration: Duration) {
+        let deadline = ContinuousClock.now + duration
+        while true {
+            let remaining = deadline - .now
+            guard remaining > .zero else { return }
+            token.wait(timeout: remaining)
+        }
+    }
+
     /// Consumer side: returns `.ready` as soon as `isReady()` holds, `.timedOut` when `timeout`
     /// passes first. `isReady` must look at every ring that signals this parker.
     @usableFromInline

@@ -5,7 +5,9 @@ public import Synchronization
 /// from a Bluetooth (or replay) thread to the workout engine's consumer thread.
 ///
 /// - The producer calls `push(_:)`; it never blocks and never allocates. A full ring refuses the
-///   element and counts it in `droppedCount`.
+///   element and counts it in `droppedCount`. A producer with several elements at once (the
+///   notifications one read brought) `stage`s each and `publish`es them together: one releasing
+///   store and one look at the consumer for the batch instead of one per element.
 /// - The consumer calls `pop()`, `drain(into:)` and `wait(timeout:)`. Waiting parks the thread in
 ///   the kernel at no CPU cost; a producer makes a wake-up syscall only while the consumer is
 ///   actually parked.
@@ -33,6 +35,9 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
     private let padding0 = CacheLinePadding()
     /// Producer-owned: the index of the next slot to write. Stored only by the producer.
     @usableFromInline let writeIndex: Atomic<Int>
+    /// Producer-private: the index after the last element staged (written, not yet published).
+    /// Equal to `writeIndex` between batches.
+    @usableFromInline let stagedIndex: Atomic<Int>
     /// Producer-private copy of `readIndex`, refreshed when the ring looks full.
     @usableFromInline let cachedReadIndex: Atomic<Int>
     /// Producer-owned: elements refused because the ring was full.
@@ -55,6 +60,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
         self.capacity = capacity
         self.parker = parker
         writeIndex = Atomic(startIndex)
+        stagedIndex = Atomic(startIndex)
         cachedReadIndex = Atomic(startIndex)
         readIndex = Atomic(startIndex)
         cachedWriteIndex = Atomic(startIndex)
@@ -71,13 +77,25 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
 
     // MARK: Producer
 
-    /// Appends `element`, or refuses it when the ring is full and counts it in `droppedCount`.
-    /// Never blocks, never allocates. Producer thread only.
+    /// Appends `element`, or refuses it when the ring is full and counts it in `droppedCount`;
+    /// publishes it together with anything staged before. Never blocks, never allocates. Producer
+    /// thread only.
     @inlinable @discardableResult
     public func push(_ element: Element) -> Bool {
-        // Relaxed: only the producer stores `writeIndex`, so it reads back its own latest value.
-        let write = writeIndex.load(ordering: .relaxed)
+        let accepted = stage(element)
+        publish()
+        return accepted
+    }
+
+    /// Writes `element` into the next slot without showing it to the consumer yet, or refuses it
+    /// when the ring is full (staged elements count as inside) and counts it in `droppedCount`.
+    /// Staged elements are seen by the consumer only after `publish()`: a producer must publish
+    /// before it waits for anything. Never blocks, never allocates. Producer thread only.
+    @inlinable @discardableResult
+    public func stage(_ element: Element) -> Bool {
         // Relaxed: a producer-private word; it lives in an Atomic only to stay Sendable.
+        let write = stagedIndex.load(ordering: .relaxed)
+        // Relaxed: producer-private.
         var read = cachedReadIndex.load(ordering: .relaxed)
         if write &- read == capacity {
             // Acquiring: pairs with the consumer's releasing store of `readIndex`, so its loads of the
@@ -92,20 +110,32 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
             }
         }
         slots.store(element, at: write)
-        // Releasing: the slot store above happens before any acquiring load of `writeIndex` that
-        // sees this value, so the consumer never reads a slot before its contents.
-        writeIndex.store(write &+ 1, ordering: .releasing)
-        parker.wakeIfParked()
+        // Relaxed: producer-private; `publish` orders the slot stores for the consumer.
+        stagedIndex.store(write &+ 1, ordering: .relaxed)
         return true
+    }
+
+    /// Shows the consumer every element staged so far, and wakes it if it is parked: one
+    /// releasing store and one fence for the whole batch. Costs two loads when nothing is staged.
+    /// Producer thread only.
+    @inlinable
+    public func publish() {
+        // Relaxed, both: producer-owned words, read back by their only writer.
+        let staged = stagedIndex.load(ordering: .relaxed)
+        guard staged != writeIndex.load(ordering: .relaxed) else { return }
+        // Releasing: the slot stores of the batch happen before any acquiring load of `writeIndex`
+        // that sees this value, so the consumer never reads a slot before its contents.
+        writeIndex.store(staged, ordering: .releasing)
+        parker.wakeIfParked()
     }
 
     /// Whether a `push` now would be accepted. Producer thread only: a producer that must not
     /// lose anything (a replay) waits for room instead of pushing into a full ring.
     @inlinable
     public var hasRoom: Bool {
-        // Relaxed: only the producer stores `writeIndex`. Acquiring: as in `push`, pairs with the
-        // consumer's releasing store of `readIndex`.
-        writeIndex.load(ordering: .relaxed) &- readIndex.load(ordering: .acquiring) < capacity
+        // Relaxed: producer-private. Acquiring: as in `stage`, pairs with the consumer's releasing
+        // store of `readIndex`.
+        stagedIndex.load(ordering: .relaxed) &- readIndex.load(ordering: .acquiring) < capacity
     }
 
     // MARK: Consumer

@@ -72,4 +72,12 @@ public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
         // ring added meanwhile: adding it (under the lock) happens before its producer's first push.
         parker.park(until: { members.withLock { $0.contains { $0.hasElements } } }, timeout: timeout)
     }
+
+    /// Sleeps for `duration` without asking the producers to wake it: for a consumer that has
+    /// found elements arriving faster than a wake-up each is worth, so that it takes what arrives
+    /// meanwhile in one batch and no producer pays a wake-up call for it. Unlike `wait`, it does
+    /// not return early when elements arrive. Consumer thread only.
+    public func nap(for duration: Duration) {
+        parker.nap(for: duration)
+    }
 }

@@ -123,4 +123,28 @@ struct SampleRingLayoutTests {
             }
         }
     }
+
+    @Test("staged elements stay unseen until published, count as inside, and a push publishes them too")
+    func stageAndPublish() {
+        for capacity in Self.capacities {
+            for start in Self.startIndices(capacity: capacity) {
+                let ring = SampleRing<Int>(capacity: capacity, parker: Parker(), startIndex: start)
+                for value in 0 ..< capacity { #expect(ring.stage(value)) }
+                #expect(ring.pop() == nil, "nothing is seen before publish")
+                #expect(!ring.hasRoom)
+                #expect(!ring.stage(99), "staged elements fill the ring")
+                #expect(ring.droppedCount == 1)
+                ring.publish()
+                ring.publish()  // nothing new: no second batch
+                var seen: [Int] = []
+                #expect(ring.drain(into: &seen) == capacity)
+                #expect(seen == Array(0 ..< capacity))
+                #expect(ring.stage(100))
+                if capacity > 1 { #expect(ring.push(101)) } else { ring.publish() }
+                seen.removeAll()
+                ring.drain(into: &seen)
+                #expect(seen == (capacity > 1 ? [100, 101] : [100]))
+            }
+        }
+    }
 }

@@ -79,6 +79,59 @@ struct SampleRingThreadTests {
         #expect(ring.pop() == nil)
     }
 
+    @Test("batches staged and published: every value arrives once, in order, and no wake-up is lost", arguments: [1, 8, 64])
+    func stagedBatches(capacity: Int) async {
+        let count = isLongStressRun ? 2_000_000 : 50_000
+        let ring = SampleRing<Sample>(capacity: capacity)
+        let witness = HandOffWitness(ringCapacity: capacity)
+        let stop = StopFlag()
+        async let produced: Void = onNewThread {
+            var value = 0
+            var batchSize = 1
+            while value < count, !stop.isRaised {
+                // Batches of 1, 2, 3 ... 9 elements, published together; a full ring publishes what
+                // it has and waits for room.
+                for _ in 0 ..< batchSize where value < count {
+                    witness.record(value)
+                    while !ring.stage(sample(value)) {
+                        ring.publish()
+                        if stop.isRaised { return }
+                        sched_yield()
+                    }
+                    value += 1
+                }
+                ring.publish()
+                batchSize = batchSize % 9 + 1
+            }
+        }
+        // On a thread of its own too: a test blocking a cooperative thread could keep the producer's
+        // task from starting.
+        async let arrivals = onNewThread {
+            var check = ArrivalCheck(producers: 1)
+            var batch: [Sample] = []
+            while check.total < count {
+                batch.removeAll(keepingCapacity: true)
+                if ring.drain(into: &batch) == 0 {
+                    if ring.wait(timeout: Self.patience) == .timedOut {
+                        check.lostWakeUp = true
+                        break
+                    }
+                    continue
+                }
+                for sample in batch {
+                    let value = Int(sample.value)
+                    if !witness.confirms(value) { check.unwitnessed += 1 }
+                    check.arrived(value, from: 0)
+                }
+            }
+            stop.raise()
+            return check
+        }
+        let (check, _) = await (arrivals, produced)
+        #expect(check == ArrivalCheck(producers: 1, receivedEach: count))
+        #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
+    }
+
     @Test("several producers, one consumer waiting on the group, a ring added while it waits")
     func severalProducers() async {
         let producers = 3

@@ -3,6 +3,12 @@
 // libdbus-1 for Swift: the header, plus the type-code macros as constants Swift can import.
 #include <dbus/dbus.h>
 #include <sys/eventfd.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
 static const int CDBUS_TYPE_BYTE = DBUS_TYPE_BYTE;
@@ -38,4 +44,66 @@ static inline DBusError cdbus_error_make(void) {
 static inline int cdbus_wake_fd_make(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
+
+/// The kernel's struct mmsghdr (glibc declares it only under _GNU_SOURCE).
+struct cdbus_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// Asks the kernel to stamp each packet `fd` receives with its receive time (SO_TIMESTAMPNS,
+/// CLOCK_REALTIME). Returns 0, or -1 with errno.
+static inline int cdbus_enable_receive_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+/// Reads up to `count` (at most 64) packets waiting on `fd` in one recvmmsg call, without
+/// blocking: packet i's bytes go to `buffer + i * size` (cut at `size`), its length to
+/// `lengths[i]`, its kernel receive time (CLOCK_REALTIME nanoseconds, 0 when the socket has no
+/// timestamps) to `stamps[i]`. Returns how many packets were read, or -1 with errno (EAGAIN: none
+/// waits). recvmmsg is called through syscall(2) with the kernel's struct layout.
+static inline int cdbus_receive_packets(int fd, unsigned char *buffer, unsigned size, unsigned count,
+                                        unsigned *lengths, long long *stamps) {
+    struct cdbus_mmsghdr messages[64];
+    struct iovec vectors[64];
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } controls[64];
+    if (count > 64) count = 64;
+    memset(messages, 0, sizeof messages[0] * count);
+    for (unsigned i = 0; i < count; i++) {
+        vectors[i].iov_base = buffer + (size_t)i * size;
+        vectors[i].iov_len = size;
+        messages[i].msg_hdr.msg_iov = &vectors[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+        messages[i].msg_hdr.msg_control = controls[i].bytes;
+        messages[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
+    }
+    int received;
+    do {
+        received = (int)syscall(SYS_recvmmsg, fd, messages, count, MSG_DONTWAIT, NULL);
+    } while (received < 0 && errno == EINTR);
+    for (int i = 0; i < received; i++) {
+        lengths[i] = messages[i].msg_len < size ? messages[i].msg_len : size;
+        stamps[i] = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&messages[i].msg_hdr); c != NULL; c = CMSG_NXTHDR(&messages[i].msg_hdr, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec stamp;
+                memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
+                stamps[i] = (long long)stamp.tv_sec * 1000000000LL + stamp.tv_nsec;
+            }
+        }
+    }
+    return received;
+}
+
+/// CLOCK_REALTIME now, in nanoseconds: the clock of the kernel's receive timestamps.
+static inline long long cdbus_realtime_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 #endif

@@ -95,11 +95,54 @@ public final class DBusConnection: @unchecked Sendable {
         var pending: [UInt32: Pending] = [:]
         var busRules: [String: Int] = [:]
         /// Packet sockets read on this thread (`readPackets`), by descriptor.
-        var readers: [Int32: @Sendable ([UInt8]?) -> Void] = [:]
+        var readers: [Int32: @Sendable (PacketEvent) -> Void] = [:]
+        /// The poll set must be made again: a socket came or went, or batching began or ended.
         var readersChanged = false
         /// `watchByteProperty` subscriptions, oldest first.
         var byteWatches: [ByteWatch] = []
+        /// `afterEachTurn` handlers.
+        var turnEnds: [@Sendable () -> Void] = []
+        /// The bytes of each value handed to a handler, reused: no allocation per value while
+        /// handlers keep no copy.
+        var scratch: [UInt8] = []
+        /// `batchPackets(within:)`: while packets stream in, the sockets are read this often
+        /// instead of as each packet arrives (zero: as they arrive).
+        var packetWindow = Duration.zero
+        /// Whether the sockets are left out of the poll set and read once per `packetWindow`.
+        var packetsBatched = false
+        /// When packets were last read.
+        var lastPacketRead: ContinuousClock.Instant?
     }
+
+    /// What a packet socket read by `readPackets` brings.
+    public enum PacketEvent: Sendable {
+        /// A packet's bytes, and when the kernel received it (when the socket could not be asked
+        /// for receive times: when it was read).
+        case packet([UInt8], receivedAt: ContinuousClock.Instant)
+        /// The other end closed, or reading failed; the socket is closed.
+        case closed
+    }
+
+    /// Room for one `recvmmsg` batch: the only unsafe memory of the packet sockets.
+    private final class PacketBatch {
+        static let count = 64
+        /// ATT values are at most 512 bytes.
+        static let size = 1024
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: count * size)
+        let lengths = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
+        let stamps = UnsafeMutablePointer<Int64>.allocate(capacity: count)
+
+        deinit {
+            bytes.deallocate()
+            lengths.deallocate()
+            stamps.deallocate()
+        }
+
+        func packet(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: bytes + index * Self.size, count: Int(lengths[index]))
+        }
+    }
+    private let packetBatch = PacketBatch()
 
     /// A byte-array property watched on one object: the strings as NUL-terminated C strings, so a
     /// message is compared with them without making Swift strings.
@@ -109,6 +152,13 @@ public final class DBusConnection: @unchecked Sendable {
         var interface: [CChar]
         var property: [CChar]
         var handler: @Sendable ([UInt8]) -> Void
+    }
+
+    /// Runs `handler` on the dispatch thread after each turn: once the messages and packets that
+    /// were waiting have been handled, before the thread waits for more. A handler that stages
+    /// what the messages brought (a ring's `stage`) publishes the batch here, once per turn.
+    public func afterEachTurn(_ handler: @escaping @Sendable () -> Void) {
+        _ = enqueue { connection in connection.loop.turnEnds.append(handler) }
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` from `environment` when set, else
@@ -338,14 +388,17 @@ public final class DBusConnection: @unchecked Sendable {
         _ = enqueue { connection in connection.loop.byteWatches.removeAll { $0.id == token.id } }
     }
 
-    /// The watch that takes `message`, with the bytes for it; nil when no watch does.
-    private func byteWatch(for message: OpaquePointer) -> (ByteWatch, [UInt8])? {
+    /// The handler of the watch that takes `message`, with the bytes for it in `loop.scratch`;
+    /// nil when no watch does.
+    private func byteWatch(for message: OpaquePointer) -> (@Sendable ([UInt8]) -> Void)? {
         guard dbus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") != 0,
             let path = dbus_message_get_path(message)
         else { return nil }
         for watch in loop.byteWatches where strcmp(watch.path, path) == 0 {
-            if let bytes = DBusMessageCoding.onlyChangedBytes(message, interface: watch.interface, property: watch.property) {
-                return (watch, bytes)
+            if DBusMessageCoding.onlyChangedBytes(
+                message, interface: watch.interface, property: watch.property, into: &loop.scratch)
+            {
+                return watch.handler
             }
         }
         return nil
@@ -408,9 +461,13 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Reads `fd`, a packet socket (`SOCK_SEQPACKET`: one read, one value, as from BlueZ's
     /// `AcquireNotify`), on the dispatch thread, the thread of the signal handlers: `handler` gets
-    /// each packet as it arrives, then nil once the other end has closed (or reading fails), after
-    /// which `fd` is closed. Takes ownership of `fd`. The corresponding C functions are `poll` and `recv`.
-    public func readPackets(from fd: Int32, handler: @escaping @Sendable ([UInt8]?) -> Void) {
+    /// each packet with the time the kernel received it (`SO_TIMESTAMPNS`), so a packet read late
+    /// (in a batch) keeps its time; then `.closed` once the other end has closed (or reading
+    /// fails), after which `fd` is closed. The waiting packets are read in one call, up to 64 at a
+    /// time. Takes ownership of `fd`. The corresponding C functions are `poll` and `recvmmsg`.
+    public func readPackets(from fd: Int32, handler: @escaping @Sendable (PacketEvent) -> Void) {
+        // Without receive times (not a socket that has them) a packet is stamped when it is read.
+        _ = cdbus_enable_receive_timestamps(fd)
         let accepted = enqueue { connection in
             connection.loop.readers[fd] = handler
             connection.loop.readersChanged = true
@@ -427,12 +484,25 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
+    /// While packets stream in faster than one per `window`, read the packet sockets once per
+    /// `window` instead of as each packet arrives: one wake-up of the dispatch thread serves many
+    /// packets, and each keeps the kernel's receive time. A window without packets returns to
+    /// reading them as they arrive. Zero (the default): always as they arrive.
+    public func batchPackets(within window: Duration) {
+        _ = enqueue { connection in
+            connection.loop.packetWindow = window
+            if window == .zero, connection.loop.packetsBatched {
+                connection.loop.packetsBatched = false
+                connection.loop.readersChanged = true
+            }
+        }
+    }
+
     /// Hands the packets already waiting on `fd` (a `readPackets` socket) to its handler now, and
     /// the end if the other side has closed. Only on the dispatch thread: in a signal handler or a
     /// `perform` job, which then sees every value sent before the signal it handles.
     public func readWaitingPackets(_ fd: Int32) {
-        var packet = [UInt8](repeating: 0, count: 1024)
-        drainPackets(fd, hungUp: false, into: &packet)
+        drainPackets(fd, hungUp: false)
     }
 
     /// Whether the other end of `fd` has closed. The corresponding C function is `poll`.
@@ -441,29 +511,56 @@ public final class DBusConnection: @unchecked Sendable {
         return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR) != 0
     }
 
-    /// Reads every packet waiting on `fd`; closes it once the other end has.
-    private func drainPackets(_ fd: Int32, hungUp: Bool, into buffer: inout [UInt8]) {
-        guard let handler = loop.readers[fd] else { return }
+    /// Reads every packet waiting on `fd` and returns how many; closes it once the other end has.
+    @discardableResult
+    private func drainPackets(_ fd: Int32, hungUp: Bool) -> Int {
+        guard let handler = loop.readers[fd] else { return 0 }
+        let batch = packetBatch
+        var delivered = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 {
-                handler(Array(buffer[..<count]))
-                continue
+            let count = Int(
+                cdbus_receive_packets(
+                    fd, batch.bytes, UInt32(PacketBatch.size), UInt32(PacketBatch.count), batch.lengths, batch.stamps))
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return delivered }
+            // Nothing at all (0) or an error (-1) ends the socket.
+            var ended = count <= 0
+            // One clock pair per batch: each packet's age on the kernel's clock, taken from now.
+            let (now, realNow) = (ContinuousClock.now, cdbus_realtime_nanoseconds())
+            for index in 0 ..< max(count, 0) {
+                let packet = batch.packet(index)
+                // An empty packet is an empty value or the end; the end also sets POLLHUP, which
+                // may have come after the poll that woke this drain.
+                if packet.isEmpty, hungUp || Self.isHungUp(fd) {
+                    ended = true
+                    break
+                }
+                let stamp = batch.stamps[index]
+                let age = stamp > 0 ? Duration.nanoseconds(max(realNow - stamp, 0)) : .zero
+                loop.scratch.removeAll(keepingCapacity: true)
+                loop.scratch.append(contentsOf: packet)
+                handler(.packet(loop.scratch, receivedAt: now - age))
+                delivered += 1
+                // A nested drain (the handler's) may have reached the end and closed it.
+                if loop.readers[fd] == nil { return delivered }
             }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            // recv answers 0 both for an empty value and at the end; the end also sets POLLHUP, which
-            // may have come after the poll that woke this drain (the peer closed meanwhile).
-            if count == 0, !hungUp, !Self.isHungUp(fd) {
-                handler([])  // an empty value
-                return
+            if ended {
+                loop.readers[fd] = nil
+                loop.readersChanged = true
+                Glibc.close(fd)
+                handler(.closed)
+                return delivered
             }
-            loop.readers[fd] = nil
-            loop.readersChanged = true
-            Glibc.close(fd)
-            handler(nil)
-            return
+            // A short batch emptied the socket; a full one may have more behind it, and a hung-up
+            // socket is read to its end.
+            if count < PacketBatch.count, !hungUp { return delivered }
         }
+    }
+
+    /// Reads every packet socket, for a batch window that ended; returns how many packets.
+    private func drainAllPackets() -> Int {
+        var delivered = 0
+        for fd in loop.readers.keys.sorted() { delivered += drainPackets(fd, hungUp: false) }
+        return delivered
     }
 
     // MARK: Dispatch thread
@@ -485,8 +582,8 @@ public final class DBusConnection: @unchecked Sendable {
             return DBUS_HANDLER_RESULT_HANDLED
         }
         if type == CDBUS_MESSAGE_TYPE_SIGNAL {
-            if !loop.byteWatches.isEmpty, let (watch, bytes) = byteWatch(for: message) {
-                watch.handler(bytes)
+            if !loop.byteWatches.isEmpty, let handler = byteWatch(for: message) {
+                handler(loop.scratch)
                 return DBUS_HANDLER_RESULT_HANDLED
             }
             let interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
@@ -524,8 +621,6 @@ public final class DBusConnection: @unchecked Sendable {
         dbus_connection_get_unix_fd(raw, &fd)
         // Allocated once (again when packet sockets come or go): the loop runs once per message received.
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-        // The largest ATT value is 512 bytes.
-        var packet = [UInt8](repeating: 0, count: 1024)
         while true {
             let (jobs, closed) = shared.withLock { s in
                 defer { s.jobs.removeAll() }
@@ -544,16 +639,36 @@ public final class DBusConnection: @unchecked Sendable {
                 }
                 for handler in handlers { handler() }
             }
-            let now = ContinuousClock.now
+            var now = ContinuousClock.now
             failPending(DBusError(.noReply, "no reply in time")) { $0.deadline <= now }
+            // A batch window that has ended: read what came meanwhile; a window without packets
+            // returns to reading them as they arrive.
+            if loop.packetsBatched, let last = loop.lastPacketRead, now - last >= loop.packetWindow {
+                if drainAllPackets() == 0 {
+                    loop.packetsBatched = false
+                    loop.readersChanged = true
+                }
+                loop.lastPacketRead = now
+            }
+            // What this turn's handlers staged is published before the thread waits.
+            for handler in loop.turnEnds { handler() }
+            now = ContinuousClock.now
+            var deadline = loop.pending.values.lazy.map(\.deadline).min()
+            if loop.packetsBatched, let last = loop.lastPacketRead {
+                deadline = min(deadline ?? last + loop.packetWindow, last + loop.packetWindow)
+            }
             var timeout: Int32 = -1
-            if let next = loop.pending.values.lazy.map(\.deadline).min() {
-                let wait = next - now
-                timeout = Int32(clamping: max(1, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1))
+            if let deadline {
+                let wait = max(deadline - now, .zero)
+                // Rounded up to whole milliseconds: poll's unit.
+                timeout = Int32(clamping: wait.components.seconds * 1000 + (wait.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
             }
             if loop.readersChanged {
                 fds.removeSubrange(2...)
-                fds += loop.readers.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                // Batched sockets are not watched: they are read when the window ends.
+                if !loop.packetsBatched {
+                    fds += loop.readers.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                }
                 loop.readersChanged = false
             }
             // A negative descriptor is skipped by poll: the bus socket once the connection is gone.
@@ -566,9 +681,18 @@ public final class DBusConnection: @unchecked Sendable {
                     _ = read(wakeFD, &value, 8)
                 }
                 if fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                var delivered = 0
                 for entry in fds[2...] where entry.revents != 0 {
-                    let hungUp = entry.revents & Int16(POLLHUP | POLLERR) != 0
-                    drainPackets(entry.fd, hungUp: hungUp, into: &packet)
+                    delivered += drainPackets(entry.fd, hungUp: entry.revents & Int16(POLLHUP | POLLERR) != 0)
+                }
+                if delivered > 0 {
+                    // Packets arriving closer together than the window: read them once per window from now on.
+                    let arrived = ContinuousClock.now
+                    if loop.packetWindow > .zero, let last = loop.lastPacketRead, arrived - last < loop.packetWindow {
+                        loop.packetsBatched = true
+                        loop.readersChanged = true
+                    }
+                    loop.lastPacketRead = arrived
                 }
             }
         }

@@ -89,48 +89,50 @@ enum DBusMessageCoding {
         }
     }
 
-    /// The bytes of a `PropertiesChanged` signal (`sa{sv}as`) of `interface` whose only changed
-    /// property is `property`, an `ay` in its variant, and whose invalidated list is empty or
-    /// absent; nil for any other message. Reads the bytes in place, allocating only their copy.
+    /// Whether `message` is a `PropertiesChanged` signal (`sa{sv}as`) of `interface` whose only
+    /// changed property is `property`, an `ay` in its variant, and whose invalidated list is empty
+    /// or absent; if so, its bytes replace `bytes`' contents (read in place and copied once, into
+    /// `bytes`' own storage: no allocation when it has room).
     static func onlyChangedBytes(
-        _ message: OpaquePointer, interface: UnsafePointer<CChar>, property: UnsafePointer<CChar>
-    ) -> [UInt8]? {
+        _ message: OpaquePointer, interface: UnsafePointer<CChar>, property: UnsafePointer<CChar>, into bytes: inout [UInt8]
+    ) -> Bool {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_STRING,
             let name = basic(&iter, UnsafePointer<CChar>?.none), strcmp(name, interface) == 0,
             dbus_message_iter_next(&iter) != 0, dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY,
             dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY
-        else { return nil }
+        else { return false }
         var entries = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &entries)
         var entry = DBusMessageIter()
         var value = DBusMessageIter()
-        guard dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY else { return nil }
+        guard dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY else { return false }
         dbus_message_iter_recurse(&entries, &entry)
         guard dbus_message_iter_get_arg_type(&entry) == CDBUS_TYPE_STRING,
             let key = basic(&entry, UnsafePointer<CChar>?.none), strcmp(key, property) == 0,
             dbus_message_iter_next(&entry) != 0, dbus_message_iter_get_arg_type(&entry) == CDBUS_TYPE_VARIANT
-        else { return nil }
+        else { return false }
         dbus_message_iter_recurse(&entry, &value)
         guard dbus_message_iter_get_arg_type(&value) == CDBUS_TYPE_ARRAY,
             dbus_message_iter_get_element_type(&value) == CDBUS_TYPE_BYTE,
             // The only changed property: no entry after it.
             dbus_message_iter_next(&entries) == 0
-        else { return nil }
+        else { return false }
         if dbus_message_iter_next(&iter) != 0 {
             // The invalidated properties: an empty array of strings.
             var invalidated = DBusMessageIter()
-            guard dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY else { return nil }
+            guard dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY else { return false }
             dbus_message_iter_recurse(&iter, &invalidated)
-            guard dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID else { return nil }
+            guard dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID else { return false }
         }
-        var bytes = DBusMessageIter()
-        dbus_message_iter_recurse(&value, &bytes)
+        var array = DBusMessageIter()
+        dbus_message_iter_recurse(&value, &array)
         var pointer: UnsafeRawPointer?
         var count: Int32 = 0
-        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&bytes, $0, &count) }
-        guard let pointer, count > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: Int(count)))
+        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&array, $0, &count) }
+        bytes.removeAll(keepingCapacity: true)
+        if let pointer, count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: Int(count))) }
+        return true
     }
 
     /// Every argument of `message`.

@@ -269,13 +269,18 @@ struct DBusConnectionTests {
         try body(bus, ends[0], ends[1])
     }
 
+    /// The bytes of a packet event; nil for the end.
+    private static func bytes(_ event: DBusConnection.PacketEvent) -> [UInt8]? {
+        if case .packet(let bytes, _) = event { bytes } else { nil }
+    }
+
     @Test func packetSocketsAreReadOneValueAPacketUntilClosed() throws {
         try withPacketSocket { bus, ours, theirs in
             let received = Mutex<[[UInt8]?]>([])
             let finished = DispatchSemaphore(value: 0)
-            bus.readPackets(from: ours) { packet in
-                received.withLock { $0.append(packet) }
-                if packet == nil { finished.signal() }
+            bus.readPackets(from: ours) { event in
+                received.withLock { $0.append(Self.bytes(event)) }
+                if case .closed = event { finished.signal() }
             }
             let packets: [[UInt8]] = [[0x06, 0x78], [0x20, 0x00, 0xC8, 0x00, 0x0A, 0x00, 0x00, 0x04], Array(repeating: 0xAB, count: 244)]
             for packet in packets { #expect(send(theirs, packet, packet.count, 0) == packet.count) }
@@ -289,7 +294,7 @@ struct DBusConnectionTests {
         try withPacketSocket { bus, ours, theirs in
             defer { close(theirs) }
             let received = Mutex<[[UInt8]?]>([])
-            bus.readPackets(from: ours) { packet in received.withLock { $0.append(packet) } }
+            bus.readPackets(from: ours) { event in received.withLock { $0.append(Self.bytes(event)) } }
             let done = DispatchSemaphore(value: 0)
             let seen = Mutex<(thread: String?, before: Int, after: Int)>((nil, -1, -1))
             bus.perform {
@@ -306,6 +311,60 @@ struct DBusConnectionTests {
             #expect(seen.withLock { $0.before } == 0)
             #expect(seen.withLock { $0.after } == 3)
             #expect(received.withLock { $0 } == [[1], [2], [3]])
+        }
+    }
+
+    @Test func aPacketReadLateKeepsTheTimeTheKernelReceivedIt() throws {
+        try withPacketSocket { bus, ours, theirs in
+            defer { close(theirs) }
+            let received = Mutex<[ContinuousClock.Instant]>([])
+            bus.readPackets(from: ours) { event in
+                if case .packet(_, let at) = event { received.withLock { $0.append(at) } }
+            }
+            let done = DispatchSemaphore(value: 0)
+            let times = Mutex<(sent: ContinuousClock.Instant, read: ContinuousClock.Instant)?>(nil)
+            bus.perform {
+                // The dispatch thread is held here, so the packet waits in the socket for 200 ms.
+                let sent = ContinuousClock.now
+                _ = withUnsafeBytes(of: UInt8(7)) { send(theirs, $0.baseAddress, 1, 0) }
+                Thread.sleep(forTimeInterval: 0.2)
+                let read = ContinuousClock.now
+                bus.readWaitingPackets(ours)
+                times.withLock { $0 = (sent, read) }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            let (sent, read) = try #require(times.withLock { $0 })
+            let at = try #require(received.withLock { $0.first })
+            // Stamped by the kernel on arrival, not when read 200 ms later (the clocks' conversion
+            // costs microseconds; the margin is 100 ms).
+            #expect(at > sent - .milliseconds(100) && at < read - .milliseconds(100), "\(at - sent) after the send")
+        }
+    }
+
+    @Test func packetsStreamingInAreReadInBatchesInOrderWithTheirTimes() throws {
+        try withPacketSocket { bus, ours, theirs in
+            defer { close(theirs) }
+            bus.batchPackets(within: .milliseconds(20))
+            let received = Mutex<[(value: UInt8, at: ContinuousClock.Instant, deliveredAt: ContinuousClock.Instant)]>([])
+            bus.readPackets(from: ours) { event in
+                if case .packet(let bytes, let at) = event { received.withLock { $0.append((bytes[0], at, .now)) } }
+            }
+            // 150 at once (more than one recvmmsg call takes), then a stream of 100, one every
+            // millisecond, then one more after a pause.
+            for value in 0 ..< 150 { _ = withUnsafeBytes(of: UInt8(value)) { send(theirs, $0.baseAddress, 1, 0) } }
+            for value in 150 ..< 250 {
+                _ = withUnsafeBytes(of: UInt8(value)) { send(theirs, $0.baseAddress, 1, 0) }
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+            _ = withUnsafeBytes(of: UInt8(250)) { send(theirs, $0.baseAddress, 1, 0) }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while received.withLock({ $0.count }) < 251, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            let packets = received.withLock { $0 }
+            #expect(packets.map(\.value) == (0 ..< 251).map { UInt8($0) })
+            #expect(zip(packets, packets.dropFirst()).allSatisfy { $0.at <= $1.at }, "receive times in order")
+            #expect(packets.allSatisfy { $0.at <= $0.deliveredAt })
         }
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import SensorCore
 import Synchronization
 
 /// A sensor to keep connected: the session's key for it (`hr`, `power`) and its device.
@@ -40,6 +41,9 @@ public enum SensorLinkEvent: Sendable {
     case stale(key: String, uuid: UInt16, silentFor: Duration)
     /// A stale measurement characteristic sends values again.
     case notifying(key: String, uuid: UInt16)
+    /// The `AcquireNotify` socket of a measurement characteristic closed while its sensor stayed
+    /// connected: its values come through `StartNotify` from now on.
+    case socketClosed(key: String, uuid: UInt16)
 }
 
 /// Keeps sensors connected for as long as it runs: connects them one at a time (BlueZ answers
@@ -66,10 +70,12 @@ public enum SensorLinkEvent: Sendable {
 /// backoff from 5 s doubling up to 30 s while it stays silent: that mends a subscription BlueZ
 /// answered with `InProgress` and one the sensor never honoured.
 ///
-/// With `acquireNotify`, a measurement characteristic that offers it (a `NotifyAcquired` property
-/// and the `notify` flag) is read through `AcquireNotify`'s socket instead (one value per packet,
-/// on the D-Bus thread's poll, no PropertiesChanged signal per value); the others, and any whose
-/// `AcquireNotify` fails, use `StartNotify`.
+/// With `acquireNotify` (the default), a measurement characteristic that offers it (a
+/// `NotifyAcquired` property and the `notify` flag) is read through `AcquireNotify`'s socket instead
+/// (one value per packet, stamped with the kernel's receive time, read on the D-Bus thread, no
+/// PropertiesChanged signal per value); the others, and any whose `AcquireNotify` fails, use
+/// `StartNotify`. A socket that closes while its sensor stays connected is replaced by
+/// `StartNotify` at once (`socketClosed`), for the rest of the recording.
 public final class SensorLinks: Sendable {
     public let client: BlueZClient
     public let sensors: [SensorRequest]
@@ -138,6 +144,22 @@ public final class SensorLinks: Sendable {
         /// While it is stale: when it is subscribed to again next, and the wait after that.
         var retryAt: ContinuousClock.Instant?
         var retryBackoff = SensorLinks.minimumStaleness
+
+        /// A value arrived at `now`: the interval's moving average (in whole nanoseconds: cheaper
+        /// than `Duration`'s 128-bit arithmetic, on the path of every value), heard, not stale.
+        /// Returns whether it was stale.
+        mutating func note(valueAt now: ContinuousClock.Instant) -> Bool {
+            if receivedAny {
+                let gap = (now - lastHeard).clampedNanoseconds
+                if gap < SensorLinks.maximumBackoff.clampedNanoseconds {
+                    let average = interval.map { $0.clampedNanoseconds / 8 * 7 + gap / 8 } ?? gap
+                    interval = .nanoseconds(average)
+                }
+            }
+            let resumed = retryAt != nil
+            (lastHeard, receivedAny, retryAt, retryBackoff) = (now, true, nil, SensorLinks.minimumStaleness)
+            return resumed
+        }
     }
 
     private struct State {
@@ -146,6 +168,10 @@ public final class SensorLinks: Sendable {
         var characteristics: [String: Measurement] = [:]
         /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
         var acquired: [String: Int32] = [:]
+        /// Characteristic paths whose socket closed while their sensor stayed connected: waiting
+        /// for the supervisor's `StartNotify`, then never acquired again.
+        var socketsClosed: Set<String> = []
+        var startNotifyOnly: Set<String> = []
         /// Measurement characteristic paths whose `Value` signals the bus reads for us
         /// (`watchByteProperty`), kept from the first connection to `stop`.
         var watches: [String: DBusMatchToken] = [:]
@@ -160,7 +186,7 @@ public final class SensorLinks: Sendable {
     }
 
     public init(
-        client: BlueZClient, sensors: [SensorRequest], acquireNotify: Bool = false,
+        client: BlueZClient, sensors: [SensorRequest], acquireNotify: Bool = true,
         onNotification: @escaping @Sendable (BlueZNotification) -> Void,
         onEvent: @escaping @Sendable (SensorLinkEvent) -> Void
     ) {
@@ -212,7 +238,7 @@ public final class SensorLinks: Sendable {
         switch change {
         case .propertiesChanged(let path, Self.characteristicInterface, let changed):
             guard case .bytes(let bytes)? = changed["Value"] else { return }
-            deliver(path, bytes)
+            deliver(path, bytes, at: .now)
         case .propertiesChanged(let path, BlueZClient.deviceInterface, let changed):
             guard let sensor = sensors.first(where: { $0.device.path == path }) else { return }
             if let connected = changed["Connected"]?.bool {
@@ -267,27 +293,22 @@ public final class SensorLinks: Sendable {
     /// A value of the measurement characteristic at `path`, on the D-Bus thread. It is delivered
     /// whatever the link was believed to be: a value from a sensor believed lost announces it
     /// connected first.
-    private func deliver(_ path: String, _ bytes: [UInt8]) {
-        let now = ContinuousClock.now
-        let heard = state.withLock { s -> (Measurement, regained: Bool, resumed: Bool)? in
-            guard !s.stopped, var m = s.characteristics[path] else { return nil }
-            if m.receivedAny {
-                let gap = now - m.lastHeard
-                if gap < Self.maximumBackoff { m.interval = m.interval.map { $0 * 0.875 + gap * 0.125 } ?? gap }
-            }
-            let resumed = m.retryAt != nil
-            (m.lastHeard, m.receivedAny, m.retryAt, m.retryBackoff) = (now, true, nil, Self.minimumStaleness)
-            s.characteristics[path] = m
-            let regained = s.links[m.key]?.announced == false
-            if regained { s.links[m.key] = Link(connected: true, everConnected: true, announced: true) }
-            return (m, regained, resumed)
+    private func deliver(_ path: String, _ bytes: [UInt8], at now: ContinuousClock.Instant) {
+        let heard = state.withLock { s -> (key: String, uuid: UInt16, regained: Bool, resumed: Bool)? in
+            guard !s.stopped, let index = s.characteristics.index(forKey: path) else { return nil }
+            // In place: one lookup, no copy of the entry.
+            let resumed = s.characteristics.values[index].note(valueAt: now)
+            let (key, uuid) = (s.characteristics.values[index].key, s.characteristics.values[index].uuid)
+            let regained = s.links[key]?.announced == false
+            if regained { s.links[key] = Link(connected: true, everConnected: true, announced: true) }
+            return (key, uuid, regained, resumed)
         }
-        guard let (m, regained, resumed) = heard else { return }
-        if regained {
+        guard let m = heard else { return }
+        if m.regained {
             onEvent(.connected(key: m.key, at: now))
             wake.signal()  // its discovery may stop
         }
-        if resumed { onEvent(.notifying(key: m.key, uuid: m.uuid)) }
+        if m.resumed { onEvent(.notifying(key: m.key, uuid: m.uuid)) }
         onNotification(BlueZNotification(key: m.key, uuid: m.uuid, bytes: bytes, receivedAt: now))
     }
 
@@ -348,6 +369,7 @@ public final class SensorLinks: Sendable {
             if stopped { return }
             updateDiscovery(now: now)
             resubscribeStale(now: now)
+            replaceClosedSockets()
             guard let sensor = due else {
                 let wait = next.map { min($0 - now, .milliseconds(500)) } ?? .milliseconds(500)
                 _ = self.wake.wait(timeout: .now() + max(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18, 0.001))
@@ -462,7 +484,7 @@ public final class SensorLinks: Sendable {
                 if s.watches[m.path] == nil {
                     s.watches[m.path] = client.bus.watchByteProperty(
                         path: m.path, interface: Self.characteristicInterface, property: "Value"
-                    ) { [weak self] bytes in self?.deliver(m.path, bytes) }
+                    ) { [weak self] bytes in self?.deliver(m.path, bytes, at: .now) }
                 }
             }
         }
@@ -490,16 +512,24 @@ public final class SensorLinks: Sendable {
     /// started (BlueZ answers it to a client whose earlier subscription still stands); if no value
     /// follows, the characteristic turns stale and is subscribed to again.
     private func subscribe(_ path: String, uuid: UInt16, device name: String) throws(BlueZError) {
-        if acquireNotify, let fd = acquire(path) {
+        if acquireNotify, !state.withLock({ $0.startNotifyOnly.contains(path) }), let fd = acquire(path) {
             state.withLock { $0.acquired[path] = fd }
-            client.bus.readPackets(from: fd) { [weak self] packet in
+            client.bus.readPackets(from: fd) { [weak self] event in
                 guard let self else { return }
-                guard let packet else {
-                    // BlueZ closed it (the link dropped): the loss comes as Connected false.
-                    state.withLock { s in if s.acquired[path] == fd { s.acquired[path] = nil } }
-                    return
+                switch event {
+                case .packet(let bytes, let receivedAt):
+                    deliver(path, bytes, at: receivedAt)
+                case .closed:
+                    // BlueZ closed it: the link dropped (the loss comes as Connected false, and the
+                    // next connection acquires again), or the socket broke while the sensor stays
+                    // connected: then the supervisor starts notifications the other way.
+                    let broke = state.withLock { s -> Bool in
+                        guard s.acquired[path] == fd else { return false }
+                        s.acquired[path] = nil
+                        return s.socketsClosed.insert(path).inserted
+                    }
+                    if broke { wake.signal() }
                 }
-                deliver(path, packet)
             }
             return
         }
@@ -509,6 +539,29 @@ public final class SensorLinks: Sendable {
             return
         } catch .dbus(let error) {
             throw .notifyFailed(device: name, characteristic: BlueZUUID.name(uuid), error)
+        }
+    }
+
+    /// `StartNotify` for each measurement characteristic whose `AcquireNotify` socket closed while
+    /// its sensor stayed connected; on the supervisor. One whose sensor was lost meanwhile is left
+    /// to its reconnection, which acquires a socket again.
+    private func replaceClosedSockets() {
+        let closed = state.withLock { s -> [(path: String, m: Measurement)] in
+            defer { s.socketsClosed.removeAll() }
+            return s.socketsClosed.sorted().compactMap { path in
+                guard !s.stopped, let m = s.characteristics[path], s.links[m.key]?.connected == true else { return nil }
+                s.startNotifyOnly.insert(path)
+                return (path, m)
+            }
+        }
+        for (path, m) in closed {
+            onEvent(.socketClosed(key: m.key, uuid: m.uuid))
+            do throws(BlueZError) {
+                try subscribe(path, uuid: m.uuid, device: sensors.first { $0.key == m.key }?.device.name ?? m.key)
+            } catch {
+                // Stale detection tries again while it stays silent.
+                onEvent(.attemptFailed(key: m.key, error, retryIn: Self.minimumStaleness))
+            }
         }
     }
 

@@ -34,8 +34,7 @@ enum RecordCommand {
                                      SECONDS and resume on pedalling (default: 3 when a power meter,
                                      cadence or speed sensor records a cycling workout; off otherwise)
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
-          --acquire-notify           read notifications through BlueZ's AcquireNotify socket where a
-                                     characteristic offers it (fewer D-Bus messages); StartNotify otherwise
+        \(LivePathOptions.help)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
         \(StoreLocation.help)
@@ -62,8 +61,9 @@ enum RecordCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "record",
-            options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"]),
-            flags: WorkoutSetup.flags.union(["acquire-notify", "no-save", "force"]))
+            options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"])
+                .union(LivePathOptions.options),
+            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(LivePathOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -75,6 +75,7 @@ enum RecordCommand {
                 "give the sensors to record: --hr, --power, --cadence and/or --speed, each with an address or name "
                     + "(see 'sensorbridge scan')")
         }
+        let livePath = try LivePathOptions(arguments)
         let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
         if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
@@ -83,6 +84,7 @@ enum RecordCommand {
 
         let client = try BlueZClient(environment: context.environment)
         defer { client.bus.close() }
+        livePath.apply(to: client.bus)
         let adapter = try client.adapter(arguments["adapter"])
         let devices = try sensorRequests(queries, client: client, adapter: adapter)
         setup.applyAutoPause(default: devices.contains { $0.key != "hr" })
@@ -124,14 +126,17 @@ enum RecordCommand {
             WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: report) as any WorkoutSessionJournal
         }
         let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
-        let session = WorkoutSession(builder: builder, now: { ContinuousClock.now - anchor }, journal: journal)
+        let session = WorkoutSession(
+            builder: builder, now: { ContinuousClock.now - anchor }, latencyBudget: livePath.latencyBudget, journal: journal)
         let source = LiveSensorSource(
             anchor: anchor, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: traceFile,
             report: report)
+        // The notifications of one turn of the D-Bus thread are published together.
+        client.bus.afterEachTurn { source.publish() }
         let controls = session.makeControls(
             clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
         let links = SensorLinks(
-            client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
+            client: client, sensors: devices, acquireNotify: livePath.acquireNotify, onNotification: source.received,
             onEvent: {
                 source.linkEvent($0, names: displayNames)
                 dashboard?.linkEvent($0)

@@ -36,6 +36,7 @@ enum ServeCommand {
           --min-duration SECONDS     discard shorter workouts, such as a strap picked up and put
                                      away (default 60; 0 keeps every one)
           --adapter hciN             the Bluetooth adapter (default: the first)
+        \(LivePathOptions.help)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
@@ -50,9 +51,11 @@ enum ServeCommand {
         """
 
     static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
+        .union(LivePathOptions.options)
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
-        let arguments = try CommandArguments(words, command: "serve", options: options, flags: ["json"])
+        let arguments = try CommandArguments(
+            words, command: "serve", options: options, flags: Set(["json"]).union(LivePathOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -62,6 +65,7 @@ enum ServeCommand {
             Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
         let minimumDuration = Duration.milliseconds(
             Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
+        let livePath = try LivePathOptions(arguments)
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -96,6 +100,8 @@ enum ServeCommand {
         guard let (client, sensors) = try connect(arguments, context, router, log) else { return .success }
         defer { client.bus.close() }
         client.bus.whenLost { router.busLost() }
+        client.bus.afterEachTurn { router.publish() }
+        livePath.apply(to: client.bus)
         let sensorIDs = SensorID.numbering(sensors.map(\.key))
         let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
         router.setNames(Dictionary(uniqueKeysWithValues: sensors.map { ($0.key, $0.device.name ?? $0.device.address) }))
@@ -104,14 +110,16 @@ enum ServeCommand {
                 + sensors.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
 
         let links = SensorLinks(
-            client: client, sensors: sensors, onNotification: router.received, onEvent: router.linkEvent)
+            client: client, sensors: sensors, acquireNotify: livePath.acquireNotify, onNotification: router.received,
+            onEvent: router.linkEvent)
         links.start()
         defer { links.stop() }
         log("waiting for the sensors to send")
         while let first = router.waitForWorkout() {
             try record(
                 from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
-                sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration, log: log)
+                sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
+                latencyBudget: livePath.latencyBudget, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
         }
@@ -195,7 +203,7 @@ enum ServeCommand {
     static func record(
         from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
         router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
-        idleTimeout: Duration, minimumDuration: Duration, log: @escaping @Sendable (String) -> Void
+        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, log: @escaping @Sendable (String) -> Void
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -204,7 +212,7 @@ enum ServeCommand {
         let (builder, recorder) = try logging(context, log) { try setup.begin(start: start, sensors: sensorNames, $0) }
         let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: log) }
         // Ticks at the latest item's time: nothing of the idle time after the last sample enters the workout.
-        let session = WorkoutSession(builder: builder, journal: journal)
+        let session = WorkoutSession(builder: builder, latencyBudget: latencyBudget, journal: journal)
         let source = LiveSensorSource(
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).

@@ -80,7 +80,13 @@ final class ServeRouter: Sendable {
         state.withLock { s in
             s.source = source
             for notification in s.schedule.began() { source.received(notification) }
+            source.publish()
         }
+    }
+
+    /// Shows the workout's consumer what its source staged; after each turn of the D-Bus thread.
+    func publish() {
+        state.withLock { $0.source?.publish() }
     }
 
     /// Waits until no measurement has arrived for the idle timeout, or for `stop`; then detaches the
@@ -90,6 +96,7 @@ final class ServeRouter: Sendable {
             let (deadline, end) = state.withLock { s -> (ContinuousClock.Instant?, ContinuousClock.Instant?) in
                 let deadline = s.schedule.idleDeadline
                 guard s.stopping || deadline.map({ $0 <= .now }) ?? true else { return (deadline, nil) }
+                s.source?.publish()
                 s.source = nil
                 return (nil, s.schedule.end() ?? .now)
             }
@@ -142,7 +149,7 @@ final class ServeRouter: Sendable {
                 return "\(s.names[key] ?? key): \(text); trying again every 1 to 30 s"
             case .value(let key, let uuid, let bytes):
                 return LiveSensorSource.describe(uuid: uuid, bytes: bytes).map { "\(s.names[key] ?? key): \($0)" }
-            case .stale, .notifying:
+            case .stale, .notifying, .socketClosed:
                 return LiveSensorSource.describe(event, names: s.names)
             }
         }

@@ -58,6 +58,7 @@ final class TerminalDashboard: Sendable {
             case .value: break
             case .stale(let key, _, _): m.stale(key)
             case .notifying(let key, _): m.connected(key)
+            case .socketClosed: break
             }
         }
     }

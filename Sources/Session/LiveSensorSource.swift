@@ -23,6 +23,8 @@ public final class LiveSensorSource: @unchecked Sendable {
     /// a write fails; `failed` once a write has failed (nothing more is written, so that the trace
     /// has no hole: it stops there).
     private let trace: Mutex<(path: String?, file: OutputFile?, failed: Bool)>
+    /// Whether a trace is written at all: without one, a notification takes no lock.
+    private let tracing: Bool
     private var decoder = NotificationDecoder()
     private let lost = Mutex<Set<String>>([])
     private let report: @Sendable (String) -> Void
@@ -37,6 +39,7 @@ public final class LiveSensorSource: @unchecked Sendable {
         self.notificationRing = notificationRing
         self.control = control
         self.trace = Mutex((trace?.path, trace, false))
+        tracing = trace != nil
         self.report = report
         control.started(at: anchor)
     }
@@ -44,6 +47,7 @@ public final class LiveSensorSource: @unchecked Sendable {
     public func time(_ instant: ContinuousClock.Instant) -> Duration { instant - anchor }
 
     private func write(_ record: TraceRecord) {
+        guard tracing else { return }
         let failure = trace.withLock { trace -> String? in
             guard let file = trace.file, !trace.failed else { return nil }
             do {
@@ -60,7 +64,7 @@ public final class LiveSensorSource: @unchecked Sendable {
     /// The trace's path when it holds everything received (no write failed), else nil.
     public var completeTrace: String? { trace.withLock { $0.failed ? nil : $0.path } }
 
-    /// D-Bus thread.
+    /// D-Bus thread. The samples are staged in the ring; `publish()` shows them to the consumer.
     public func received(_ notification: BlueZNotification) {
         control.countNotification()
         let time = time(notification.receivedAt)
@@ -68,8 +72,15 @@ public final class LiveSensorSource: @unchecked Sendable {
         // The raw value goes into the trace, whether it counts or not.
         write(.notification(time: time, device: notification.key, uuid: uuid, bytes: notification.bytes))
         guard let sensor = sensorIDs[notification.key] else { return }
-        let samples = decoder.decode(notification.bytes, uuid: uuid, from: sensor, at: time) { notificationRing.push($0) }
+        let samples = decoder.decode(notification.bytes, uuid: uuid, from: sensor, at: time) { notificationRing.stage($0) }
         control.latencyProbe?.received(notification.bytes, samples: samples.count)
+    }
+
+    /// Shows the consumer what `received` staged: once per turn of the D-Bus thread
+    /// (`DBusConnection.afterEachTurn`), so that the notifications one read brought cost one
+    /// publication and at most one wake-up. D-Bus thread.
+    public func publish() {
+        notificationRing.publish()
     }
 
     /// The D-Bus thread for `lost`, `connected` and `notifying`, the link supervisor for the others.
@@ -91,7 +102,7 @@ public final class LiveSensorSource: @unchecked Sendable {
             report("\(names[key] ?? key): \(error); trying again in \(retryIn.components.seconds) s")
         case .value(let key, let uuid, let bytes):
             if let text = Self.describe(uuid: uuid, bytes: bytes) { report("\(names[key] ?? key): \(text)") }
-        case .stale, .notifying:
+        case .stale, .notifying, .socketClosed:
             report(Self.describe(event, names: names)!)
         }
     }
@@ -103,6 +114,8 @@ public final class LiveSensorSource: @unchecked Sendable {
             "\(names[key] ?? key): no \(BlueZUUID.name(uuid)) for \(silentFor.components.seconds) s (stale); subscribing again"
         case .notifying(let key, let uuid):
             "\(names[key] ?? key): \(BlueZUUID.name(uuid)) values again"
+        case .socketClosed(let key, let uuid):
+            "\(names[key] ?? key): the AcquireNotify socket of \(BlueZUUID.name(uuid)) closed; reading it through StartNotify"
         default: nil
         }
     }

@@ -13,6 +13,9 @@ public final class WorkoutSession: Sendable {
     public let rings = SampleRingGroup<SessionItem>()
     /// How often the consumer wakes without items, to notice stale sensors.
     public let tickInterval: Duration
+    /// How long an item may wait for the consumer while items stream in (zero: the consumer wakes
+    /// for every push). See `consume()`.
+    public let latencyBudget: Duration
     /// The session clock for ticks while nothing arrives: nil for replay at full speed, where
     /// time is the latest item's time.
     private let now: (@Sendable () -> Duration)?
@@ -32,12 +35,17 @@ public final class WorkoutSession: Sendable {
         var result: Result<Workout, WorkoutBuilderError>?
     }
 
+    /// The default `latencyBudget` of a live recording: a sample waits at most this long before
+    /// it is applied, and the live outputs (dashboard, zone updates) see it this much later at worst.
+    public static let defaultLatencyBudget = Duration.milliseconds(5)
+
     public init(
         builder: LiveWorkoutBuilder, tickInterval: Duration = .milliseconds(250), now: (@Sendable () -> Duration)? = nil,
-        journal: (any WorkoutSessionJournal)? = nil
+        latencyBudget: Duration = .zero, journal: (any WorkoutSessionJournal)? = nil
     ) {
         self.builder = builder
         self.tickInterval = tickInterval
+        self.latencyBudget = latencyBudget
         self.now = now
         self.journal = journal
         builder.observe { [subscribers] outputs in
@@ -104,17 +112,29 @@ public final class WorkoutSession: Sendable {
         return state.withLock { $0.result! }
     }
 
+    /// The consumer loop. Quiet, it parks and a push wakes it at once. When items arrive faster
+    /// than once per `latencyBudget` (two batches closer than that), a wake-up per item costs more
+    /// than it is worth (here a wake-up costs about as much CPU as applying a dozen samples): the
+    /// consumer naps for the budget instead, without asking the producers to wake it, and takes
+    /// what came meanwhile in one batch; the first nap that brings nothing returns it to parking.
+    /// So a sample waits at most the budget, and a slow stream (a real sensor's 1 to 4 values a
+    /// second) is applied the moment it arrives. A replay at full speed (budget zero) never naps:
+    /// there the consumer spins briefly instead, as its producer refills the ring sooner than a
+    /// wake-up would arrive.
     private func consume() {
         var batch: [SessionItem] = []
         batch.reserveCapacity(4096)
         var latest = Duration.zero
         var previousBatch = 0
+        var napping = false
+        var lastBatch: ContinuousClock.Instant?
         while true {
+            if napping {
+                rings.nap(for: latencyBudget)
+            }
             if rings.drain(into: &batch) == 0 {
-                // While items stream in (a replay, a flood of notifications), look again for a few
-                // microseconds before parking: the producer refills the ring sooner than a wake-up
-                // through the kernel would arrive. A live sensor's single items never spin.
-                if previousBatch >= 16 {
+                napping = false
+                if previousBatch >= 16 && latencyBudget == .zero {
                     let deadline = ContinuousClock.now + .microseconds(50)
                     while batch.isEmpty, ContinuousClock.now < deadline {
                         sched_yield()
@@ -130,6 +150,11 @@ public final class WorkoutSession: Sendable {
                     }
                     continue
                 }
+            }
+            if latencyBudget > .zero && !napping {
+                let woke = ContinuousClock.now
+                napping = lastBatch.map { woke - $0 < latencyBudget } ?? false
+                lastBatch = woke
             }
             previousBatch = batch.count
             // Items of several rings are merged by time; one ring's items are in order already

@@ -161,6 +161,9 @@ def main():
                         help="this trace device's first subscription sends nothing until StopNotify and StartNotify")
     parser.add_argument('--notify-fails', action='append', default=[], metavar='DEVICE',
                         help="this trace device's StartNotify fails with NotPermitted")
+    parser.add_argument('--close-socket-after', type=int, default=0, metavar='N',
+                        help='close the AcquireNotify socket that carried the Nth value played, the device staying '
+                             'connected, and play on once every measurement notifies again (StartNotify)')
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
@@ -328,6 +331,12 @@ def main():
                         state['played'] += 1
                     except OSError:  # the app closed its end: released
                         release(obj)
+                    if state['played'] == args.close_socket_after:
+                        # The socket breaks (as when bluetoothd drops it) while the link stays up.
+                        release(obj)
+                        print(f"socket of {line['device']} closed after {state['played']} played", flush=True)
+                        state['waiting'] = True
+                        return True
                 elif obj.props[CHAR]['Notifying']:
                     # A message is sent once: one built ahead is used on the first play only.
                     message = prebuilt.pop(state['index'] - 1, None)

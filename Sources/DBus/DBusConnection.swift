@@ -123,9 +123,12 @@ public final class DBusConnection: @unchecked Sendable {
         case closed
     }
 
-    /// Room for one `recvmmsg` batch: the only unsafe memory of the packet sockets.
+    /// Room for the packets of one read of the sockets (up to `perCall` from each, `count` in
+    /// all): the only unsafe memory of the packet sockets.
     private final class PacketBatch {
-        static let count = 64
+        static let count = 256
+        /// Packets one `recvmmsg` call takes.
+        static let perCall = 64
         /// ATT values are at most 512 bytes.
         static let size = 1024
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: count * size)
@@ -502,7 +505,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// the end if the other side has closed. Only on the dispatch thread: in a signal handler or a
     /// `perform` job, which then sees every value sent before the signal it handles.
     public func readWaitingPackets(_ fd: Int32) {
-        drainPackets(fd, hungUp: false)
+        readPackets(of: [(fd, false)])
     }
 
     /// Whether the other end of `fd` has closed. The corresponding C function is `poll`.
@@ -511,55 +514,75 @@ public final class DBusConnection: @unchecked Sendable {
         return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR) != 0
     }
 
-    /// Reads every packet waiting on `fd` and returns how many; closes it once the other end has.
+    /// Reads every packet waiting on `sockets` (each with whether poll saw it hung up) and hands
+    /// them to their handlers merged in the order the kernel received them, so that values of
+    /// several sensors read together keep their order in time; closes a socket once the other end
+    /// has. Returns how many packets were delivered.
     @discardableResult
-    private func drainPackets(_ fd: Int32, hungUp: Bool) -> Int {
-        guard let handler = loop.readers[fd] else { return 0 }
+    private func readPackets(of sockets: [(fd: Int32, hungUp: Bool)]) -> Int {
         let batch = packetBatch
         var delivered = 0
-        while true {
-            let count = Int(
-                cdbus_receive_packets(
-                    fd, batch.bytes, UInt32(PacketBatch.size), UInt32(PacketBatch.count), batch.lengths, batch.stamps))
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return delivered }
-            // Nothing at all (0) or an error (-1) ends the socket.
-            var ended = count <= 0
-            // One clock pair per batch: each packet's age on the kernel's clock, taken from now.
-            let (now, realNow) = (ContinuousClock.now, cdbus_realtime_nanoseconds())
-            for index in 0 ..< max(count, 0) {
-                let packet = batch.packet(index)
-                // An empty packet is an empty value or the end; the end also sets POLLHUP, which
-                // may have come after the poll that woke this drain.
-                if packet.isEmpty, hungUp || Self.isHungUp(fd) {
-                    ended = true
-                    break
+        var pending = sockets.filter { loop.readers[$0.fd] != nil }
+        while !pending.isEmpty {
+            // Gather: up to `perCall` packets of each socket, as long as there is room.
+            var gathered: [(fd: Int32, index: Int)] = []
+            var ended: [Int32] = []
+            var again: [(fd: Int32, hungUp: Bool)] = []
+            var used = 0
+            for (fd, hungUp) in pending {
+                guard used + PacketBatch.perCall <= PacketBatch.count else {
+                    again.append((fd, hungUp))
+                    continue
                 }
+                let count = Int(
+                    cdbus_receive_packets(
+                        fd, batch.bytes + used * PacketBatch.size, UInt32(PacketBatch.size), UInt32(PacketBatch.perCall),
+                        batch.lengths + used, batch.stamps + used))
+                if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                // Nothing at all (0) or an error (-1) ends the socket; so does an empty packet with
+                // the other end closed (an empty packet is otherwise an empty value; the end also sets
+                // POLLHUP, which may have come after the poll that woke this read).
+                var end = count <= 0
+                for index in used ..< used + max(count, 0) {
+                    if batch.lengths[index] == 0, hungUp || Self.isHungUp(fd) {
+                        end = true
+                        break
+                    }
+                    gathered.append((fd, index))
+                }
+                if end {
+                    ended.append(fd)
+                } else if count == PacketBatch.perCall || hungUp {
+                    // A full call may have more behind it; a hung-up socket is read to its end.
+                    again.append((fd, hungUp))
+                }
+                used += max(count, 0)
+            }
+            // Deliver, oldest first; ties keep the order read (slots are taken in that order, so one
+            // socket's packets keep theirs).
+            let before = { (a: (fd: Int32, index: Int), b: (fd: Int32, index: Int)) in
+                (batch.stamps[a.index], a.index) < (batch.stamps[b.index], b.index)
+            }
+            if zip(gathered, gathered.dropFirst()).contains(where: { before($1, $0) }) { gathered.sort(by: before) }
+            let (now, realNow) = (ContinuousClock.now, cdbus_realtime_nanoseconds())
+            for (fd, index) in gathered {
+                // A handler may have stopped reading a socket (a nested read reached its end).
+                guard let handler = loop.readers[fd] else { continue }
                 let stamp = batch.stamps[index]
                 let age = stamp > 0 ? Duration.nanoseconds(max(realNow - stamp, 0)) : .zero
                 loop.scratch.removeAll(keepingCapacity: true)
-                loop.scratch.append(contentsOf: packet)
+                loop.scratch.append(contentsOf: batch.packet(index))
                 handler(.packet(loop.scratch, receivedAt: now - age))
                 delivered += 1
-                // A nested drain (the handler's) may have reached the end and closed it.
-                if loop.readers[fd] == nil { return delivered }
             }
-            if ended {
-                loop.readers[fd] = nil
+            for fd in ended {
+                guard let handler = loop.readers.removeValue(forKey: fd) else { continue }
                 loop.readersChanged = true
                 Glibc.close(fd)
                 handler(.closed)
-                return delivered
             }
-            // A short batch emptied the socket; a full one may have more behind it, and a hung-up
-            // socket is read to its end.
-            if count < PacketBatch.count, !hungUp { return delivered }
+            pending = again.filter { loop.readers[$0.fd] != nil }
         }
-    }
-
-    /// Reads every packet socket, for a batch window that ended; returns how many packets.
-    private func drainAllPackets() -> Int {
-        var delivered = 0
-        for fd in loop.readers.keys.sorted() { delivered += drainPackets(fd, hungUp: false) }
         return delivered
     }
 
@@ -644,7 +667,7 @@ public final class DBusConnection: @unchecked Sendable {
             // A batch window that has ended: read what came meanwhile; a window without packets
             // returns to reading them as they arrive.
             if loop.packetsBatched, let last = loop.lastPacketRead, now - last >= loop.packetWindow {
-                if drainAllPackets() == 0 {
+                if readPackets(of: loop.readers.keys.sorted().map { ($0, false) }) == 0 {
                     loop.packetsBatched = false
                     loop.readersChanged = true
                 }
@@ -681,10 +704,9 @@ public final class DBusConnection: @unchecked Sendable {
                     _ = read(wakeFD, &value, 8)
                 }
                 if fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
-                var delivered = 0
-                for entry in fds[2...] where entry.revents != 0 {
-                    delivered += drainPackets(entry.fd, hungUp: entry.revents & Int16(POLLHUP | POLLERR) != 0)
-                }
+                let readable = fds[2...].filter { $0.revents != 0 }
+                let delivered = readable.isEmpty
+                    ? 0 : readPackets(of: readable.map { ($0.fd, $0.revents & Int16(POLLHUP | POLLERR) != 0) })
                 if delivered > 0 {
                     // Packets arriving closer together than the window: read them once per window from now on.
                     let arrived = ContinuousClock.now

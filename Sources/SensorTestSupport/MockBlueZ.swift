@@ -75,11 +75,13 @@ public final class MockBlueZ: Sendable {
     /// devices come back by themselves with their notifications resumed, as BlueZ's cache mode
     /// brings back a known sensor; the `notifyInProgress` devices answer their first StartNotify
     /// with InProgress, the `silent` devices send nothing on their first subscription, the
-    /// `notifyFails` devices' StartNotify fails (NotPermitted).
+    /// `notifyFails` devices' StartNotify fails (NotPermitted); the AcquireNotify socket that carries
+    /// the `closeSocketAfter`-th value closes, its device staying connected.
     public init(
         trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
         paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = [],
-        cacheMode: [String] = [], notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = []
+        cacheMode: [String] = [], notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = [],
+        closeSocketAfter: Int? = nil
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -129,6 +131,7 @@ public final class MockBlueZ: Sendable {
         for key in notifyInProgress { arguments += ["--notify-in-progress", key] }
         for key in silent { arguments += ["--silent", key] }
         for key in notifyFails { arguments += ["--notify-fails", key] }
+        if let closeSocketAfter { arguments += ["--close-socket-after", String(closeSocketAfter)] }
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {

@@ -26,6 +26,8 @@ public final class LiveSensorSource: @unchecked Sendable {
     /// Whether a trace is written at all: without one, a notification takes no lock.
     private let tracing: Bool
     private var decoder = NotificationDecoder()
+    /// The latest notification time pushed: the ring's items never go back in time.
+    private var latest = Duration.zero
     private let lost = Mutex<Set<String>>([])
     private let report: @Sendable (String) -> Void
 
@@ -64,10 +66,19 @@ public final class LiveSensorSource: @unchecked Sendable {
     /// The trace's path when it holds everything received (no write failed), else nil.
     public var completeTrace: String? { trace.withLock { $0.failed ? nil : $0.path } }
 
+    /// The session time of `instant` for the ring, on the D-Bus thread. Times from the kernel (a
+    /// socket's packets) and from the D-Bus thread (signals, link events) interleave by
+    /// microseconds, and a batch of packets may have arrived before a signal already handled; the
+    /// ring's order is time order, so such an item takes the latest time pushed.
+    private func ringTime(_ instant: ContinuousClock.Instant) -> Duration {
+        latest = max(time(instant), latest)
+        return latest
+    }
+
     /// D-Bus thread. The samples are staged in the ring; `publish()` shows them to the consumer.
     public func received(_ notification: BlueZNotification) {
         control.countNotification()
-        let time = time(notification.receivedAt)
+        let time = ringTime(notification.receivedAt)
         let uuid = BluetoothUUID(UInt32(notification.uuid))
         // The raw value goes into the trace, whether it counts or not.
         write(.notification(time: time, device: notification.key, uuid: uuid, bytes: notification.bytes))
@@ -88,14 +99,16 @@ public final class LiveSensorSource: @unchecked Sendable {
         switch event {
         case .lost(let key, let at):
             lost.withLock { _ = $0.insert(key) }
-            write(.event(time: time(at), .disconnected(device: key)))
-            notificationRing.push(.control(SessionControl(.disconnected, at: time(at), sensor: sensorIDs[key]!)))
+            let time = ringTime(at)
+            write(.event(time: time, .disconnected(device: key)))
+            notificationRing.push(.control(SessionControl(.disconnected, at: time, sensor: sensorIDs[key]!)))
             report("\(names[key] ?? key) lost; reconnecting")
         case .connected(let key, let at):
             let regained = lost.withLock { $0.remove(key) != nil }
             if regained {
-                write(.event(time: time(at), .connected(device: key)))
-                notificationRing.push(.control(SessionControl(.connected, at: time(at), sensor: sensorIDs[key]!)))
+                let time = ringTime(at)
+                write(.event(time: time, .connected(device: key)))
+                notificationRing.push(.control(SessionControl(.connected, at: time, sensor: sensorIDs[key]!)))
             }
             report("\(names[key] ?? key) \(regained ? "reconnected" : "connected")")
         case .attemptFailed(let key, let error, let retryIn):

@@ -186,6 +186,27 @@ struct BlueZCommandTests {
         }
     }
 
+    @Test func anAcquireNotifySocketThatClosesIsReplacedByStartNotifyAndNothingIsLost() throws {
+        let source = try Self.trace(lines: 300)
+        // Both sensors offer AcquireNotify (read by default); the socket carrying the 50th value
+        // closes while its sensor stays connected, and the mock plays on only once StartNotify ran.
+        let mock = try MockBlueZ(trace: source, acquireNotify: ["hr", "power"], closeSocketAfter: 50)
+        defer { mock.stop() }
+        let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: recorded) }
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--trace", recorded.path, "--json"] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(mock.printed("acquired hr 2a37") && mock.printed("acquired power 2a63"))
+        #expect(mock.output.contains("closed after 50 played"), "\(mock.output)")
+        #expect(run.errors.contains("closed; reading it through StartNotify"), "\(run.errors)")
+        let sent = try Self.notifications(source)
+        #expect(run.played == sent.count)
+        let got = try Self.notifications(recorded)
+        for device in ["hr", "power"] {
+            #expect(got.filter { $0.hasPrefix(device + " ") } == sent.filter { $0.hasPrefix(device + " ") })
+        }
+    }
+
     @Test func recordWithAcquireNotifyMatchesAReplayOfItsTrace() throws {
         let source = try Self.trace(lines: 300)
         // The power meter offers AcquireNotify (a socket), the strap does not (StartNotify).
@@ -193,7 +214,7 @@ struct BlueZCommandTests {
         defer { mock.stop() }
         let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
         let run = try Self.record(
-            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--acquire-notify", "--trace", recorded.path, "--json"] + Self.zones)
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--trace", recorded.path, "--json"] + Self.zones)
         #expect(run.status == .success, "\(run.errors)")
         #expect(mock.printed("acquired power 2a63"))
         let sent = try Self.notifications(source)

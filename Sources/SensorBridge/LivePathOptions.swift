@@ -11,7 +11,7 @@ struct LivePathOptions {
           --no-acquire-notify        read notifications as D-Bus signals (StartNotify) even where BlueZ
                                      offers an AcquireNotify socket (the default reads the socket)
           --latency-budget MS        while values stream in faster than one per MS milliseconds, take them
-                                     in batches at most MS old instead of waking for each (default 5; 0:
+                                     in batches at most MS old instead of waking for each (default 10; 0:
                                      wake for every value); a slower stream is applied as it arrives
         """
 

@@ -37,7 +37,7 @@ public final class WorkoutSession: Sendable {
 
     /// The default `latencyBudget` of a live recording: a sample waits at most this long before
     /// it is applied, and the live outputs (dashboard, zone updates) see it this much later at worst.
-    public static let defaultLatencyBudget = Duration.milliseconds(5)
+    public static let defaultLatencyBudget = Duration.milliseconds(10)
 
     public init(
         builder: LiveWorkoutBuilder, tickInterval: Duration = .milliseconds(250), now: (@Sendable () -> Duration)? = nil,

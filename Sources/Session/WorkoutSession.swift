@@ -21,6 +21,7 @@ public final class WorkoutSession: Sendable {
     private let now: (@Sendable () -> Duration)?
     private let journal: (any WorkoutSessionJournal)?
     private let state = Mutex(ConsumerState())
+    private let naps = Atomic<Int>(0)
     /// The outputs following the event stream.
     private let subscribers = Subscribers()
 
@@ -87,6 +88,12 @@ public final class WorkoutSession: Sendable {
         rings.makeRing(capacity: capacity)
     }
 
+    /// How many times the consumer napped for the latency budget (see `consume()`), for diagnostics.
+    public var consumerNaps: Int {
+        // Relaxed: a statistic.
+        naps.load(ordering: .relaxed)
+    }
+
     /// Impossible events that were skipped (a resume while not paused, say), for the person to read.
     public var warnings: [String] { state.withLock { $0.warnings } }
 
@@ -130,6 +137,8 @@ public final class WorkoutSession: Sendable {
         var lastBatch: ContinuousClock.Instant?
         while true {
             if napping {
+                // Relaxed: a statistic.
+                naps.wrappingAdd(1, ordering: .relaxed)
                 rings.nap(for: latencyBudget)
             }
             if rings.drain(into: &batch) == 0 {

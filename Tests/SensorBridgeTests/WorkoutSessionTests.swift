@@ -1,4 +1,5 @@
 import Foundation
+import SampleRing
 import SensorBridge
 import Session
 import SensorCore
@@ -53,6 +54,43 @@ import Zones
         #expect(two.statistics == one.statistics)
         #expect(two.samples.count == 3000)
         #expect(two.statistics.droppedSamples == 0)
+    }
+
+    /// A producer that pushes `items` in groups, sleeping `pause` after each group, then the end.
+    static func paced(_ items: [SessionItem], group: Int, pause: TimeInterval, into ring: SampleRing<SessionItem>) -> @Sendable () -> Void {
+        {
+            for (index, item) in items.enumerated() {
+                while !ring.hasRoom {}
+                ring.push(item)
+                if (index + 1) % group == 0 { Thread.sleep(forTimeInterval: pause) }
+            }
+            while !ring.hasRoom {}
+            ring.push(.control(SessionControl(.end, at: .seconds(1000))))
+        }
+    }
+
+    /// Items streaming in (a pair every 2 ms) are taken in naps within the budget, values that
+    /// trickle in (one every 100 ms) as they arrive; either way the workout is the one a session
+    /// without a budget builds.
+    @Test func aLatencyBudgetBatchesAStreamAndNeverATrickle() throws {
+        let items: [SessionItem] = (0..<400).map { i in
+            let type: QuantityType = i % 2 == 0 ? .heartRate : .cyclingPower
+            return Self.sample(type, 100 + Double(i % 90), Double(i))
+        }
+        let plain = WorkoutSession(builder: try Self.builder())
+        let reference = try plain.run(producers: [Self.paced(items, group: 400, pause: 0, into: plain.makeRing())]).get()
+
+        let streaming = WorkoutSession(builder: try Self.builder(), latencyBudget: .milliseconds(20))
+        let streamed = try streaming.run(producers: [Self.paced(items, group: 2, pause: 0.002, into: streaming.makeRing())]).get()
+        #expect(streamed.statistics == reference.statistics)
+        #expect(streamed.zoneGroupsByType == reference.zoneGroupsByType)
+        #expect(streaming.consumerNaps > 0, "a stream of pairs 2 ms apart is taken in naps")
+
+        let trickle = Array(items.prefix(6))
+        let slow = WorkoutSession(builder: try Self.builder(), latencyBudget: .milliseconds(10))
+        let trickled = try slow.run(producers: [Self.paced(trickle, group: 1, pause: 0.1, into: slow.makeRing())]).get()
+        #expect(trickled.samples.count == 6)
+        #expect(slow.consumerNaps == 0, "one value every 100 ms is applied as it arrives")
     }
 
     @Test func droppedSamplesReachTheStatistics() throws {

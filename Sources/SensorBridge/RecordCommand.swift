@@ -36,6 +36,7 @@ enum RecordCommand {
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
           --acquire-notify           read notifications through BlueZ's AcquireNotify socket where a
                                      characteristic offers it (fewer D-Bus messages); StartNotify otherwise
+          --no-acquire-notify        StartNotify only (Value signals over D-Bus)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
         \(StoreLocation.help)
@@ -63,7 +64,7 @@ enum RecordCommand {
         let arguments = try CommandArguments(
             words, command: "record",
             options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"]),
-            flags: WorkoutSetup.flags.union(["acquire-notify", "no-save", "force"]))
+            flags: WorkoutSetup.flags.union(["acquire-notify", "no-acquire-notify", "no-save", "force"]))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -131,7 +132,8 @@ enum RecordCommand {
         let controls = session.makeControls(
             clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
         let links = SensorLinks(
-            client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify"), onNotification: source.received,
+            client: client, sensors: devices, acquireNotify: arguments.has("acquire-notify") && !arguments.has("no-acquire-notify"),
+            onNotification: source.received,
             onEvent: {
                 source.linkEvent($0, names: displayNames)
                 dashboard?.linkEvent($0)

@@ -403,7 +403,7 @@ enum BlueZBenchmark {
                 }
             },
             received: { floor.received },
-            cpuSeconds: { threadCPUSeconds().values.filter { $0.name == floor.threadName }.reduce(0) { $0 + $1.seconds } },
+            cpuSeconds: { floor.cpuSeconds },
             stop: floor.stop)
     }
 }

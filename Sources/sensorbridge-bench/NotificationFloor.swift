@@ -8,7 +8,7 @@ import Synchronization
 /// private libdbus connection subscribes each measurement characteristic as a client must
 /// (`StartNotify`, and the match rule for `PropertiesChanged` from org.bluez; or `AcquireNotify`),
 /// then one thread receives and counts, nothing else: no decoding, no hand-off, no workout. Its CPU
-/// is that thread's (named `threadName`, `/proc/self/task/*/comm`).
+/// is that thread's (its CPU-time clock; the thread is named `threadName` for `top -H`).
 ///
 /// Signals: `dbus_connection_read_write_dispatch` (libdbus reads and validates each message and
 /// runs the filter) and a filter that counts a `PropertiesChanged` whose first changed property is
@@ -30,6 +30,8 @@ final class NotificationFloor: @unchecked Sendable {
     private let count = Atomic(0)
     private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// The receiving thread's CPU-time clock, once it runs.
+    private let cpuClock = Mutex<clockid_t?>(nil)
 
     /// Connects the mock's devices, subscribes their measurements and starts receiving.
     init(environment: [String: String], subscription: Subscription) throws {
@@ -94,6 +96,9 @@ final class NotificationFloor: @unchecked Sendable {
         }
         Thread { [self] in
             Thread.current.name = threadName
+            var clock = clockid_t()
+            pthread_getcpuclockid(pthread_self(), &clock)
+            cpuClock.withLock { $0 = clock }
             if subscription == .startNotify { receiveSignals() } else { receivePackets() }
             finished.signal()
         }.start()
@@ -101,6 +106,15 @@ final class NotificationFloor: @unchecked Sendable {
 
     /// Notifications counted so far.
     var received: Int { count.load(ordering: .relaxed) }
+
+    /// CPU seconds the receiving thread has used so far (0 before it runs). The corresponding C
+    /// functions are `pthread_getcpuclockid` and `clock_gettime`.
+    var cpuSeconds: Double {
+        guard let clock = cpuClock.withLock({ $0 }) else { return 0 }
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
 
     /// Ends the receiving thread, then closes the sockets and the connection (BlueZ ends the
     /// subscriptions of a client that leaves).

@@ -74,7 +74,7 @@ let package = Package(
             name: "sensorbridge-bench",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "Session", "WorkoutStore", "SensorTestSupport", "Captures",
-                "Export",
+                "Export", "BlueZ", "CDBus",
             ],
             swiftSettings: swiftSettings
         ),

@@ -192,6 +192,8 @@ def main():
     bus.add_message_filter(watch_calls)
     adapter = root.AddAdapter('hci0', 'sensorbridge-test')
     adapter_object = dbusmock.mockobject.objects[adapter]
+    # What BlueZ 5.56 and later say an LE adapter can be (bleak picks an adapter with "central").
+    adapter_object.props[ADAPTER]['Roles'] = dbus.Array(['central', 'peripheral'], signature='s', variant_level=1)
     if args.adapter_off:
         adapter_object.props[ADAPTER]['Powered'] = dbus.Boolean(False, variant_level=1)
     # The template's discovery is one switch for everybody; BlueZ keeps a session per client.
@@ -274,6 +276,10 @@ def main():
         services.append(full('180f'))
         device.props[DEVICE]['UUIDs'] = dbus.Array(services, signature='s', variant_level=1)
         device.props[DEVICE]['RSSI'] = dbus.Int16(-60, variant_level=1)
+        # Dictionaries, as BlueZ has them (dbusmock's template gives arrays of dictionaries, which bleak
+        # cannot read).
+        for prop, signature in (('ManufacturerData', 'qv'), ('ServiceData', 'sv'), ('AdvertisingData', 'yv')):
+            device.props[DEVICE][prop] = dbus.Dictionary({}, signature=signature, variant_level=1)
         if args.paired:
             device.props[DEVICE]['Paired'] = dbus.Boolean(True, variant_level=1)
         device.AddMethod(DEVICE, 'Connect', '', '', connect)

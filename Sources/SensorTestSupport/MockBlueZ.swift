@@ -252,6 +252,9 @@ public final class ChildProcess: Sendable {
         reader.start()
     }
 
+    /// The process id (`/proc/PID/...`); another process's once this one has exited and been reaped.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// The exit status, or the number of the signal that ended it; once it has exited.
     public var terminationStatus: Int32 { process.terminationStatus }
 

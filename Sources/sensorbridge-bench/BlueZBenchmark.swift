@@ -6,85 +6,240 @@ import SensorTestSupport
 import Synchronization
 
 /// `bluez`: `record` in this process against a private dbus-daemon and the mock org.bluez
-/// (python-dbusmock), which it starts itself. Flood: two sensors sending as fast as the mock and
-/// the bus allow; paced: 200 notifications per second for 10 s, CPU time of this process per
-/// notification, and the latency from the mock's send (stamped in the payload) to the sample
-/// applied by the session, also with `--acquire-notify` (sockets instead of signals); idle:
-/// connected sensors that send nothing for 10 s; then `HandOffFloor`, the same path with nothing in it.
+/// (python-dbusmock), which it starts itself, beside its peers on the same mock: the D-Bus floor and
+/// the AcquireNotify floor (`NotificationFloor`: receive and count, nothing else) and bleak
+/// (`BleakPeer`). Each of them takes two loads in turn, a fresh mock for each: a flood (two sensors
+/// sending as fast as the mock and the bus allow) and a paced one (200 notifications per second for
+/// 10 s, each stamped with its send time for the latency to the sample applied by the session). The
+/// figure is CPU per notification: of this process for `record` (with StartNotify, with
+/// `--acquire-notify` and saving into a store), of the receiving thread for the floors, of the child
+/// process for bleak. Then idle: connected sensors that send nothing for 10 s; then `HandOffFloor`,
+/// the design's path with nothing in it.
 enum BlueZBenchmark {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// How the mock sends: `count` notifications alternating between the strap and the power meter,
+    /// `rate` per second, or all at once (nil).
+    struct Load {
+        var count: Int
+        var rate: Double?
+    }
+
+    /// What subscribes to the mock in a phase.
+    enum Client {
+        /// `sensorbridge record` in this process with these options besides the sensors and `--json`.
+        case record([String])
+        case floor(NotificationFloor.Subscription)
+        case bleak(acquireNotify: Bool)
+    }
+
+    /// A client of the mock as a phase sees it.
+    struct Peer {
+        /// Returns once the first notification has arrived; throws when none will.
+        var waitForFirst: () throws -> Void
+        /// Notifications received so far.
+        var received: () -> Int
+        /// CPU seconds used so far by what is measured.
+        var cpuSeconds: () -> Double
+        /// Seconds between two looks at `received` while the last notifications come in.
+        var interval = 0.002
+        /// Ends the client.
+        var stop: () -> Void
+    }
+
+    struct Phase {
+        var sent = 0
+        var received = 0
+        /// From the first notification received to the last.
+        var receiveSeconds = 0.0
+        /// CPU seconds of what is measured while the mock played.
+        var cpu = 0.0
+        /// CPU seconds of what is measured during `idleAfterPlay`.
+        var idleCPU = 0.0
+        /// Nanoseconds from the mock's send to the sample applied (`record` with a paced load).
+        var latencies: [UInt64] = []
+        /// CPU seconds of this process's threads while the mock played, by thread name.
+        var threadCPU: [String: Double] = [:]
+
+        /// Microseconds of CPU per notification received.
+        var cpuPerNotification: Double { cpu / Double(max(received, 1)) * 1e6 }
+        var perSecond: Double { Double(received) / receiveSeconds }
+    }
+
+    /// One load's phases: `record` three ways and its peers, taken in turn.
+    struct Round {
+        var record: Phase
+        var dbusFloor: Phase
+        var bleak: Phase?
+        var recordAcquireNotify: Phase
+        var acquireNotifyFloor: Phase
+        var bleakAcquireNotify: Phase?
+        var recordSave: Phase
+    }
+
     static func run(_ json: Bool) {
         if let reason = MockBlueZ.unavailableReason {
             FileHandle.standardError.write(Data("sensorbridge-bench bluez: \(reason)\n".utf8))
             exit(1)
         }
         let floodCount = Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_FLOOD"] ?? "") ?? 100_000
+        if let reason = BleakPeer.unavailableReason {
+            FileHandle.standardError.write(Data("sensorbridge-bench bluez: bleak skipped: \(reason)\n".utf8))
+        }
         do {
-            let flood = try phase(trace: trace(count: floodCount, rate: nil), speed: 0, idleAfterPlay: .zero)
-            let paced = try phase(trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true)
-            // The same through AcquireNotify sockets (record --acquire-notify): no D-Bus message per value.
-            let acquired = try phase(
-                trace: trace(count: 2000, rate: 200), speed: 1, idleAfterPlay: .zero, stamp: true, acquireNotify: true)
-            let idle = try phase(trace: trace(count: 2, rate: nil), speed: 0, idleAfterPlay: .seconds(10))
+            let flood = try round(Load(count: floodCount, rate: nil))
+            let paced = try round(Load(count: 2000, rate: 200))
+            let idle = try phase(Load(count: 2, rate: nil), .record(["--no-save"]), idleAfterPlay: .seconds(10))
             let floor = HandOffFloor.cpuMicrosecondsPerMessage(count: 2000, rate: 200, handOff: .sampleRing)
             let pipeFloor = HandOffFloor.cpuMicrosecondsPerMessage(count: 2000, rate: 200, handOff: .pipe)
             let oneThreadFloor = HandOffFloor.cpuMicrosecondsPerMessage(count: 2000, rate: 200, handOff: .none)
-            let cpuPerNotification = paced.cpu / Double(max(paced.received, 1)) * 1e6
-            let acquiredCPU = acquired.cpu / Double(max(acquired.received, 1)) * 1e6
-            let acquiredLatencies = acquired.latencies.sorted()
             let idlePercent = idle.idleCPU / 10 * 100
-            let latencies = paced.latencies.sorted()
-            let p50 = percentile(latencies, 0.50)
-            let p99 = percentile(latencies, 0.99)
             if json {
-                Bench.printJSON([
-                    "flood": .object([
-                        "sent": .number(Double(flood.sent)), "received": .number(Double(flood.received)),
-                        "perSecond": .number((Double(flood.received) / flood.receiveSeconds).rounded()),
-                    ]),
-                    "paced": .object([
-                        "cpuMicrosecondsPerNotification": .number((cpuPerNotification * 10).rounded() / 10),
-                        "latencyP50Milliseconds": .number((p50 * 1000).rounded() / 1000),
-                        "latencyP99Milliseconds": .number((p99 * 1000).rounded() / 1000),
-                        "latencySamples": .number(Double(latencies.count)),
-                        "cpuByThread": .string(describe(paced.threadCPU, per: paced.received)),
-                        "timesHandOffFloor": .number((cpuPerNotification / floor * 10).rounded() / 10),
-                    ]),
-                    "pacedAcquireNotify": .object([
-                        "cpuMicrosecondsPerNotification": .number((acquiredCPU * 10).rounded() / 10),
-                        "latencyP50Milliseconds": .number((percentile(acquiredLatencies, 0.50) * 1000).rounded() / 1000),
-                        "latencyP99Milliseconds": .number((percentile(acquiredLatencies, 0.99) * 1000).rounded() / 1000),
-                        "cpuByThread": .string(describe(acquired.threadCPU, per: acquired.received)),
-                    ]),
-                    "idleCPUPercent": .number((idlePercent * 100).rounded() / 100),
-                    "handOffFloor": .object([
-                        "twoThreadsMicrosecondsPerNotification": .number((floor * 10).rounded() / 10),
-                        "twoThreadsThroughPipeMicrosecondsPerNotification": .number((pipeFloor * 10).rounded() / 10),
-                        "oneThreadMicrosecondsPerNotification": .number((oneThreadFloor * 10).rounded() / 10),
-                    ]),
+                var object: JSONObject = [:]
+                for (name, phase, acquire) in [("", flood.record, false), ("AcquireNotify", flood.recordAcquireNotify, true),
+                    ("Save", flood.recordSave, false)]
+                {
+                    var figures = recordFigures(phase, flood, acquireNotify: acquire)
+                    figures["sent"] = .number(Double(phase.sent))
+                    figures["perSecond"] = .number(phase.perSecond.rounded())
+                    object["flood" + name] = .object(figures)
+                }
+                for (name, phase, acquire) in [("", paced.record, false), ("AcquireNotify", paced.recordAcquireNotify, true),
+                    ("Save", paced.recordSave, false)]
+                {
+                    var figures = recordFigures(phase, paced, acquireNotify: acquire)
+                    let latencies = phase.latencies.sorted()
+                    figures["latencyP50Milliseconds"] = .number(rounded(percentile(latencies, 0.50), 3))
+                    figures["latencyP99Milliseconds"] = .number(rounded(percentile(latencies, 0.99), 3))
+                    figures["latencySamples"] = .number(Double(latencies.count))
+                    figures["timesHandOffFloor"] = .number(rounded(phase.cpuPerNotification / floor, 1))
+                    object["paced" + name] = .object(figures)
+                }
+                var peers: JSONObject = ["flood": .object(peerFigures(flood)), "paced": .object(peerFigures(paced))]
+                if let reason = BleakPeer.unavailableReason { peers["bleakUnavailable"] = .string(reason) }
+                object["peers"] = .object(peers)
+                object["idleCPUPercent"] = .number(rounded(idlePercent, 2))
+                object["handOffFloor"] = .object([
+                    "twoThreadsMicrosecondsPerNotification": .number(rounded(floor, 1)),
+                    "twoThreadsThroughPipeMicrosecondsPerNotification": .number(rounded(pipeFloor, 1)),
+                    "oneThreadMicrosecondsPerNotification": .number(rounded(oneThreadFloor, 1)),
                 ])
+                Bench.printJSON(object)
             } else {
-                print("flood: \(flood.sent) sent, \(flood.received) received, \(Bench.humanRate(Double(flood.received) / flood.receiveSeconds))")
-                print("paced 200/s: \(String(format: "%.1f", cpuPerNotification)) µs CPU per notification (\(paced.received) received; by thread: \(describe(paced.threadCPU, per: paced.received)))")
+                print("flood: \(flood.record.sent) sent; µs CPU per notification, received, per second:")
+                printRound(flood)
+                print("paced 200/s for 10 s: µs CPU per notification, received:")
+                printRound(paced)
+                let latencies = paced.record.latencies.sorted()
                 print(
-                    "paced 200/s with --acquire-notify: \(String(format: "%.1f", acquiredCPU)) µs CPU per notification, "
-                        + String(
-                            format: "latency p50 %.3f ms, p99 %.3f ms", percentile(acquiredLatencies, 0.5),
-                            percentile(acquiredLatencies, 0.99)) + "; by thread: \(describe(acquired.threadCPU, per: acquired.received))")
+                    "latency from the mock's send to the sample applied (zone update out): "
+                        + String(format: "p50 %.3f ms, p99 %.3f ms (%d samples)", percentile(latencies, 0.5), percentile(latencies, 0.99),
+                            latencies.count)
+                        + latencySummary("with --acquire-notify", paced.recordAcquireNotify)
+                        + latencySummary("with --save", paced.recordSave))
                 print("idle 10 s: \(String(format: "%.2f", idlePercent)) % CPU")
                 print(
                     String(
                         format: "floor at 200/s, a socket read and handed over with nothing else: %.1f µs per "
                             + "notification through SampleRing, %.1f µs through a pipe, %.1f µs with one thread; "
                             + "paced is %.1fx the SampleRing floor",
-                        floor, pipeFloor, oneThreadFloor, cpuPerNotification / floor))
-                print(
-                    "latency from the mock's send to the sample applied (zone update out): "
-                        + String(format: "p50 %.3f ms, p99 %.3f ms (%d samples)", p50, p99, latencies.count))
+                        floor, pipeFloor, oneThreadFloor, paced.record.cpuPerNotification / floor))
             }
         } catch {
             FileHandle.standardError.write(Data("sensorbridge-bench bluez: \(error)\n".utf8))
             exit(1)
         }
+    }
+
+    /// `load` through each client in turn, each on a fresh mock: `record` with StartNotify, the D-Bus
+    /// floor, bleak, `record --acquire-notify`, the AcquireNotify floor, bleak with AcquireNotify,
+    /// and `record` saving into a store in a temporary folder.
+    static func round(_ load: Load) throws -> Round {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-bluez-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bleak = BleakPeer.unavailableReason == nil
+        return Round(
+            record: try phase(load, .record(["--no-acquire-notify", "--no-save"])),
+            dbusFloor: try phase(load, .floor(.startNotify)),
+            bleak: try bleak ? phase(load, .bleak(acquireNotify: false)) : nil,
+            recordAcquireNotify: try phase(load, .record(["--acquire-notify", "--no-save"])),
+            acquireNotifyFloor: try phase(load, .floor(.acquireNotify)),
+            bleakAcquireNotify: try bleak ? phase(load, .bleak(acquireNotify: true)) : nil,
+            recordSave: try phase(
+                load, .record(["--no-acquire-notify", "--store", folder.appendingPathComponent("workouts.sqlite").path])))
+    }
+
+    /// A `record` phase's figures and its ratios to the peers of the same load.
+    static func recordFigures(_ phase: Phase, _ round: Round, acquireNotify: Bool) -> JSONObject {
+        let cpu = phase.cpuPerNotification
+        var figures: JSONObject = [
+            "received": .number(Double(phase.received)),
+            "cpuMicrosecondsPerNotification": .number(rounded(cpu, 1)),
+            "cpuByThread": .string(describe(phase.threadCPU, per: phase.received)),
+            "timesDBusFloor": .number(rounded(cpu / round.dbusFloor.cpuPerNotification, 2)),
+        ]
+        if acquireNotify { figures["timesAcquireNotifyFloor"] = .number(rounded(cpu / round.acquireNotifyFloor.cpuPerNotification, 2)) }
+        if let bleak = round.bleak { figures["timesBleak"] = .number(rounded(cpu / bleak.cpuPerNotification, 2)) }
+        if acquireNotify, let bleak = round.bleakAcquireNotify {
+            figures["timesBleakAcquireNotify"] = .number(rounded(cpu / bleak.cpuPerNotification, 2))
+        }
+        return figures
+    }
+
+    /// The peers' figures of one load.
+    static func peerFigures(_ round: Round) -> JSONObject {
+        var peers: JSONObject = [:]
+        let named = [("dbusFloor", round.dbusFloor), ("acquireNotifyFloor", round.acquireNotifyFloor)]
+            + [("bleak", round.bleak), ("bleakAcquireNotify", round.bleakAcquireNotify)].compactMap { name, phase in
+                phase.map { (name, $0) }
+            }
+        for (name, phase) in named {
+            peers[name] = .object([
+                "received": .number(Double(phase.received)), "perSecond": .number(phase.perSecond.rounded()),
+                "cpuMicrosecondsPerNotification": .number(rounded(phase.cpuPerNotification, 1)),
+            ])
+        }
+        return peers
+    }
+
+    /// One load's table: each client's CPU per notification, received, rate, and `record`'s ratios.
+    static func printRound(_ round: Round) {
+        let floors = [("D-Bus floor", round.dbusFloor), ("AcquireNotify floor", round.acquireNotifyFloor)]
+        let bleaks = [("bleak", round.bleak), ("bleak AcquireNotify", round.bleakAcquireNotify)]
+        func times(_ phase: Phase, _ peers: [(String, Phase?)]) -> String {
+            peers.compactMap { name, peer in
+                peer.map { String(format: "%.2fx ", phase.cpuPerNotification / $0.cpuPerNotification) + name }
+            }.joined(separator: ", ")
+        }
+        func row(_ name: String, _ phase: Phase, _ notes: String = "") {
+            print(
+                "  " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    + String(format: "%7.1f µs %7d  ", phase.cpuPerNotification, phase.received)
+                    + Bench.humanRate(phase.perSecond).padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + (notes.isEmpty ? "" : "  " + notes))
+        }
+        row("record", round.record, times(round.record, [floors[0], bleaks[0]]))
+        row("record --acquire-notify", round.recordAcquireNotify, times(round.recordAcquireNotify, [floors[0], floors[1]] + bleaks))
+        row("record --save", round.recordSave, times(round.recordSave, [floors[0], bleaks[0]]))
+        for (name, phase) in floors { row(name, phase) }
+        for (name, phase) in bleaks { if let phase { row(name, phase) } }
+        for (name, phase) in [("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave)] {
+            print("  \(name) by thread: \(describe(phase.threadCPU, per: phase.received))")
+        }
+    }
+
+    /// `; NAME p50 0.123 ms, p99 0.456 ms`.
+    static func latencySummary(_ name: String, _ phase: Phase) -> String {
+        let latencies = phase.latencies.sorted()
+        return "; " + name + String(format: " p50 %.3f ms, p99 %.3f ms", percentile(latencies, 0.5), percentile(latencies, 0.99))
+    }
+
+    static func rounded(_ value: Double, _ digits: Int) -> Double {
+        let scale = pow(10, Double(digits))
+        return (value * scale).rounded() / scale
     }
 
     /// `count` notifications alternating between a strap and a power meter, `rate` per second
@@ -105,21 +260,6 @@ enum BlueZBenchmark {
         return url
     }
 
-    struct Phase {
-        var sent = 0
-        var received = 0
-        /// From the first notification received to the last.
-        var receiveSeconds = 0.0
-        /// CPU seconds of this process while the mock played.
-        var cpu = 0.0
-        /// CPU seconds of this process during `idleAfterPlay`.
-        var idleCPU = 0.0
-        /// Nanoseconds from the mock's send to the sample applied, with `stamp`.
-        var latencies: [UInt64] = []
-        /// CPU seconds of this process's threads while the mock played, by thread name.
-        var threadCPU: [String: Double] = [:]
-    }
-
     /// Microseconds of CPU per notification of each thread that used at least 1 µs, most first:
     /// `dbus 98.1, consumer 31.0, ...`.
     static func describe(_ threads: [String: Double], per count: Int) -> String {
@@ -127,16 +267,17 @@ enum BlueZBenchmark {
             .map { "\($0.0) \(String(format: "%.1f", $0.1))" }.joined(separator: ", ")
     }
 
-    /// CPU seconds of each thread of this process, by thread id: its name (`/proc/self/task/*/comm`:
-    /// `sb.dbus`, `sb.consumer`, ...) and time on a CPU (`schedstat`'s first field, nanoseconds).
-    static func threadCPUSeconds() -> [Int: (name: String, seconds: Double)] {
+    /// CPU seconds of each thread of a process (this one by default), by thread id: its name
+    /// (`/proc/PID/task/*/comm`: `sb.dbus`, `sb.consumer`, ...) and time on a CPU (`schedstat`'s
+    /// first field, nanoseconds).
+    static func threadCPUSeconds(process: String = "self") -> [Int: (name: String, seconds: Double)] {
         var threads: [Int: (name: String, seconds: Double)] = [:]
-        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? [] {
             guard let id = Int(task),
-                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/schedstat", encoding: .utf8),
+                let stat = try? String(contentsOfFile: "/proc/\(process)/task/\(task)/schedstat", encoding: .utf8),
                 let nanoseconds = stat.split(separator: " ").first.flatMap({ Double($0) })
             else { continue }
-            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? "?"
+            let comm = (try? String(contentsOfFile: "/proc/\(process)/task/\(task)/comm", encoding: .utf8)) ?? "?"
             let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
             threads[id] = (name, nanoseconds / 1e9)
         }
@@ -166,56 +307,103 @@ enum BlueZBenchmark {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    static func phase(
-        trace: URL, speed: Double, idleAfterPlay: Duration, stamp: Bool = false, acquireNotify: Bool = false
-    ) throws -> Phase {
+    /// `load` from a fresh mock to `client`: CPU from the first notification received until the
+    /// last has arrived (or nothing more for a second), then `idleAfterPlay` with nothing sent.
+    /// Every mock offers AcquireNotify; each client takes it or StartNotify. A paced load stamps
+    /// each notification with its send time (`LatencyProbe`), for every client alike.
+    static func phase(_ load: Load, _ client: Client, idleAfterPlay: Duration = .zero) throws -> Phase {
+        let trace = try trace(count: load.count, rate: load.rate)
         defer { try? FileManager.default.removeItem(at: trace) }
-        let mock = try MockBlueZ(trace: trace, speed: speed, stamp: stamp, acquireNotify: acquireNotify ? ["hr", "power"] : [])
+        let paced = load.rate != nil
+        let mock = try MockBlueZ(trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"])
         defer { mock.stop() }
-        let probe = stamp ? LatencyProbe() : nil
-        let control = RecordingControl(latencyProbe: probe)
-        let finished = DispatchSemaphore(value: 0)
-        let environment = mock.environment
-        Thread.detachNewThread {
-            var context = CommandContext(
-                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
-            context.recordingControl = control
-            _ = SensorBridgeCLI.run(
-                ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save"] + (acquireNotify ? ["--acquire-notify"] : []),
-                context: context)
-            finished.signal()
+        let probe = paced ? LatencyProbe() : nil
+        let peer: Peer
+        switch client {
+        case .record(let options): peer = record(mock, options, probe: probe)
+        case .floor(let subscription): peer = try floor(mock, subscription)
+        case .bleak(let acquireNotify): peer = try BleakPeer.start(mock, acquireNotify: acquireNotify)
         }
         var result = Phase()
-        // CPU from the first notification on (connecting is not what is measured).
-        while control.notificationsReceived == 0 { Thread.sleep(forTimeInterval: 0.0005) }
-        let cpuStart = cpuSeconds()
+        do { try peer.waitForFirst() } catch {
+            peer.stop()
+            throw error
+        }
+        let cpuStart = peer.cpuSeconds()
         let threadsStart = threadCPUSeconds()
         let first = ContinuousClock.now
         // Blocks (waking five times a second): polling here would be CPU of this process too.
         result.sent = mock.waitUntilPlayed(timeout: .seconds(600)) ?? 0
         var last = ContinuousClock.now
-        var seen = control.notificationsReceived
+        var seen = peer.received()
         // Until everything arrived, or nothing more for a second.
         while seen < result.sent, ContinuousClock.now - last < .seconds(1) {
-            Thread.sleep(forTimeInterval: 0.002)
-            let now = control.notificationsReceived
+            Thread.sleep(forTimeInterval: peer.interval)
+            let now = peer.received()
             if now != seen {
                 seen = now
                 last = ContinuousClock.now
             }
         }
-        result.cpu = cpuSeconds() - cpuStart
+        result.cpu = peer.cpuSeconds() - cpuStart
         result.threadCPU = threadCPU(from: threadsStart, to: threadCPUSeconds())
-        result.received = control.notificationsReceived
+        result.received = seen
         result.receiveSeconds = (last - first).seconds
         if idleAfterPlay > .zero {
-            let idleStart = cpuSeconds()
+            let idleStart = peer.cpuSeconds()
             Thread.sleep(forTimeInterval: idleAfterPlay.seconds)
-            result.idleCPU = cpuSeconds() - idleStart
+            result.idleCPU = peer.cpuSeconds() - idleStart
         }
-        control.stop()
-        finished.wait()
+        peer.stop()
         result.latencies = probe?.latencies ?? []
         return result
+    }
+
+    /// `sensorbridge record` on a thread of this process, stopped through its `RecordingControl`;
+    /// its CPU is the whole process's.
+    static func record(_ mock: MockBlueZ, _ options: [String], probe: LatencyProbe?) -> Peer {
+        let control = RecordingControl(latencyProbe: probe)
+        let finished = DispatchSemaphore(value: 0)
+        let errors = Mutex("")
+        let environment = mock.environment
+        Thread.detachNewThread {
+            var context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+            context.recordingControl = control
+            _ = SensorBridgeCLI.run(["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json"] + options, context: context)
+            errors.withLock { $0 = context.errors.text }
+            finished.signal()
+        }
+        return Peer(
+            waitForFirst: {
+                while control.notificationsReceived == 0 {
+                    if finished.wait(timeout: .now() + 0.0005) == .success {
+                        finished.signal()
+                        throw Failure(description: "record \(options.joined(separator: " ")) ended: \(errors.withLock { $0 })")
+                    }
+                }
+            },
+            received: { control.notificationsReceived },
+            cpuSeconds: cpuSeconds,
+            stop: {
+                control.stop()
+                finished.wait()
+            })
+    }
+
+    /// A `NotificationFloor` on the mock's bus; its CPU is its receiving thread's.
+    static func floor(_ mock: MockBlueZ, _ subscription: NotificationFloor.Subscription) throws -> Peer {
+        let floor = try NotificationFloor(environment: mock.environment, subscription: subscription)
+        return Peer(
+            waitForFirst: {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while floor.received == 0 {
+                    guard ContinuousClock.now < deadline else { throw Failure(description: "the \(floor.threadName) floor received nothing") }
+                    Thread.sleep(forTimeInterval: 0.0005)
+                }
+            },
+            received: { floor.received },
+            cpuSeconds: { floor.cpuSeconds },
+            stop: floor.stop)
     }
 }

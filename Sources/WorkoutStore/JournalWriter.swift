@@ -67,12 +67,11 @@ final class JournalWriter: Sendable {
 
         /// Writes the batch and `totals` in one transaction; keeps the batch when that fails.
         mutating func write(_ totals: Totals) throws(WorkoutStoreError) {
-            let (store, workout, start) = (store, workout, start)
-            let (samples, events, firstChunk, firstEvent) = (samples, events, nextChunk, nextEvent)
-            nextChunk = try store.performTransaction {
+            // No copies of the arrays outlive the transaction: emptied, they keep their buffers.
+            let next = try store.performTransaction {
                 let next = try SampleChunk.insert(
-                    samples, start: start, workout: workout, firstPosition: firstChunk, into: store.connection)
-                try store.insertEvents(events, workout: workout, firstPosition: firstEvent, start: start)
+                    samples, start: start, workout: workout, firstPosition: nextChunk, into: store.connection)
+                try store.insertEvents(events, workout: workout, firstPosition: nextEvent, start: start)
                 try store.connection.statement(
                     """
                     UPDATE recordings SET recorded_until_ns = ?, malformed_notifications = ?, dropped_samples = ?
@@ -82,9 +81,10 @@ final class JournalWriter: Sendable {
                 guard store.connection.changes == 1 else { throw WorkoutStoreError.notFound(WorkoutID(workout)) }
                 return next
             }
+            nextChunk = next
             nextEvent += Int64(events.count)
-            self.samples.removeAll(keepingCapacity: true)
-            self.events.removeAll(keepingCapacity: true)
+            samples.removeAll(keepingCapacity: true)
+            events.removeAll(keepingCapacity: true)
         }
 
         /// Finished or discarded: the lock file goes, nothing more is written.

@@ -54,7 +54,9 @@ final class JournalWriter: Sendable {
     }
 
     struct Journal {
-        let store: WorkoutStore
+        /// The recorder's own connection; nil once closed, so that it is closed then, on that
+        /// thread (closing the last connection checkpoints the WAL and deletes it).
+        var store: WorkoutStore?
         var lock: RecordingLock?
         let workout: Int64
         let start: Duration
@@ -66,7 +68,7 @@ final class JournalWriter: Sendable {
         var isClosed = false
 
         /// Writes the batch and `totals` in one transaction; keeps the batch when that fails.
-        mutating func write(_ totals: Totals) throws(WorkoutStoreError) {
+        mutating func write(_ totals: Totals, to store: WorkoutStore) throws(WorkoutStoreError) {
             // No copies of the arrays outlive the transaction: emptied, they keep their buffers.
             let next = try store.performTransaction {
                 let next = try SampleChunk.insert(
@@ -89,10 +91,15 @@ final class JournalWriter: Sendable {
 
         /// Finished or discarded: the lock file goes, nothing more is written.
         mutating func close() {
-            if let lock {
-                RecordingLock.remove(at: lock.path)
-                self.lock = nil
-            }
+            if let lock { RecordingLock.remove(at: lock.path) }
+            end()
+        }
+
+        /// Nothing more is written; the lock is released (its file stays, as after a crash, when
+        /// the workout was not finished or discarded) and the connection closed.
+        mutating func end() {
+            lock = nil
+            store = nil
             samples = []
             events = []
             isClosed = true
@@ -133,8 +140,9 @@ final class JournalWriter: Sendable {
             _ = commit()
         }
         _ = commit()
-        // As if the process ended: the lock goes (an unfinished workout stays, for recovery).
-        journal.withLock { $0.lock = nil }
+        // As if the process ended: the lock and the connection go before `stop` returns (an
+        // unfinished workout stays, for recovery).
+        journal.withLock { $0.end() }
     }
 
     /// Ends the writer thread and waits for it (after its last write); at most once.
@@ -153,7 +161,7 @@ final class JournalWriter: Sendable {
     /// outcome in `pending` for `record`, `failure` and `savedUntil`.
     func commit() -> WorkoutStoreError? {
         journal.withLock { journal -> WorkoutStoreError? in
-            guard !journal.isClosed else { return nil }
+            guard !journal.isClosed, let store = journal.store else { return nil }
             let totals = pending.withLock { pending -> Totals? in
                 let totals = pending.totals
                 guard !pending.batch.samples.isEmpty || !pending.batch.events.isEmpty || !journal.samples.isEmpty
@@ -167,7 +175,7 @@ final class JournalWriter: Sendable {
             beforeCommit?()
             let failure: WorkoutStoreError?
             do throws(WorkoutStoreError) {
-                try journal.write(totals)
+                try journal.write(totals, to: store)
                 failure = nil
             } catch {
                 failure = error
@@ -201,8 +209,8 @@ final class JournalWriter: Sendable {
     /// was closed already. Nothing of it changes when `body` throws.
     func close<T: Sendable>(_ body: (WorkoutStore) throws(WorkoutStoreError) -> T) throws(WorkoutStoreError) -> T? {
         let value = try journal.withLock { (journal) throws(WorkoutStoreError) -> T? in
-            guard !journal.isClosed else { return nil }
-            let value = try body(journal.store)
+            guard !journal.isClosed, let store = journal.store else { return nil }
+            let value = try body(store)
             journal.close()
             pending.withLock { pending in
                 pending.isClosed = true

@@ -209,8 +209,9 @@ import Zones
         try recorder.discard()
     }
 
-    /// A recorder let go unfinished writes what it was given and ends its thread, as does one
-    /// discarded; neither leaves the writer thread behind.
+    /// A recorder let go unfinished writes what it was given, ends its thread and closes its
+    /// connection before it is gone (a process that exits right after leaves no WAL behind), as
+    /// does one discarded; neither leaves the writer thread behind.
     @Test(.timeLimit(.minutes(1))) func theWriterThreadEndsWithTheRecorder() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
@@ -220,6 +221,8 @@ import Zones
         let id = try #require(recorder?.workoutID)
         recorder?.record(samples: workout.samples, events: workout.events)
         recorder = nil
+        // Its connection, the store's only one, was closed: that deleted the WAL.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         // Its last write ran on the writer thread, which ended.
         let writer = try #require(gate.callers.first)
         #expect(gate.callers.count == 1 && writer.name == "sb.journal")

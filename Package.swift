@@ -113,7 +113,10 @@ let package = Package(
         ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "SessionTests", dependencies: ["Session", "Workouts", "Zones", "SensorCore", "GATT", "Captures", "SampleRing"],
+            name: "SessionTests",
+            dependencies: [
+                "Session", "Workouts", "Zones", "SensorCore", "GATT", "Captures", "SampleRing", "WorkoutStore", "SensorTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "WorkoutStoreTests",

@@ -4,8 +4,9 @@ public import WorkoutStore
 
 /// The session journal of a saved recording: what the consumer applied goes to the workout store
 /// through a `WorkoutRecorder`, controls turned into the workout's own events (with the session's
-/// sensor names, as the builder names them). The recorder writes at least every half second; when
-/// a write fails (a full disk) and when writing works again, `report` says so at once.
+/// sensor names, as the builder names them). The recorder writes at least every half second, on
+/// its own thread; when a write fails (a full disk) and when writing works again, `report` says so
+/// on the consumer's next call (within its tick interval).
 public struct WorkoutStoreJournal: WorkoutSessionJournal {
     public let recorder: WorkoutRecorder
     /// The session's names of its sensors, by id.
@@ -29,32 +30,40 @@ public struct WorkoutStoreJournal: WorkoutSessionJournal {
         }
     }
 
+    /// Adds the items to the recorder's waiting batch in place, in one pass: no array is built, so
+    /// a batch costs no allocation once the recorder's buffers have grown. The recorder writes on a
+    /// thread of its own; this never waits for the disk.
     public func consumerApplied(_ items: ArraySlice<SessionItem>, droppedSamples: Int) {
-        var samples: [Sample] = []
-        var events: [WorkoutEvent] = []
-        var malformed = 0
-        for item in items {
-            switch item {
-            case .sample(let sample):
-                samples.append(sample)
-            case .control(let control):
-                let name = sensorNames[control.sensor] ?? control.sensor.description
-                switch control.kind {
-                case .pause: events.append(WorkoutEvent(time: control.time, kind: .pause))
-                case .resume: events.append(WorkoutEvent(time: control.time, kind: .resume))
-                case .lap: events.append(WorkoutEvent(time: control.time, kind: .lap))
-                case .activity: events.append(WorkoutEvent(time: control.time, kind: .activity(control.activityType)))
-                case .disconnected: events.append(WorkoutEvent(time: control.time, kind: .sensorLost(name)))
-                case .connected: events.append(WorkoutEvent(time: control.time, kind: .sensorRegained(name)))
-                case .malformed: malformed += 1
-                case .noContact: events.append(WorkoutEvent(time: control.time, kind: .sensorState(name, .noContact)))
-                case .invalidValues: events.append(WorkoutEvent(time: control.time, kind: .sensorState(name, .invalid)))
-                case .end: break  // the finished workout replaces the journal
+        let change = recorder.record(droppedSamples: droppedSamples) { batch in
+            for item in items {
+                switch item {
+                case .sample(let sample): batch.append(sample)
+                case .control(let control):
+                    if control.kind == .malformed {
+                        batch.countMalformedNotifications()
+                    } else if let event = event(for: control) {
+                        batch.append(event)
+                    }
                 }
             }
         }
-        let change = recorder.record(
-            samples: samples, events: events, malformedNotifications: malformed, droppedSamples: droppedSamples)
         if let change { report(Self.describe(change, recorder: recorder)) }
+    }
+
+    /// The workout's event for `control`; nil for the end (the finished workout replaces the
+    /// journal) and for a malformed notification (counted, not an event).
+    private func event(for control: SessionControl) -> WorkoutEvent? {
+        var name: String { sensorNames[control.sensor] ?? control.sensor.description }
+        return switch control.kind {
+        case .pause: WorkoutEvent(time: control.time, kind: .pause)
+        case .resume: WorkoutEvent(time: control.time, kind: .resume)
+        case .lap: WorkoutEvent(time: control.time, kind: .lap)
+        case .activity: WorkoutEvent(time: control.time, kind: .activity(control.activityType))
+        case .disconnected: WorkoutEvent(time: control.time, kind: .sensorLost(name))
+        case .connected: WorkoutEvent(time: control.time, kind: .sensorRegained(name))
+        case .noContact: WorkoutEvent(time: control.time, kind: .sensorState(name, .noContact))
+        case .invalidValues: WorkoutEvent(time: control.time, kind: .sensorState(name, .invalid))
+        case .malformed, .end: nil
+        }
     }
 }

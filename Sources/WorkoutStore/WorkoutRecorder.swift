@@ -1,6 +1,5 @@
 public import Foundation
 public import SensorCore
-import Synchronization
 public import Workouts
 public import Zones
 
@@ -39,83 +38,45 @@ public struct RecordingStart: Sendable {
 
 /// Journals a workout while it records (DESIGN.md §3 "Storage"): samples and events reach the
 /// database at least every `flushInterval` (half a second by default), each write one committed,
-/// fsynced transaction, so a crash, a `kill -9` or a power cut loses at most about that much. The
-/// next start finds the workout unfinished; `WorkoutStore.recoverWorkout(_:)` finishes it from the
-/// journal, `finish(_:)` replaces the journal with the finished workout.
+/// fsynced transaction, so a crash, a `kill -9` or a power cut loses at most about that much plus
+/// the time one write takes. The next start finds the workout unfinished;
+/// `WorkoutStore.recoverWorkout(_:)` finishes it from the journal, `finish(_:)` replaces the journal
+/// with the finished workout.
+///
+/// The writes run on a thread of the recorder's own (`sb.journal`), never on the thread that
+/// records: `record` only adds to what waits in memory (no I/O, and it never waits for a write in
+/// progress), so a slow or stalled disk cannot hold up the session's consumer. While the disk is
+/// stalled or full, what waits grows in memory with the recording; nothing is dropped.
 ///
 /// It opens its own connection to the store and holds the workout's recording lock until it is
-/// finished or discarded. Safe to call from any thread (one lock around the journal); the session's
-/// consumer thread feeds it.
+/// finished or discarded (or let go: then the journal stays, as after a crash, with what was
+/// recorded written first). Safe to call from any thread; the session's consumer thread feeds it.
 public final class WorkoutRecorder: Sendable {
     public let workoutID: WorkoutID
     /// The store's path.
     public let path: String
+    /// How often the writer thread writes what waits (from the start of one write to the next; at
+    /// least a millisecond apart).
     public let flushInterval: Duration
-    private let journal: Mutex<Journal>
+    private let holds: [QuantityType: Duration]
+    private let writer: JournalWriter
 
-    private struct Journal {
-        let store: WorkoutStore
-        var lock: RecordingLock?
-        let workout: Int64
-        let start: Duration
-        let holds: [QuantityType: Duration]
-        var samples: [Sample] = []
-        var events: [WorkoutEvent] = []
-        var malformedNotifications = 0
-        var droppedSamples = 0
-        var recordedUntil: Duration
-        var written = (until: Duration.zero, malformed: 0, dropped: 0)
-        var nextChunk: Int64 = 0
-        var nextEvent: Int64 = 0
-        var lastWrite: ContinuousClock.Instant
-        var failure: WorkoutStoreError?
-        var isClosed = false
-
-        var hasNews: Bool {
-            !samples.isEmpty || !events.isEmpty
-                || written != (recordedUntil, malformedNotifications, droppedSamples)
-        }
-
-        /// Writes what is pending in one transaction; keeps it pending when that fails.
-        mutating func write() throws(WorkoutStoreError) {
-            guard !isClosed else { return }
-            let workout = workout
-            let (samples, events, start) = (samples, events, start)
-            let (until, malformed, dropped) = (recordedUntil, malformedNotifications, droppedSamples)
-            let (firstChunk, firstEvent) = (nextChunk, nextEvent)
-            let store = store
-            nextChunk = try store.performTransaction {
-                let next = try SampleChunk.insert(
-                    samples, start: start, workout: workout, firstPosition: firstChunk, into: store.connection)
-                try store.insertEvents(events, workout: workout, firstPosition: firstEvent, start: start)
-                try store.connection.statement(
-                    """
-                    UPDATE recordings SET recorded_until_ns = ?, malformed_notifications = ?, dropped_samples = ?
-                    WHERE workout_id = ?
-                    """
-                ).run((until - start).nanoseconds, malformed, dropped, workout)
-                guard store.connection.changes == 1 else { throw WorkoutStoreError.notFound(WorkoutID(workout)) }
-                return next
-            }
-            nextEvent += Int64(events.count)
-            self.samples.removeAll(keepingCapacity: true)
-            self.events.removeAll(keepingCapacity: true)
-            written = (until, malformed, dropped)
-        }
-
-        mutating func close() {
-            if let lock {
-                RecordingLock.remove(at: lock.path)
-                self.lock = nil
-            }
-            isClosed = true
-        }
+    /// Creates the unfinished workout in the store at `path`, takes its recording lock and starts
+    /// the writer thread.
+    public convenience init(path: String, start: RecordingStart, flushInterval: Duration = .milliseconds(500))
+        throws(WorkoutStoreError)
+    {
+        try self.init(path: path, start: start, flushInterval: flushInterval, beforeCommit: nil)
     }
 
-    /// Creates the unfinished workout in the store at `path` and takes its recording lock.
-    public init(path: String, start: RecordingStart, flushInterval: Duration = .milliseconds(500)) throws(WorkoutStoreError) {
+    /// `beforeCommit` runs before each journal transaction, on the thread that writes it (tests
+    /// make the disk slow with it).
+    init(path: String, start: RecordingStart, flushInterval: Duration, beforeCommit: (@Sendable () -> Void)?)
+        throws(WorkoutStoreError)
+    {
         let store = try WorkoutStore(path: path)
-        // A flush must not stall the consumer thread for long: a busy store is tried again next time.
+        // Another process's write is waited out this long (by the writer thread: the consumer never
+        // waits for it); a store busy for longer is tried again at the next write.
         store.connection.setBusyTimeout(milliseconds: 200)
         let holds = WorkoutStore.holds(start.maximumHolds)
         var lock: RecordingLock?
@@ -149,28 +110,77 @@ public final class WorkoutRecorder: Sendable {
         workoutID = WorkoutID(id)
         self.path = path
         self.flushInterval = flushInterval
-        journal = Mutex(
-            Journal(
-                store: store, lock: lock, workout: id, start: start.start, holds: holds, recordedUntil: start.start,
-                lastWrite: .now))
+        self.holds = holds
+        writer = JournalWriter(
+            JournalWriter.Journal(store: store, lock: lock, workout: id, start: start.start), flushInterval: flushInterval,
+            beforeCommit: beforeCommit)
+        writer.startThread()
     }
+
+    /// Lets the writer thread finish the write in progress and write what waits, ends it, and
+    /// releases the recording lock; the unfinished workout stays in the store, for recovery.
+    deinit { writer.stop() }
 
     /// How journal writes went, when that changed: the first write that failed after one that
     /// succeeded (the disk filled, say), and the first that succeeded after failures.
     public enum WriteChange: Sendable, Equatable {
-        /// A write failed; what it held stays in memory and is tried again at every flush.
+        /// A write failed; what it held stays in memory and is tried again at every write.
         case failing(WorkoutStoreError)
-        /// A write succeeded again: everything recorded so far is saved.
+        /// A write succeeded again: everything recorded up to it is saved.
         case recovered
     }
 
-    /// Adds what the session applied since the last call, and writes the journal when
-    /// `flushInterval` has passed since the last write. Samples before the start are ignored, as the
-    /// builder ignores them. Call it at least every few hundred milliseconds, with nothing new too,
-    /// so that a quiet moment still writes what is pending.
+    /// What waits in memory for the next journal write; `record(droppedSamples:_:)` lends it out to
+    /// add to in place.
+    public struct Batch {
+        var samples: [Sample] = []
+        var events: [WorkoutEvent] = []
+        /// The recording's start: earlier samples are not kept.
+        let start: Duration
+        /// The time of the latest sample or event recorded.
+        var recordedUntil: Duration
+        /// Notifications that did not decode, since the start.
+        var malformedNotifications = 0
+        /// Samples refused by full rings, since the start.
+        var droppedSamples = 0
+
+        init(start: Duration) {
+            self.start = start
+            recordedUntil = start
+        }
+
+        /// Adds `sample`; one from before the start is ignored, as the builder ignores it.
+        public mutating func append(_ sample: Sample) {
+            guard sample.time >= start else { return }
+            samples.append(sample)
+            recordedUntil = max(recordedUntil, sample.time)
+        }
+
+        /// Adds `event`.
+        public mutating func append(_ event: WorkoutEvent) {
+            events.append(event)
+            recordedUntil = max(recordedUntil, event.time)
+        }
+
+        /// Counts `count` notifications that did not decode.
+        public mutating func countMalformedNotifications(_ count: Int = 1) {
+            malformedNotifications += count
+        }
+
+        mutating func removeAll() {
+            samples = []
+            events = []
+        }
+    }
+
+    /// Adds what the session applied since the last call, for the writer thread to write at its
+    /// next turn (at least every `flushInterval`). It does no I/O and never waits for a write in
+    /// progress. Samples before the start are ignored, as the builder ignores them.
     ///
-    /// A write that fails keeps what it held in memory, to be written by the next one; the change
-    /// from writing to failing and back is returned, for the person to be told at once.
+    /// A write that fails keeps what it held in memory, to be written by the next one. The change
+    /// from writing to failing and back is returned by the first call after the write that saw it
+    /// (once each), for the person to be told: call it at least every few hundred milliseconds,
+    /// with nothing new too.
     ///
     /// - Parameters:
     ///   - malformedNotifications: notifications that did not decode since the last call.
@@ -178,75 +188,63 @@ public final class WorkoutRecorder: Sendable {
     @discardableResult
     public func record(
         samples: some Sequence<Sample>, events: some Sequence<WorkoutEvent>, malformedNotifications: Int = 0,
-        droppedSamples: Int? = nil, now: ContinuousClock.Instant = .now
+        droppedSamples: Int? = nil
     ) -> WriteChange? {
-        journal.withLock { journal -> WriteChange? in
-            guard !journal.isClosed else { return nil }
-            for sample in samples where sample.time >= journal.start {
-                journal.samples.append(sample)
-                journal.recordedUntil = max(journal.recordedUntil, sample.time)
-            }
-            for event in events {
-                journal.events.append(event)
-                journal.recordedUntil = max(journal.recordedUntil, event.time)
-            }
-            journal.malformedNotifications += malformedNotifications
-            if let droppedSamples { journal.droppedSamples = droppedSamples }
-            guard now - journal.lastWrite >= flushInterval, journal.hasNews else { return nil }
-            journal.lastWrite = now
-            let wasFailing = journal.failure != nil
-            do throws(WorkoutStoreError) {
-                try journal.write()
-                journal.failure = nil
-                return wasFailing ? .recovered : nil
-            } catch {
-                journal.failure = error
-                return wasFailing ? nil : .failing(error)
-            }
+        record(droppedSamples: droppedSamples) { batch in
+            for sample in samples { batch.append(sample) }
+            for event in events { batch.append(event) }
+            batch.countMalformedNotifications(malformedNotifications)
         }
     }
 
-    /// Writes what is pending now.
-    public func flush() throws(WorkoutStoreError) {
-        try journal.withLock { (journal) throws(WorkoutStoreError) in
-            guard journal.hasNews else { return }
-            journal.lastWrite = .now
-            try journal.write()
-            journal.failure = nil
+    /// `record(samples:events:malformedNotifications:droppedSamples:)` adding in place: `add` gets
+    /// the waiting batch, under a lock the writer takes only to swap the batch out (so keep it
+    /// short, and call nothing of the recorder in it). Nothing is copied or allocated once the
+    /// batch's buffers have grown to what one write takes.
+    @discardableResult
+    public func record(droppedSamples: Int? = nil, _ add: (inout Batch) -> Void) -> WriteChange? {
+        writer.pending.withLock { pending -> WriteChange? in
+            guard !pending.isClosed else { return nil }
+            add(&pending.batch)
+            if let droppedSamples { pending.batch.droppedSamples = droppedSamples }
+            return pending.changes.isEmpty ? nil : pending.changes.removeFirst()
         }
+    }
+
+    /// Writes what waits now, after any write in progress, on the calling thread.
+    public func flush() throws(WorkoutStoreError) {
+        if let error = writer.commit() { throw error }
     }
 
     /// The error of the latest journal write, nil when it succeeded (the data stays pending and is
     /// tried again).
-    public var failure: WorkoutStoreError? { journal.withLock { $0.failure } }
+    public var failure: WorkoutStoreError? { writer.pending.withLock { $0.failure } }
 
     /// How far the journal in the store reaches: the time of the latest sample or event written,
     /// from the workout's start; what came after is only in memory.
-    public var savedUntil: Duration { journal.withLock { max($0.written.until - $0.start, .zero) } }
+    public var savedUntil: Duration { max(writer.pending.withLock { $0.written.until } - writer.start, .zero) }
 
-    /// Replaces the journal with the finished `workout`, in one transaction, and releases the
-    /// recording lock; returns the workout's id.
+    /// Replaces the journal with the finished `workout`, in one transaction after any journal write
+    /// in progress, releases the recording lock and ends the writer thread; returns the workout's
+    /// id. When it throws, the journal stays as it was, and is still written.
     @discardableResult
     public func finish(_ workout: Workout) throws(WorkoutStoreError) -> WorkoutID {
-        try journal.withLock { (journal) throws(WorkoutStoreError) in
-            guard !journal.isClosed else { throw .notFound(workoutID) }
-            let (store, holds, id) = (journal.store, journal.holds, workoutID)
+        let (id, holds) = (workoutID, holds)
+        let finished = try writer.close { (store) throws(WorkoutStoreError) in
             try store.performTransaction {
                 try store.connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)
-                _ = try store.insert(workout, maximumHolds: holds, id: id)
+                return try store.insert(workout, maximumHolds: holds, id: id)
             }
-            journal.close()
-            return id
         }
+        guard let finished else { throw .notFound(id) }
+        return finished
     }
 
-    /// Deletes the unfinished workout and releases the recording lock.
+    /// Deletes the unfinished workout, releases the recording lock and ends the writer thread.
     public func discard() throws(WorkoutStoreError) {
-        try journal.withLock { (journal) throws(WorkoutStoreError) in
-            guard !journal.isClosed else { return }
-            let (store, id) = (journal.store, workoutID)
+        let id = workoutID
+        _ = try writer.close { (store) throws(WorkoutStoreError) in
             try store.performTransaction { try store.connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue) }
-            journal.close()
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SensorCore
 import SensorTestSupport
+import Synchronization
 import Testing
 import Workouts
 @testable import WorkoutStore
@@ -8,7 +9,8 @@ import Zones
 
 @Suite struct WorkoutRecorderTests {
     /// A recording of `workout` (its zones, sensors and start), journaled up to `cut` from its start
-    /// with a write on every call, each call adding one malformed notification; and the calls made.
+    /// with writes as often as the writer thread can, each call adding one malformed notification;
+    /// and the calls made.
     static func record(_ workout: Workout, upTo cut: Duration, path: String) throws -> (recorder: WorkoutRecorder, calls: Int) {
         let recorder = try WorkoutRecorder(
             path: path,
@@ -110,15 +112,133 @@ import Zones
             path: path,
             start: RecordingStart(startDate: workout.startDate, start: workout.start, activityType: .cycling, zoneConfigurations: [:]),
             flushInterval: .seconds(3600))
-        let later = ContinuousClock.now + .seconds(3600)
         recorder.record(samples: workout.samples.prefix(10), events: [])
         let store = try WorkoutStore(path: path)
         #expect(try store.samples(of: recorder.workoutID).isEmpty)
-        recorder.record(samples: workout.samples.dropFirst(10).prefix(5), events: [], now: later)
-        #expect(try store.samples(of: recorder.workoutID) == Array(workout.samples.prefix(15)))
-        recorder.record(samples: workout.samples.dropFirst(15), events: [])
+        try recorder.flush()
+        #expect(try store.samples(of: recorder.workoutID) == Array(workout.samples.prefix(10)))
+        recorder.record(samples: workout.samples.dropFirst(10), events: [])
         try recorder.flush()
         #expect(try store.samples(of: recorder.workoutID) == workout.samples)
+        try recorder.discard()
+    }
+
+    static func recorder(
+        for workout: Workout, path: String, flushInterval: Duration = .milliseconds(10), gate: CommitGate
+    ) throws -> WorkoutRecorder {
+        try WorkoutRecorder(
+            path: path,
+            start: RecordingStart(
+                startDate: workout.startDate, start: workout.start, activityType: workout.activities[0].activityType,
+                zoneConfigurations: workout.zoneGroupsByType.mapValues(\.configuration), sensors: workout.sensors,
+                profile: workout.profile),
+            flushInterval: flushInterval, beforeCommit: gate.beforeCommit)
+    }
+
+    /// A disk whose commit takes as long as the test wants: `record` never waits for it. Every
+    /// sample is recorded, one call each, while the writer thread is known to be inside a commit;
+    /// then everything reaches the journal, in order, and the finished workout replaces it.
+    @Test(.timeLimit(.minutes(1))) func recordNeverWaitsForACommitInProgress() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let workout = try ride(minutes: 10)
+        let gate = CommitGate()
+        let recorder = try Self.recorder(for: workout, path: path, gate: gate)
+        let stalled = Mutex(false)
+        let recorded = DispatchSemaphore(value: 0)
+        // The consumer's part, on a thread of its own.
+        Thread.detachNewThread {
+            recorder.record(samples: workout.samples.prefix(100), events: [])
+            // The writer takes them and stalls in the commit.
+            let waited = gate.waitForCalls(1)
+            stalled.withLock { $0 = waited }
+            for sample in workout.samples.dropFirst(100) { recorder.record(samples: CollectionOfOne(sample), events: []) }
+            recorder.record(samples: [], events: workout.events)
+            recorded.signal()
+        }
+        // (Not a time measurement: a bound, so that a record that waits fails the test instead of hanging it.)
+        let recordedWhileStalled = recorded.wait(timeout: .now() + 30) == .success
+        #expect(recordedWhileStalled, "record waited for the commit in progress")
+        #expect(stalled.withLock { $0 })
+        // All of it went in while the first commit was still in progress: it has not ended, and no
+        // other one began.
+        #expect(recorder.savedUntil == .zero)
+        #expect(gate.callers.count == 1)
+        #expect(gate.callers.first?.name == "sb.journal")
+
+        gate.open()
+        if !recordedWhileStalled { recorded.wait() }
+        let writer = try #require(gate.callers.first)
+        try recorder.flush()
+        let store = try WorkoutStore(path: path)
+        #expect(try store.samples(of: recorder.workoutID) == workout.samples)
+        #expect(recorder.savedUntil == (workout.samples.map(\.time) + workout.events.map(\.time)).max()! - workout.start)
+        #expect(try recorder.finish(workout) == recorder.workoutID)
+        #expect(try store.workout(recorder.workoutID) == workout)
+        #expect(writer.waitUntilEnded())
+    }
+
+    /// A write that fails (another process holds the store's write lock past the busy timeout)
+    /// keeps what it held; the failure and the recovery are each returned once, by the first
+    /// `record` after the write that saw them, and nothing is lost.
+    @Test(.timeLimit(.minutes(1))) func failingAndRecoveredWritesAreReportedOnceEach() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let workout = try ride(minutes: 2)
+        let gate = CommitGate(open: true)
+        let recorder = try Self.recorder(for: workout, path: path, gate: gate)
+        let other = try WorkoutStore(path: path)
+        try other.connection.execute("BEGIN IMMEDIATE")
+        #expect(recorder.record(samples: workout.samples.prefix(100), events: []) == nil)
+        // The second commit begins once the first has failed.
+        try #require(gate.waitForCalls(2))
+        #expect(recorder.record(samples: workout.samples.dropFirst(100).prefix(100), events: []) == .failing(.busy(path: path)))
+        #expect(recorder.record(samples: [], events: []) == nil)
+        #expect(recorder.failure == .busy(path: path))
+        #expect(recorder.savedUntil == .zero)
+        #expect(throws: WorkoutStoreError.busy(path: path)) { try recorder.flush() }
+        #expect(recorder.record(samples: [], events: []) == nil)
+
+        try other.connection.execute("COMMIT")
+        try recorder.flush()
+        #expect(recorder.record(samples: [], events: []) == .recovered)
+        #expect(recorder.record(samples: [], events: []) == nil)
+        #expect(recorder.failure == nil)
+        #expect(recorder.savedUntil == workout.samples[199].time - workout.start)
+        #expect(try other.samples(of: recorder.workoutID) == Array(workout.samples.prefix(200)))
+        try recorder.discard()
+    }
+
+    /// A recorder let go unfinished writes what it was given, ends its thread and closes its
+    /// connection before it is gone (a process that exits right after leaves no WAL behind), as
+    /// does one discarded; neither leaves the writer thread behind.
+    @Test(.timeLimit(.minutes(1))) func theWriterThreadEndsWithTheRecorder() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let workout = try ride(minutes: 2)
+        let gate = CommitGate(open: true)
+        var recorder: WorkoutRecorder? = try Self.recorder(for: workout, path: path, flushInterval: .seconds(3600), gate: gate)
+        let id = try #require(recorder?.workoutID)
+        recorder?.record(samples: workout.samples, events: workout.events)
+        recorder = nil
+        // Its connection, the store's only one, was closed: that deleted the WAL.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        // Its last write ran on the writer thread, which ended.
+        let writer = try #require(gate.callers.first)
+        #expect(gate.callers.count == 1 && writer.name == "sb.journal")
+        #expect(writer.waitUntilEnded())
+        let store = try WorkoutStore(path: path)
+        #expect(try store.unfinishedWorkouts().map(\.isRecording) == [false])
+        #expect(try store.samples(of: id) == workout.samples)
+
+        let discarded = try Self.recorder(for: workout, path: path, gate: gate)
+        discarded.record(samples: workout.samples.prefix(10), events: [])
+        try #require(gate.waitForCalls(2))
+        let second = try #require(gate.callers.last)
+        #expect(second.name == "sb.journal" && second != writer)
+        try discarded.discard()
+        #expect(second.waitUntilEnded())
+        #expect(try store.workouts().map(\.id) == [id])
     }
 
     /// A recording begun without a profile (as by a build from before migration 5) is recovered

@@ -320,4 +320,20 @@ struct ServeCommandTests {
         let model = runCLI(["serve", "--store", store, "--max-hr", "100", "--resting-hr", "120"])
         #expect(model.status == .usage, "\(model.errors)")
     }
+
+    @Test func livePathOptionsSayWhatTheyTakeAndWhatIsWrong() {
+        for command in ["serve", "record"] {
+            let help = runCLI([command, "--help"])
+            #expect(help.output.contains("--latency-budget MS") && help.output.contains("--no-acquire-notify"), "\(help.output)")
+            #expect(!help.output.contains("\\(LivePathOptions"), "the help is interpolated")
+            let range = runCLI([command, "--hr", "HRM-Pro", "--latency-budget", "5000"])
+            #expect(range.status == .usage)
+            #expect(range.errors.contains("--latency-budget 5000 is out of range; give a value from 0 to 1000"), "\(range.errors)")
+            let text = runCLI([command, "--hr", "HRM-Pro", "--latency-budget", "soon"])
+            #expect(text.errors.contains("--latency-budget needs a number, not 'soon'"), "\(text.errors)")
+            let both = runCLI([command, "--hr", "HRM-Pro", "--acquire-notify", "--no-acquire-notify"])
+            #expect(both.status == .usage)
+            #expect(both.errors.contains("give --acquire-notify (the default) or --no-acquire-notify, not both"), "\(both.errors)")
+        }
+    }
 }

@@ -20,18 +20,22 @@ public final class MockBlueZ: Sendable {
         guard FileManager.default.isExecutableFile(atPath: daemonPath) else {
             return "dbus-daemon is not installed (Debian package dbus)"
         }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: python)
-        probe.arguments = ["-c", "import dbusmock, gi"]
-        probe.standardError = FileHandle.nullDevice
-        do {
-            try probe.run()
-            probe.waitUntilExit()
-        } catch {
+        guard let imports = try? pythonImports("dbusmock, gi", python: python) else {
             return "\(python) is not installed"
         }
-        return probe.terminationStatus == 0 ? nil : "python3-dbusmock is not installed (Debian package python3-dbusmock)"
+        return imports ? nil : "python3-dbusmock is not installed (Debian package python3-dbusmock)"
     }()
+
+    /// Whether `python` imports `modules` (a comma-separated list); throws when it does not run.
+    public static func pythonImports(_ modules: String, python: String) throws -> Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: python)
+        probe.arguments = ["-c", "import \(modules)"]
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
 
     /// The default policy of Debian's system bus (/usr/share/dbus-1/system.conf, dbus 1.14): anyone
     /// may connect; method calls and owning names are refused unless a policy allows them; signals,

@@ -19,17 +19,12 @@ enum BleakPeer {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return "\(python) is missing (scripts/install-deps makes it and installs bleak)"
         }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: python)
-        probe.arguments = ["-c", "import bleak"]
-        probe.standardError = FileHandle.nullDevice
         do {
-            try probe.run()
-            probe.waitUntilExit()
+            return try MockBlueZ.pythonImports("bleak", python: python)
+                ? nil : "bleak is not installed in .build/venv (scripts/install-deps installs it)"
         } catch {
             return "\(python) does not run: \(error)"
         }
-        return probe.terminationStatus == 0 ? nil : "bleak is not installed in .build/venv (scripts/install-deps installs it)"
     }()
 
     /// Starts the script on `mock`'s bus; with `acquireNotify`, through AcquireNotify sockets

@@ -63,11 +63,7 @@ struct SampleRingThreadTests {
                         break
                     }
                 }
-                for sample in batch {
-                    let value = Int(sample.value)
-                    if !witness.confirms(value) { check.unwitnessed += 1 }
-                    check.arrived(value, from: 0)
-                }
+                check.arrived(batch, witnessedBy: witness)
             }
             stop.raise()
             return check
@@ -118,11 +114,7 @@ struct SampleRingThreadTests {
                     }
                     continue
                 }
-                for sample in batch {
-                    let value = Int(sample.value)
-                    if !witness.confirms(value) { check.unwitnessed += 1 }
-                    check.arrived(value, from: 0)
-                }
+                check.arrived(batch, witnessedBy: witness)
             }
             stop.raise()
             return check

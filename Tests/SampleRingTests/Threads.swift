@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SampleRing
+import SensorCore
 import Testing
 
 /// Runs `body` on a new thread and returns its result. Blocking code (a parked consumer, a
@@ -69,6 +70,15 @@ struct ArrivalCheck: Equatable {
     mutating func arrived(_ value: Int, from producer: Int) {
         if value != received[producer] { outOfOrder += 1 }
         received[producer] += 1
+    }
+
+    /// One producer's batch of samples (their values counting up), each checked against `witness`.
+    mutating func arrived(_ batch: [Sample], witnessedBy witness: HandOffWitness) {
+        for sample in batch {
+            let value = Int(sample.value)
+            if !witness.confirms(value) { unwitnessed += 1 }
+            arrived(value, from: 0)
+        }
     }
 }
 

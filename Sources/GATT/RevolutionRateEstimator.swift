@@ -36,10 +36,11 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
         self.ticksPerSecond = ticksPerSecond
         self.maximumRevolutionsPerSecond = maximumRevolutionsPerSecond
         self.baseStillTimeout = stillTimeout
+        wrapPeriod = .seconds(65536 / ticksPerSecond)
     }
 
     /// The longest span the uint16 event time can measure without ambiguity.
-    public var wrapPeriod: Duration { .seconds(65536 / ticksPerSecond) }
+    public let wrapPeriod: Duration
 
     /// How long the count must stay still before the rate reads 0, adapted to the notification interval.
     public var stillTimeout: Duration {

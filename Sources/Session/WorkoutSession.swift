@@ -169,7 +169,7 @@ public final class WorkoutSession: Sendable {
             // Items of several rings are merged by time; one ring's items are in order already
             // and keep it (a stable merge: an event and a sample at the same time stay as pushed).
             // A batch already in order (one live notification's samples, mostly) is left as it is.
-            if batch.count > 1, rings.rings.count > 1, zip(batch, batch.dropFirst()).contains(where: { $0.time > $1.time }) {
+            if batch.count > 1, zip(batch, batch.dropFirst()).contains(where: { $0.time > $1.time }), rings.rings.count > 1 {
                 batch = batch.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
                     .map(\.element)
             }

@@ -54,15 +54,14 @@ public struct SensorStateTracker: Sendable, Equatable {
     /// state changed.
     @discardableResult
     public mutating func set(_ sensor: SensorID, _ state: SensorState, at time: Duration) -> Bool {
-        guard var entry = entries[sensor] else {
+        guard let index = entries.index(forKey: sensor) else {
             entries[sensor] = Entry(state: state, since: time, lastHeard: time)
             return true
         }
-        if state == .notifying { entry.lastHeard = max(entry.lastHeard, time) }
-        guard entry.state != state else {
-            entries[sensor] = entry
-            return false
-        }
+        // In place: this runs for every sample, and a copy of the entry would copy its totals.
+        if state == .notifying { entries.values[index].lastHeard = max(entries.values[index].lastHeard, time) }
+        guard entries.values[index].state != state else { return false }
+        var entry = entries.values[index]
         let now = max(time, entry.since)
         entry.totals[entry.state, default: .zero] += now - entry.since
         (entry.state, entry.since) = (state, now)
@@ -74,6 +73,10 @@ public struct SensorStateTracker: Sendable, Equatable {
     /// Sensors that have been notifying but silent for `staleAfter` by `now`, turned `stale` at
     /// the moment they went silent plus `staleAfter`; returns them with that time, in time order.
     public mutating func tick(at now: Duration) -> [(sensor: SensorID, at: Duration)] {
+        // Called for every batch of samples: nothing is allocated unless a sensor turns stale.
+        guard entries.values.contains(where: { $0.state == .notifying && now - $0.lastHeard >= Self.staleAfter }) else {
+            return []
+        }
         var turned: [(sensor: SensorID, at: Duration)] = []
         for (sensor, entry) in entries.sorted(by: { $0.key.rawValue < $1.key.rawValue })
         where entry.state == .notifying && now - entry.lastHeard >= Self.staleAfter {

@@ -49,7 +49,7 @@ enum BleakPeer {
                 return known
             },
             cpuSeconds: {
-                BlueZBenchmark.threadCPUSeconds(process: String(child.processIdentifier)).values.reduce(0) { $0 + $1.seconds }
+                BlueZBenchmark.threadCPUSeconds(process: String(child.processIdentifier)).values.reduce(0) { $0 + $1.use.seconds }
             },
             interval: 0.05,
             stop: { child.stop(grace: .seconds(5)) })

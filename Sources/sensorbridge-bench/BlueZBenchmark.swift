@@ -60,8 +60,8 @@ enum BlueZBenchmark {
         var idleCPU = 0.0
         /// Nanoseconds from the mock's send to the sample applied (`record` with a paced load).
         var latencies: [UInt64] = []
-        /// CPU seconds of this process's threads while the mock played, by thread name.
-        var threadCPU: [String: Double] = [:]
+        /// CPU seconds and times run of this process's threads while the mock played, by thread name.
+        var threadCPU: [String: ThreadUse] = [:]
 
         /// Microseconds of CPU per notification received.
         var cpuPerNotification: Double { cpu / Double(max(received, 1)) * 1e6 }
@@ -89,6 +89,13 @@ enum BlueZBenchmark {
             FileHandle.standardError.write(Data("sensorbridge-bench bluez: bleak skipped: \(reason)\n".utf8))
         }
         do {
+            // One paced `record` phase with these options, alone: for a profiler (`perf record`).
+            if let options = ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_RECORD_ONLY"] {
+                let phase = try phase(Load(count: 2000, rate: 200), .record(options.split(separator: " ").map(String.init)))
+                print(String(format: "record %@ paced 200/s: %.1f µs per notification; ", options, phase.cpuPerNotification)
+                    + describe(phase.threadCPU, per: phase.received))
+                return
+            }
             let flood = try round(Load(count: floodCount, rate: nil))
             let paced = try round(Load(count: 2000, rate: 200))
             let idle = try phase(Load(count: 2, rate: nil), .record(["--no-save"]), idleAfterPlay: .seconds(10))
@@ -226,7 +233,9 @@ enum BlueZBenchmark {
         row("record --save", round.recordSave, times(round.recordSave, [floors[0], bleaks[0]]))
         for (name, phase) in floors { row(name, phase) }
         for (name, phase) in bleaks { if let phase { row(name, phase) } }
-        for (name, phase) in [("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave)] {
+        for (name, phase) in [("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave)]
+            + floors
+        {
             print("  \(name) by thread: \(describe(phase.threadCPU, per: phase.received))")
         }
     }
@@ -260,36 +269,48 @@ enum BlueZBenchmark {
         return url
     }
 
-    /// Microseconds of CPU per notification of each thread that used at least 1 µs, most first:
-    /// `dbus 98.1, consumer 31.0, ...`.
-    static func describe(_ threads: [String: Double], per count: Int) -> String {
-        threads.map { ($0.key, $0.value / Double(max(count, 1)) * 1e6) }.filter { $0.1 >= 1 }.sorted { $0.1 > $1.1 }
-            .map { "\($0.0) \(String(format: "%.1f", $0.1))" }.joined(separator: ", ")
+    /// A thread's time on a CPU and how many times it was put on one (its wake-ups, and its
+    /// preemptions).
+    struct ThreadUse {
+        var seconds = 0.0
+        var runs = 0
     }
 
-    /// CPU seconds of each thread of a process (this one by default), by thread id: its name
-    /// (`/proc/PID/task/*/comm`: `sb.dbus`, `sb.consumer`, ...) and time on a CPU (`schedstat`'s
-    /// first field, nanoseconds).
-    static func threadCPUSeconds(process: String = "self") -> [Int: (name: String, seconds: Double)] {
-        var threads: [Int: (name: String, seconds: Double)] = [:]
+    /// Microseconds of CPU per notification of each thread that used at least 1 µs, most first,
+    /// with the times it ran per notification: `sb.dbus 98.1 (1.00 runs), sb.consumer 31.0 (0.51 runs)`.
+    static func describe(_ threads: [String: ThreadUse], per count: Int) -> String {
+        let count = Double(max(count, 1))
+        return threads.filter { $0.value.seconds / count * 1e6 >= 1 }.sorted { $0.value.seconds > $1.value.seconds }
+            .map { "\($0.key) " + String(format: "%.1f (%.2f runs)", $0.value.seconds / count * 1e6, Double($0.value.runs) / count) }
+            .joined(separator: ", ")
+    }
+
+    /// Each thread of a process (this one by default), by thread id: its name
+    /// (`/proc/PID/task/*/comm`: `sb.dbus`, `sb.consumer`, ...), its time on a CPU and the times it
+    /// was run (`schedstat`'s first and third fields).
+    static func threadCPUSeconds(process: String = "self") -> [Int: (name: String, use: ThreadUse)] {
+        var threads: [Int: (name: String, use: ThreadUse)] = [:]
         for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? [] {
             guard let id = Int(task),
-                let stat = try? String(contentsOfFile: "/proc/\(process)/task/\(task)/schedstat", encoding: .utf8),
-                let nanoseconds = stat.split(separator: " ").first.flatMap({ Double($0) })
+                let stat = try? String(contentsOfFile: "/proc/\(process)/task/\(task)/schedstat", encoding: .utf8)
             else { continue }
+            let fields = stat.split(separator: " ").map { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            guard fields.count == 3, let nanoseconds = fields[0], let runs = fields[2] else { continue }
             let comm = (try? String(contentsOfFile: "/proc/\(process)/task/\(task)/comm", encoding: .utf8)) ?? "?"
-            let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
-            threads[id] = (name, nanoseconds / 1e9)
+            threads[id] = (comm.trimmingCharacters(in: .whitespacesAndNewlines), ThreadUse(seconds: nanoseconds / 1e9, runs: Int(runs)))
         }
         return threads
     }
 
-    /// Per thread name, the CPU seconds used between two `threadCPUSeconds()` snapshots.
-    static func threadCPU(from start: [Int: (name: String, seconds: Double)], to end: [Int: (name: String, seconds: Double)])
-        -> [String: Double]
+    /// Per thread name, what was used between two `threadCPUSeconds()` snapshots.
+    static func threadCPU(from start: [Int: (name: String, use: ThreadUse)], to end: [Int: (name: String, use: ThreadUse)])
+        -> [String: ThreadUse]
     {
-        var byName: [String: Double] = [:]
-        for (id, thread) in end { byName[thread.name, default: 0] += thread.seconds - (start[id]?.seconds ?? 0) }
+        var byName: [String: ThreadUse] = [:]
+        for (id, thread) in end {
+            byName[thread.name, default: ThreadUse()].seconds += thread.use.seconds - (start[id]?.use.seconds ?? 0)
+            byName[thread.name, default: ThreadUse()].runs += thread.use.runs - (start[id]?.use.runs ?? 0)
+        }
         return byName
     }
 

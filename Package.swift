@@ -48,6 +48,10 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
         // Capture files: JSONL traces, btsnoop (HCI -> L2CAP -> ATT), the HCI monitor socket.
         .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // libmicrohttpd (Debian libmicrohttpd-dev): a module map and a shim for its variadic calls.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // An HTTP server on libmicrohttpd (requests, limits, streamed responses); its pointers stay inside.
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD"], swiftSettings: swiftSettings),
         // Workouts to files other tools read: FIT, TCX, CSV, SVG charts. Pure: bytes in memory, no I/O.
         .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
         // One workout session, as a library: sources (live BlueZ links, replayed traces) through one
@@ -65,7 +69,7 @@ let package = Package(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
-                "Export", "Session",
+                "Export", "Session", "HTTP",
             ],
             swiftSettings: swiftSettings
         ),

@@ -63,6 +63,12 @@ public final class TextOutput {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Everything written so far, as bytes, for in-memory outputs.
+    public var bytes: [UInt8] {
+        flush()
+        return captured
+    }
+
     /// Everything written so far, for in-memory outputs.
     public var text: String {
         flush()

@@ -55,7 +55,7 @@ enum ProfileCommand {
             try store.savePreferences(preferences)
             context.output.write(text(preferences, context))
         case "show":
-            let store = try StoreLocation.open(arguments, context)
+            let store = try StoreLocation.openForReading(arguments, context)
             let preferences = try store.preferences()
             context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
         case "reset":

@@ -2,6 +2,7 @@ import Session
 import BlueZ
 import Captures
 import Foundation
+import HTTP
 import SensorCore
 import Synchronization
 import Workouts
@@ -35,6 +36,7 @@ enum RecordCommand {
                                      cadence or speed sensor records a cycling workout; off otherwise)
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
         \(LivePathOptions.help)
+        \(WebOptions.help)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
         \(StoreLocation.help)
@@ -62,7 +64,7 @@ enum RecordCommand {
         let arguments = try CommandArguments(
             words, command: "record",
             options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"])
-                .union(LivePathOptions.options),
+                .union(LivePathOptions.options).union(WebOptions.options),
             flags: WorkoutSetup.flags.union(["no-save", "force"]).union(LivePathOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
@@ -76,6 +78,7 @@ enum RecordCommand {
                     + "(see 'sensorbridge scan')")
         }
         let livePath = try LivePathOptions(arguments)
+        let web = try WebOptions(arguments)
         let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
         if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
@@ -149,6 +152,20 @@ enum RecordCommand {
         }
 
         dashboard?.start(session.subscribe(), controls: controls)
+        // The web page and the API: live while the workout records, stopped when it is saved.
+        var server: HTTPServer?
+        let liveFeed = LiveFeed()
+        if let web {
+            liveFeed.follow(session, controls: controls)
+            let app = WebApp(
+                storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web, live: liveFeed)
+            server = try web.start(app)
+            report("serving http://\(web.host.contains(":") ? "[\(web.host)]" : web.host):\(server!.port)/")
+        }
+        defer {
+            liveFeed.closeAll()
+            server?.stop()
+        }
         var progressLine: (@Sendable (Duration) -> Void)?
         if dashboard == nil {
             progressLine = { elapsed in

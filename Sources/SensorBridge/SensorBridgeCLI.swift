@@ -30,6 +30,7 @@ public enum SensorBridgeCLI {
         Subcommand(name: "workouts", summary: "stored workouts: list, show, delete, zones, recover", run: WorkoutsCommand.run),
         Subcommand(name: "export", summary: "write stored workouts as FIT, TCX, CSV or SVG files", run: ExportCommand.run),
         Subcommand(name: "profile", summary: "your profile for the system zones: set, show, reset", run: ProfileCommand.run),
+        Subcommand(name: "web", summary: "the stored workouts as a web page and an HTTP API", run: WebCommand.run),
     ]
 
     static let overview = """

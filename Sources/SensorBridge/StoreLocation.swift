@@ -25,25 +25,46 @@ enum StoreLocation {
         return WorkoutStore.defaultPath(environment: context.environment)
     }
 
-    /// Opens (creating when needed) the store, and notes interrupted recordings on standard error
-    /// unless `noteUnfinished` is false.
-    static func open(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws
-        -> WorkoutStore
-    {
+    /// The store's path, or a usage error when nothing says where it is.
+    static func requiredPath(_ arguments: CommandArguments, _ context: CommandContext) throws(UsageError) -> String {
         guard let path = try path(arguments, context) else {
             throw UsageError(
                 "cannot tell where the workout store is: neither XDG_DATA_HOME nor HOME is set; "
                     + "give --store PATH or set SENSORBRIDGE_STORE")
         }
-        let store = try WorkoutStore(path: path)
+        return path
+    }
+
+    /// Opens (creating when needed) the store, and notes interrupted recordings on standard error
+    /// unless `noteUnfinished` is false.
+    static func open(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws
+        -> WorkoutStore
+    {
+        let store = try WorkoutStore(path: try requiredPath(arguments, context))
         if noteUnfinished { try self.noteUnfinished(store, context) }
         return store
     }
 
-    /// The store when its file exists, for commands that only read it; nil otherwise.
+    /// Opens the store for a command that only reads it: nothing is created or written
+    /// (`WorkoutStore(readingAt:)`), so others' stores can be read too. A store named by --store or
+    /// SENSORBRIDGE_STORE must exist; at the default location, where nothing was saved yet, the
+    /// command reads an empty store.
+    static func openForReading(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws
+        -> WorkoutStore
+    {
+        let path = try requiredPath(arguments, context)
+        if !FileManager.default.fileExists(atPath: path), path == WorkoutStore.defaultPath(environment: context.environment) {
+            return try WorkoutStore.empty(standingFor: path)
+        }
+        let store = try WorkoutStore(readingAt: path)
+        if noteUnfinished { try self.noteUnfinished(store, context) }
+        return store
+    }
+
+    /// The store when its file exists, opened only for reading; nil otherwise.
     static func openIfPresent(_ arguments: CommandArguments, _ context: CommandContext) throws -> WorkoutStore? {
         guard let path = try path(arguments, context), FileManager.default.fileExists(atPath: path) else { return nil }
-        return try open(arguments, context, noteUnfinished: false)
+        return try WorkoutStore(readingAt: path)
     }
 
     /// One line on standard error per interrupted recording, saying what to do about it.

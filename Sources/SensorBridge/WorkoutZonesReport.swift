@@ -73,7 +73,7 @@ enum WorkoutZonesReport {
         }
         let filter = try WorkoutsCommand.filter(arguments, calendar: context.calendar)
 
-        let store = try StoreLocation.open(arguments, context)
+        let store = try StoreLocation.openForReading(arguments, context)
         var configuration: WorkoutZoneConfiguration
         if let custom {
             configuration = custom

@@ -80,7 +80,7 @@ enum WorkoutsCommand {
         }
         try arguments.expectPositionals(atMost: 0)
         let filter = try self.filter(arguments, calendar: context.calendar)
-        let store = try StoreLocation.open(arguments, context)
+        let store = try StoreLocation.openForReading(arguments, context)
         let workouts = try store.workouts(matching: filter)
         if arguments.has("json") {
             context.output.line(JSONValue.object(["workouts": .array(workouts.map(json))]).serialized)
@@ -184,7 +184,7 @@ enum WorkoutsCommand {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
         }
         let requested = which == "latest" ? nil : try workoutID(which)
-        let store = try StoreLocation.open(arguments, context)
+        let store = try StoreLocation.openForReading(arguments, context)
         guard let id = try requested ?? store.latestWorkoutID() else {
             context.errors.line("sensorbridge workouts show: there are no finished workouts in \(store.path) yet")
             return .failure

@@ -78,7 +78,7 @@ enum ZonePreferencesCommand {
             context.output.write(text(preferences, context, only: type))
         case "show":
             try arguments.expectPositionals(atMost: 0)
-            let preferences = try StoreLocation.open(arguments, context).preferences()
+            let preferences = try StoreLocation.openForReading(arguments, context).preferences()
             if arguments.has("json") {
                 var object = JSONObject()
                 for type in WorkoutStateMachine.zonedTypes {

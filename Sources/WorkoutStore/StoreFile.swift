@@ -74,4 +74,25 @@ enum StoreFile {
         default: return .cannotOpen(path: path, reason: reason)
         }
     }
+
+    /// What tells whether a file changed: its identity, size and change time (`stat(2)`), and its owner.
+    struct Stamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var changed: timespec
+        var owner: uid_t
+
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            (device, inode, size, owner) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size), info.st_uid)
+            changed = info.st_ctim
+        }
+
+        static func == (a: Stamp, b: Stamp) -> Bool {
+            (a.device, a.inode, a.size, a.owner, a.changed.tv_sec, a.changed.tv_nsec)
+                == (b.device, b.inode, b.size, b.owner, b.changed.tv_sec, b.changed.tv_nsec)
+        }
+    }
 }

@@ -12,12 +12,16 @@ import Zones
 ///
 /// One store is one connection: use it from one thread at a time. `WorkoutRecorder` opens its own.
 public final class WorkoutStore {
-    let connection: SQLiteConnection
+    private(set) var connection: SQLiteConnection
+    /// A store opened for reading as an unlocked snapshot (`init(readingAt:)`): the file as it was then.
+    private var snapshot: StoreFile.Stamp?
     /// Zone configurations by row id, read once (rows are never changed).
     private var configurationsByID: [Int64: WorkoutZoneConfiguration] = [:]
 
     /// The file name the store was opened with; `:memory:` for an in-memory store.
-    public var path: String { connection.path }
+    public var path: String { standingFor ?? connection.path }
+    /// The file an empty in-memory store stands for (`empty(standingFor:)`).
+    private var standingFor: String?
 
     /// The path of an in-memory store, gone when the store is.
     public static let inMemoryPath = ":memory:"
@@ -54,8 +58,65 @@ public final class WorkoutStore {
         }
     }
 
+    /// Opens the store at `path` for reading only: nothing is created, migrated or written, in the
+    /// file or beside it, so a store of another user (the service's, readable by its group) can be
+    /// read by anyone who may read the file.
+    ///
+    /// SQLite reads a WAL database through its `-shm` file and makes one when it is missing; one
+    /// made by another user than the store's owner would stop the owner's next write. So when the
+    /// store is not this user's and no writer has it open (no `-wal` beside it), it is read as an
+    /// immutable snapshot, without locks, and each read is checked afterwards: a writer changes the
+    /// file only through a WAL, so if no `-wal` appeared and the file is unchanged, what was read is
+    /// whole; otherwise the read is made again on a fresh connection.
+    ///
+    /// A store of an older schema is brought up to date first when it is this user's and writable
+    /// (as any command of this build would on first use); anyone else's is refused (`.olderSchema`).
+    ///
+    /// - Throws: `.noStore` when there is no file; `.olderSchema`; `.notOurs`, `.notADatabase`,
+    ///   `.newerSchema`, `.cannotOpen`, ... as `init(path:)`.
+    public init(readingAt path: String) throws(WorkoutStoreError) {
+        guard FileManager.default.fileExists(atPath: path) else { throw .noStore(path: path) }
+        do {
+            do {
+                (connection, snapshot) = try Self.openForReading(path)
+            } catch WorkoutStoreError.olderSchema where StoreFile.Stamp(path)?.owner == geteuid() && access(path, W_OK) == 0 {
+                _ = try WorkoutStore(path: path)
+                (connection, snapshot) = try Self.openForReading(path)
+            }
+        } catch {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    private static func openForReading(_ path: String) throws -> (SQLiteConnection, StoreFile.Stamp?) {
+        let stamp = StoreFile.Stamp(path)
+        let asSnapshot = (stamp.map { $0.owner != geteuid() } ?? false) && !FileManager.default.fileExists(atPath: path + "-wal")
+        let connection = try SQLiteConnection(path: path, access: asSnapshot ? .immutable : .readOnly)
+        connection.setBusyTimeout(milliseconds: 5000)
+        let known = Schema.version
+        switch try StoreIdentity(connection) {
+        case .ours(version: known): break
+        case .ours(let version) where version > known: throw WorkoutStoreError.newerSchema(path: path, version: version, known: known)
+        case .ours(let version): throw WorkoutStoreError.olderSchema(path: path, version: version, known: known)
+        case .blank: throw WorkoutStoreError.notOurs(path: path, reason: "it is empty")
+        case .foreign(let reason): throw WorkoutStoreError.notOurs(path: path, reason: reason)
+        }
+        return (connection, asSnapshot ? stamp : nil)
+    }
+
+    /// An empty in-memory store that messages name `path`: what a command that only reads sees
+    /// where no store was made yet.
+    public static func empty(standingFor path: String) throws(WorkoutStoreError) -> WorkoutStore {
+        let store = try WorkoutStore(path: inMemoryPath)
+        store.standingFor = path
+        return store
+    }
+
+    /// Whether this store only reads (`init(readingAt:)`).
+    public var isReadOnly: Bool { connection.isReadOnly }
+
     private static func openConnection(_ path: String, migrations: [Migration]) throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: path, create: path == inMemoryPath)
+        let connection = try SQLiteConnection(path: path, access: .readWrite(create: path == inMemoryPath))
         connection.setBusyTimeout(milliseconds: 5000)
         // Read before writing anything: a file that is not a database, another program's database
         // or one from a newer build must be left exactly as it is.
@@ -123,7 +184,16 @@ public final class WorkoutStore {
     /// Runs `body`, turning whatever it throws into a `WorkoutStoreError` about this store.
     func perform<T>(_ body: () throws -> T) throws(WorkoutStoreError) -> T {
         do {
-            return try body()
+            var result = try body()
+            // A snapshot read that a writer may have overlapped is made again (`init(readingAt:)`).
+            var attempts = 0
+            while let snapshot, FileManager.default.fileExists(atPath: path + "-wal") || StoreFile.Stamp(path) != snapshot {
+                attempts += 1
+                guard attempts <= 10 else { throw WorkoutStoreError.busy(path: path) }
+                (connection, self.snapshot) = try Self.openForReading(path)
+                result = try body()
+            }
+            return result
         } catch {
             throw Self.storeError(error, path: path)
         }

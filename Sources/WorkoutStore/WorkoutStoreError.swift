@@ -11,6 +11,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case corrupt(path: String, SQLiteError)
     /// The database was written by a newer build: its schema version is `version`, this build knows up to `known`.
     case newerSchema(path: String, version: Int64, known: Int64)
+    /// A store opened only for reading has an older schema, which reading cannot migrate.
+    case olderSchema(path: String, version: Int64, known: Int64)
+    /// There is no store at this path, and a command that only reads creates none.
+    case noStore(path: String)
     /// The file or its folder cannot be written (permissions, a read-only file system).
     case readOnly(path: String, reason: String)
     /// The disk is full (`SQLITE_FULL`).
@@ -46,6 +50,13 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case .newerSchema(let path, let version, let known):
             "\(path) has schema version \(version), but this sensorbridge knows versions up to \(known): a newer "
                 + "sensorbridge wrote it. It was left unchanged; use that newer sensorbridge, or give another store with --store"
+        case .olderSchema(let path, let version, let known):
+            "\(path) has schema version \(version), older than this sensorbridge's \(known), and this command only "
+                + "reads it. It was left unchanged; any command that saves (replay --save, record, serve, run by the "
+                + "store's owner) brings it up to date"
+        case .noStore(let path):
+            "there is no workout store at \(path), and none was created. Check the path (--store or "
+                + "SENSORBRIDGE_STORE); a store is made by the first workout saved (replay --save, record or serve)"
         case .readOnly(let path, let reason):
             "cannot write \(path): \(reason). Nothing was changed; make the file and its folder writable, or give "
                 + "a writable path with --store or SENSORBRIDGE_STORE"

@@ -33,14 +33,14 @@ struct SampleRingThreadTests {
         let ring = SampleRing<Sample>(capacity: capacity)
         let witness = HandOffWitness(ringCapacity: capacity)
         let stop = StopFlag()
-        async let droppedSeenByProducer = onNewThread {
+        let droppedSeenByProducer = Spawned {
             for value in 0 ..< count {
                 witness.record(value)
                 if !pushRetrying(sample(value), into: ring, unless: stop) { break }
             }
             return ring.droppedCount  // read on the producer side; the consumer reads it too
         }
-        async let arrivals = onNewThread {
+        let arrivals = Spawned {
             var check = ArrivalCheck(producers: 1)
             var batch: [Sample] = []
             var round = 0
@@ -68,7 +68,7 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        let (check, producerDropped) = await (arrivals, droppedSeenByProducer)
+        let (check, producerDropped) = (await arrivals.value, await droppedSeenByProducer.value)
         #expect(check == ArrivalCheck(producers: 1, receivedEach: count))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
         #expect(ring.droppedCount == producerDropped)
@@ -81,7 +81,7 @@ struct SampleRingThreadTests {
         let ring = SampleRing<Sample>(capacity: capacity)
         let witness = HandOffWitness(ringCapacity: capacity)
         let stop = StopFlag()
-        async let produced: Void = onNewThread {
+        let produced = Spawned {
             var value = 0
             var batchSize = 1
             while value < count, !stop.isRaised {
@@ -102,7 +102,7 @@ struct SampleRingThreadTests {
         }
         // On a thread of its own too: a test blocking a cooperative thread could keep the producer's
         // task from starting.
-        async let arrivals = onNewThread {
+        let arrivals = Spawned {
             var check = ArrivalCheck(producers: 1)
             var batch: [Sample] = []
             while check.total < count {
@@ -119,7 +119,7 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        let (check, _) = await (arrivals, produced)
+        let (check, _) = (await arrivals.value, await produced.value)
         #expect(check == ArrivalCheck(producers: 1, receivedEach: count))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
     }
@@ -132,7 +132,7 @@ struct SampleRingThreadTests {
         let earlyRings = (0 ..< producers - 1).map { _ in group.makeRing(capacity: 64) }
         let stop = StopFlag()
 
-        async let arrivals = onNewThread {
+        let arrivals = Spawned {
             var check = ArrivalCheck(producers: producers)
             var batch: [Sample] = []
             while check.total < producers * perProducer {
@@ -146,20 +146,17 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        await withTaskGroup(of: Void.self) { tasks in
-            for producer in 0 ..< producers {
-                tasks.addTask {
-                    await onNewThread {
-                        // The last producer makes its ring on its own thread, after the consumer started.
-                        let ring = producer < earlyRings.count ? earlyRings[producer] : group.makeRing(capacity: 64)
-                        for value in 0 ..< perProducer {
-                            if !pushRetrying(sample(value, sensor: producer), into: ring, unless: stop) { break }
-                        }
-                    }
+        let producing = (0 ..< producers).map { producer in
+            Spawned {
+                // The last producer makes its ring on its own thread, after the consumer started.
+                let ring = producer < earlyRings.count ? earlyRings[producer] : group.makeRing(capacity: 64)
+                for value in 0 ..< perProducer {
+                    if !pushRetrying(sample(value, sensor: producer), into: ring, unless: stop) { break }
                 }
             }
         }
-        #expect(await arrivals == ArrivalCheck(producers: producers, receivedEach: perProducer))
+        for producer in producing { await producer.value }
+        #expect(await arrivals.value == ArrivalCheck(producers: producers, receivedEach: perProducer))
         #expect(earlyRings[0].parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
         #expect(group.rings.count == producers)
     }
@@ -170,7 +167,7 @@ struct SampleRingThreadTests {
         let ring = SampleRing<Int>(capacity: 2)
         let taken = Shared(-1)
         let stop = StopFlag()
-        async let producer: Void = onNewThread {
+        let producer = Spawned {
             for value in 0 ..< rounds {
                 ring.push(value)
                 // Wait for the consumer to take it; it then heads straight back into `wait`,
@@ -191,7 +188,7 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        await producer
+        await producer.value
         #expect(check == ArrivalCheck(producers: 1, receivedEach: rounds))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
     }
@@ -199,10 +196,10 @@ struct SampleRingThreadTests {
     @Test("a parked consumer wakes on the next push, with one wake-up")
     func parkedConsumerWakes() async throws {
         let ring = SampleRing<Int>(capacity: 8)
-        async let outcome = onNewThread { (ring.wait(timeout: .seconds(60)), ring.pop()) }
+        let outcome = Spawned { (ring.wait(timeout: .seconds(60)), ring.pop()) }
         try await waitUntil("the consumer parks") { ring.isConsumerParked }
         ring.push(42)
-        let (result, value) = await outcome
+        let (result, value) = await outcome.value
         #expect(result == .ready)
         #expect(value == 42)
         #expect(ring.parker.wakeUpCount == 1)
@@ -213,13 +210,13 @@ struct SampleRingThreadTests {
     func parkedGroupConsumerWakes() async throws {
         let group = SampleRingGroup<Int>()
         let rings = [group.makeRing(capacity: 4), group.makeRing(capacity: 4)]
-        async let outcome = onNewThread {
+        let outcome = Spawned {
             var values: [Int] = []
             return (group.wait(timeout: .seconds(60)), group.drain(into: &values), values)
         }
         try await waitUntil("the consumer parks") { group.isConsumerParked }
         rings[1].push(7)
-        let (result, count, values) = await outcome
+        let (result, count, values) = await outcome.value
         #expect(result == .ready)
         #expect(count == 1)
         #expect(values == [7])
@@ -230,14 +227,14 @@ struct SampleRingThreadTests {
         let group = SampleRingGroup<Int>()
         let watched = group.makeRing(capacity: 4)
         let other = group.makeRing(capacity: 4)
-        async let outcome = onNewThread { (watched.wait(timeout: .seconds(60)), watched.pop()) }
+        let outcome = Spawned { (watched.wait(timeout: .seconds(60)), watched.pop()) }
         try await waitUntil("the consumer parks") { group.isConsumerParked }
         other.push(1)
         // That push claimed the wake-up (the flag is false now); the consumer finds nothing in its
         // ring and parks again, which is the only way the flag becomes true once more.
         try await waitUntil("the consumer parks again") { group.isConsumerParked }
         watched.push(2)
-        let (result, value) = await outcome
+        let (result, value) = await outcome.value
         #expect(result == .ready)
         #expect(value == 2)
         #expect(watched.parker.wakeUpCount == 2)

@@ -12,6 +12,32 @@ func onNewThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) asy
     }
 }
 
+/// `body` on a thread of its own, started at once: not when the cooperative pool gets round to a
+/// child task (`async let`, a task group), which on a busy 2-core machine, with synchronous tests
+/// holding the pool's threads, took longer than a test's patience. `value` waits for its result.
+final class Spawned<Result: Sendable>: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Mutex<Result?>(nil)
+
+    init(_ body: @escaping @Sendable () -> Result) {
+        Thread { [self] in
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }.start()
+    }
+
+    var value: Result {
+        get async {
+            await onNewThread { [self] in
+                done.wait()
+                done.signal()
+                return result.withLock { $0! }
+            }
+        }
+    }
+}
+
 /// Waits until `condition` holds, checking every millisecond; records an issue after 30 s.
 /// A liveness guard for tests that need another thread to reach a state, not a timing assertion.
 func waitUntil(

@@ -17,7 +17,7 @@ import Testing
 
     /// Starts every command in `commands` as a child process at once and waits (up to 60 s) for all;
     /// with `asNobody`, run by user and group 65534 through `setpriv` when the tests run as root.
-    static func together(_ commands: [[String]], asNobody: Bool = false) throws -> [Outcome] {
+    static func together(_ commands: [[String]], asNobody: Bool = false, environment: [String: String] = [:]) throws -> [Outcome] {
         let executable = try CrashRecoveryTests.executable()
         let children = try commands.map { arguments in
             let child = Process()
@@ -28,7 +28,7 @@ import Testing
                 child.executableURL = executable
                 child.arguments = arguments
             }
-            child.environment = [:]
+            child.environment = environment
             let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sb-errors-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             child.standardError = try FileHandle(forWritingTo: errors)
@@ -133,5 +133,45 @@ import Testing
         let again = try Self.together([replay], asNobody: true)[0]
         #expect(again.status == 0, "\(again.errors)")
         #expect(try WorkoutStore(path: path).workouts().count == 2)
+    }
+
+    /// The service's store as the system service leaves it (a 0750 folder and a 0640 file of the
+    /// service's user, group `sensorbridge`; here group 65534): a member of the group lists, shows
+    /// and exports its workouts, and nothing is created beside it. A mistyped --store is an error
+    /// and creates nothing.
+    @Test(.timeLimit(.minutes(1))) func aMemberOfTheStoresGroupReadsTheServicesStore() throws {
+        try #require(geteuid() == 0, "needs root to make a store of another user")
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("workouts.sqlite").path
+        let capture = try BlueZCommandTests.trace(lines: 40)
+        defer { try? FileManager.default.removeItem(at: capture) }
+        let saved = try Self.together([["replay", capture.path, "--save", "--store", path]])[0]
+        try #require(saved.status == 0, "\(saved.errors)")
+        #expect(chown(folder.path, 0, 65534) == 0 && chmod(folder.path, 0o750) == 0)
+        #expect(chown(path, 0, 65534) == 0 && chmod(path, 0o640) == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+
+        for command in [["workouts", "list"], ["workouts", "show", "latest", "--json"], ["export", "latest", "--format", "fit", "-o", "-"],
+            ["workouts", "zones", "--quantity", "heart-rate", "--zones", "120,140,155,170", "--by", "week"], ["profile", "show"]]
+        {
+            let read = try Self.together([command + ["--store", path]], asNobody: true)[0]
+            #expect(read.status == 0, "\(command): \(read.errors)")
+        }
+        // The README's commands, with the store from the environment.
+        let fit = FileManager.default.temporaryDirectory.appendingPathComponent("ride-\(UUID().uuidString).fit").path
+        for command in [["workouts", "list"], ["export", "latest", "--format", "fit", "-o", fit]] {
+            let read = try Self.together([command], asNobody: true, environment: ["SENSORBRIDGE_STORE": path])[0]
+            #expect(read.status == 0, "\(command): \(read.errors)")
+        }
+        #expect(FileManager.default.fileExists(atPath: fit))
+        try FileManager.default.removeItem(atPath: fit)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == before)
+
+        let typo = folder.appendingPathComponent("workout.sqlite").path
+        let mistyped = try Self.together([["workouts", "list", "--store", typo]])[0]
+        #expect(mistyped.status == 1)
+        #expect(mistyped.errors.contains("there is no workout store at \(typo), and none was created"), "\(mistyped.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == before)
     }
 }

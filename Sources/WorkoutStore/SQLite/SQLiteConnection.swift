@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// One SQLite connection: the only owner of its `sqlite3*`, closed in `deinit`.
 ///
@@ -12,12 +13,33 @@ final class SQLiteConnection {
     let path: String
     private var statementCache: [String: SQLiteStatement] = [:]
 
-    /// Opens (and, with `create`, creates) the database at `path`. The corresponding C function is `sqlite3_open_v2`.
-    init(path: String, create: Bool = true) throws(SQLiteError) {
+    /// How a connection opens its file.
+    enum Access {
+        /// Read and write; with `create`, the file is created when missing.
+        case readWrite(create: Bool)
+        /// Only read; a missing file is an error.
+        case readOnly
+        /// Only read, as a file nothing changes while it is open (`immutable=1`): no locks, and
+        /// nothing (no `-shm`) is made beside it. Only sound while no other connection writes.
+        case immutable
+    }
+
+    /// Opens (and, with `.readWrite(create: true)`, creates) the database at `path`. The
+    /// corresponding C function is `sqlite3_open_v2`.
+    init(path: String, access: Access = .readWrite(create: true)) throws(SQLiteError) {
         var connection: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if create { flags |= SQLITE_OPEN_CREATE }
-        let result = sqlite3_open_v2(path, &connection, flags, nil)
+        var flags = SQLITE_OPEN_NOMUTEX
+        var name = path
+        switch access {
+        case .readWrite(let create): flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .immutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            // A URI file name: the characters that end a URI's path are escaped.
+            name = "file:" + path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+                .replacingOccurrences(of: "#", with: "%23") + "?immutable=1"
+        }
+        let result = sqlite3_open_v2(name, &connection, flags, nil)
         guard result == SQLITE_OK, let connection else {
             let error = SQLiteError(result, connection: connection)
             sqlite3_close_v2(connection)

@@ -1,0 +1,189 @@
+import Foundation
+import HTTP
+import SensorCore
+import Session
+import Synchronization
+import Workouts
+import Zones
+
+/// The live workout for web clients, as Server-Sent Events (`GET /api/live`): one subscription to
+/// the session, read on a thread of its own, formatted once and written to every client.
+///
+/// Events (each `event: NAME` with one line of JSON):
+/// - `snapshot`: everything known now (on connecting, and after a client fell behind);
+/// - `values`: the latest value of each quantity that changed, at most 4 a second;
+/// - `zone`: a zone update as `record --json --events` prints it; `state`; `event` (pause, lap,
+///   sensor states, ...); `statistics`, once a second; `ended` when the workout ends.
+///
+/// A client that reads too slowly is never waited for: once its queue is full it gets nothing more
+/// until the queue has drained, then a fresh `snapshot` (it is resynchronised).
+final class LiveFeed: Sendable {
+    /// How often coalesced values go out.
+    static let valueInterval = Duration.milliseconds(250)
+
+    private let state = Mutex(State())
+
+    private struct State {
+        var clients: [Client] = []
+        var controls: SessionControls?
+        /// The snapshot's parts.
+        var values: [String: Double] = [:]
+        var zones: [String: JSONValue] = [:]
+        var workoutState = "waiting"
+        var sensors: [String: String] = [:]
+        var statistics: JSONValue = .null
+        var elapsed = 0.0
+        var lapStart = 0.0
+    }
+
+    final class Client: Sendable {
+        let stream: HTTPStream
+        /// Fell behind: waits for its queue to drain, then gets a snapshot.
+        let behind = Atomic(false)
+        init(stream: HTTPStream) { self.stream = stream }
+    }
+
+    /// The session's controls while a workout runs (for `POST /api/session/...`).
+    var controls: SessionControls? { state.withLock { $0.controls } }
+
+    /// A new client: its stream, which starts with a snapshot.
+    func connect() -> HTTPStream {
+        let client = Client(stream: HTTPStream(capacity: 64 * 1024))
+        state.withLock { s in
+            client.stream.write(Self.message("snapshot", Self.snapshot(s)))
+            s.clients.append(client)
+        }
+        return client.stream
+    }
+
+    /// Ends every client's stream (the server is stopping).
+    func closeAll() {
+        let clients = state.withLock { s in
+            defer { s.clients.removeAll() }
+            return s.clients
+        }
+        for client in clients { client.stream.close() }
+    }
+
+    /// Follows `session` until it finishes, on a thread of its own; `controls` act on it meanwhile.
+    func follow(_ session: WorkoutSession, controls: SessionControls) {
+        let subscription = session.subscribe(capacity: 4096, samples: true)
+        state.withLock { s in
+            s.controls = controls
+            s.values = [:]
+            s.zones = [:]
+            s.statistics = .null
+            s.workoutState = "collecting"
+            s.elapsed = 0
+            s.lapStart = 0
+        }
+        broadcast("state", .object(["state": .string("collecting")]))
+        let thread = Thread { [self] in read(subscription) }
+        thread.name = "sb.live"
+        thread.start()
+    }
+
+    private func read(_ subscription: SessionSubscription) {
+        var pending: [String: Double] = [:]
+        var lastValues = ContinuousClock.now
+        while true {
+            let event = subscription.next(timeout: Self.valueInterval)
+            switch event {
+            case .sample(let sample)?:
+                pending[sample.type.identifier] = sample.value
+                state.withLock { $0.elapsed = max($0.elapsed, sample.time.seconds) }
+            case .output(let output)?:
+                publish(output)
+            case .dropped?:
+                // Values and statistics come again; nothing else to do.
+                break
+            case nil:
+                if subscription.isFinished {
+                    state.withLock { s in
+                        s.controls = nil
+                        s.workoutState = "ended"
+                    }
+                    broadcast("ended", .object([:]))
+                    return
+                }
+            }
+            if !pending.isEmpty, ContinuousClock.now - lastValues >= Self.valueInterval {
+                lastValues = .now
+                let values = pending
+                pending.removeAll()
+                state.withLock { s in s.values.merge(values) { $1 } }
+                var object = JSONObject()
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) { object.append(name, .number(value)) }
+                broadcast("values", .object(object))
+            }
+        }
+    }
+
+    private func publish(_ output: WorkoutBuilderOutput) {
+        switch output {
+        case .zoneUpdate(let update):
+            let json = WorkoutJSON.zoneUpdate(update, start: .zero)
+            state.withLock { $0.zones[update.quantityType.identifier] = json }
+            broadcast("zone", json)
+        case .state(let builderState):
+            state.withLock { $0.workoutState = builderState.rawValue }
+            broadcast("state", .object(["state": .string(builderState.rawValue)]))
+        case .event(let event):
+            var object: JSONObject = ["type": .string(event.name), "t": .number(event.time.seconds)]
+            switch event.kind {
+            case .sensorState(let sensor, let sensorState):
+                object.append("device", .string(sensor))
+                object.append("state", .string(sensorState.rawValue))
+                state.withLock { $0.sensors[sensor] = sensorState.rawValue }
+            case .sensorLost(let sensor), .sensorRegained(let sensor): object.append("device", .string(sensor))
+            case .lap: state.withLock { $0.lapStart = event.time.seconds }
+            case .activity(let type): object.append("activityType", .string(type.rawValue))
+            case .pause, .resume: break
+            }
+            broadcast("event", .object(object))
+        case .statistics(let statistics, let time):
+            let json = WorkoutJSON.statistics(statistics)
+            state.withLock { s in
+                s.statistics = json
+                s.elapsed = max(s.elapsed, time.seconds)
+            }
+            broadcast("statistics", .object(["t": .number(time.seconds), "statistics": json]))
+        }
+    }
+
+    /// Writes one event to every client; a client that is behind gets a snapshot once it has room.
+    private func broadcast(_ name: String, _ data: JSONValue) {
+        let message = Self.message(name, data)
+        state.withLock { s in
+            s.clients.removeAll { $0.stream.isClosed }
+            for client in s.clients {
+                if client.behind.load(ordering: .relaxed) {
+                    guard client.stream.pendingCount == 0 else { continue }
+                    if client.stream.write(Self.message("snapshot", Self.snapshot(s))) {
+                        client.behind.store(false, ordering: .relaxed)
+                    }
+                } else if !client.stream.write(message) {
+                    client.behind.store(true, ordering: .relaxed)
+                }
+            }
+        }
+    }
+
+    private static func snapshot(_ s: State) -> JSONValue {
+        var values = JSONObject()
+        for (name, value) in s.values.sorted(by: { $0.key < $1.key }) { values.append(name, .number(value)) }
+        var zones = JSONObject()
+        for (name, zone) in s.zones.sorted(by: { $0.key < $1.key }) { zones.append(name, zone) }
+        var sensors = JSONObject()
+        for (name, sensorState) in s.sensors.sorted(by: { $0.key < $1.key }) { sensors.append(name, .string(sensorState)) }
+        return .object([
+            "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
+            "values": .object(values), "zones": .object(zones), "sensors": .object(sensors), "statistics": s.statistics,
+        ])
+    }
+
+    /// `event: NAME\ndata: JSON\n\n`.
+    static func message(_ name: String, _ data: JSONValue) -> [UInt8] {
+        Array("event: \(name)\ndata: \(data.serialized)\n\n".utf8)
+    }
+}

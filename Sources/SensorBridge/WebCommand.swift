@@ -1,0 +1,44 @@
+import Foundation
+import HTTP
+import Session
+
+/// `sensorbridge web`: the web page and the HTTP API over the stored workouts, with nothing
+/// recording (`record --http` and `serve --http` add the live workout).
+enum WebCommand {
+    static let help = """
+        Usage: sensorbridge web --http [ADDR:]PORT [--http-token-file FILE] [--store PATH]
+
+        Serves the stored workouts as a web page and an HTTP API (docs/HTTP.md) until Ctrl-C
+        (SIGINT) or SIGTERM: the list, each workout's JSON and its FIT, TCX, CSV and SVG files,
+        and time in zone by week or month. It only reads the store.
+
+        Options:
+        \(WebOptions.help)
+        \(StoreLocation.help)
+
+        Example:
+          sensorbridge web --http 8080      # then open http://127.0.0.1:8080/
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(words, command: "web", options: WebOptions.options.union([StoreLocation.option]), flags: [])
+        if arguments.has("help") {
+            context.output.line(help)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+        guard let options = try WebOptions(arguments) else { throw UsageError("give --http [ADDR:]PORT, for example --http 8080") }
+        // Checked now: a missing or foreign store is an error at start, not on the first request.
+        _ = try StoreLocation.openForReading(arguments, context, noteUnfinished: false)
+        let app = WebApp(storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, options: options, live: nil)
+        let server = try options.start(app)
+        context.errors.line("sensorbridge web: serving http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(server.port)/")
+        context.errors.flush()
+        let control = context.recordingControl ?? RecordingControl()
+        let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
+        _ = control.wait(timeout: nil)
+        signals?.cancel()
+        server.stop()
+        return .success
+    }
+}

@@ -160,7 +160,7 @@ enum RecordCommand {
             let app = WebApp(
                 storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web, live: liveFeed)
             server = try web.start(app)
-            report("serving http://\(web.host.contains(":") ? "[\(web.host)]" : web.host):\(server!.port)/")
+            report("serving http://\(web.hostForURL):\(server!.port)/")
         }
         defer {
             liveFeed.closeAll()

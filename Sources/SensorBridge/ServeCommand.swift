@@ -37,12 +37,13 @@ enum ServeCommand {
                                      away (default 60; 0 keeps every one)
           --adapter hciN             the Bluetooth adapter (default: the first)
         \(LivePathOptions.help)
+        \(WebOptions.help)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model: as for 'sensorbridge replay' (the stored profile and zones
           otherwise, read again for every workout)
-        \\(StoreLocation.help)
+        \(StoreLocation.help)
 
         Examples:
           sensorbridge serve
@@ -51,7 +52,7 @@ enum ServeCommand {
         """
 
     static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
-        .union(LivePathOptions.options)
+        .union(LivePathOptions.options).union(WebOptions.options)
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
@@ -66,6 +67,7 @@ enum ServeCommand {
         let minimumDuration = Duration.milliseconds(
             Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
         let livePath = try LivePathOptions(arguments)
+        let web = try WebOptions(arguments)
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -86,6 +88,19 @@ enum ServeCommand {
         if context.recordingControl == nil {
             // A lap or pause signal between workouts is ignored, not fatal (ControlSignals takes them during one).
             for number in [SIGUSR1, SIGUSR2] { signal(number, SIG_IGN) }
+        }
+        // The web page and the API for the whole run; the live feed follows each workout in turn.
+        let liveFeed = web.map { _ in LiveFeed() }
+        let server = try web.map { web in
+            try web.start(
+                WebApp(
+                    storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web,
+                    live: liveFeed))
+        }
+        if let web, let server { log("serving http://\(web.hostForURL):\(server.port)/") }
+        defer {
+            liveFeed?.closeAll()
+            server?.stop()
         }
         let router = ServeRouter(idleTimeout: idleTimeout, log: log)
         Thread.detachNewThread {
@@ -119,7 +134,7 @@ enum ServeCommand {
             try record(
                 from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
                 sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, log: log)
+                latencyBudget: livePath.latencyBudget, liveFeed: liveFeed, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
         }
@@ -203,7 +218,8 @@ enum ServeCommand {
     static func record(
         from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
         router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
-        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, log: @escaping @Sendable (String) -> Void
+        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, liveFeed: LiveFeed?,
+        log: @escaping @Sendable (String) -> Void
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -216,7 +232,9 @@ enum ServeCommand {
         let source = LiveSensorSource(
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
-        let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.stop() })
+        // The API's end ends this workout; serve goes on.
+        let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.endWorkout() })
+        liveFeed?.follow(session, controls: controls)
         let lap: @Sendable () -> Void = {
             controls.lap()
             log("lap (SIGUSR1)")
@@ -232,7 +250,7 @@ enum ServeCommand {
         let reason =
             router.isBusLost
             ? "the bus connection was lost"
-            : router.isStopping ? "serve is stopping" : "ended after \(idleTimeout.seconds.formatted) s without data"
+            : router.isStopping ? "serve is stopping" : router.wasEndedOnRequest ? "ended through the HTTP API" : "ended after \(idleTimeout.seconds.formatted) s without data"
         for warning in session.warnings { log(warning) }
         let workout = try WorkoutSetup.workout(result, recorder: recorder)
         if workout.duration < minimumDuration {

@@ -18,6 +18,10 @@ final class ServeRouter: Sendable {
         var schedule: ServeSchedule<BlueZNotification, SensorLinkEvent>
         var source: LiveSensorSource?
         var stopping = false
+        /// The workout being recorded ends now (the API's end); serve goes on.
+        var endRequested = false
+        /// The last workout ended by `endWorkout`.
+        var endedOnRequest = false
         /// The bus connection is gone: the workout ends, and serve with it (systemd restarts it).
         var busLost = false
         /// The display name of each sensor key.
@@ -44,6 +48,16 @@ final class ServeRouter: Sendable {
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Whether the last workout ended through `endWorkout`.
+    var wasEndedOnRequest: Bool { state.withLock { $0.endedOnRequest } }
+
+    /// Ends the workout being recorded, as if the sensors had gone idle; from any thread. The next
+    /// measurement starts another.
+    func endWorkout() {
+        state.withLock { $0.endRequested = true }
+        wake.signal()
+    }
 
     /// The D-Bus thread, when the bus connection is lost: stops like `stop`, remembering why.
     func busLost() {
@@ -95,7 +109,9 @@ final class ServeRouter: Sendable {
         while true {
             let (deadline, end) = state.withLock { s -> (ContinuousClock.Instant?, ContinuousClock.Instant?) in
                 let deadline = s.schedule.idleDeadline
-                guard s.stopping || deadline.map({ $0 <= .now }) ?? true else { return (deadline, nil) }
+                guard s.stopping || s.endRequested || deadline.map({ $0 <= .now }) ?? true else { return (deadline, nil) }
+                s.endedOnRequest = s.endRequested && !s.stopping
+                s.endRequested = false
                 s.source?.publish()
                 s.source = nil
                 return (nil, s.schedule.end() ?? .now)

@@ -58,6 +58,9 @@ struct WebOptions {
         }
     }
 
+    /// The host as a URL writes it (`[::1]` for IPv6).
+    var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
+
     static func isLoopback(_ host: String) -> Bool {
         host == "::1" || host.hasPrefix("127.")
     }

@@ -32,7 +32,7 @@ enum WebCommand {
         _ = try StoreLocation.openForReading(arguments, context, noteUnfinished: false)
         let app = WebApp(storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, options: options, live: nil)
         let server = try options.start(app)
-        context.errors.line("sensorbridge web: serving http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(server.port)/")
+        context.errors.line("sensorbridge web: serving http://\(options.hostForURL):\(server.port)/")
         context.errors.flush()
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil

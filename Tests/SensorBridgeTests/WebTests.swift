@@ -212,7 +212,35 @@ import Testing
         // The server went with the recording.
         #expect(try Self.curl(base + "/").status != 200)
     }
+    /// `serve --http`: the page's end ends the workout being recorded and serve goes on; the next
+    /// measurements start another workout, which the live feed follows too.
+    @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+    func serveEndsOneWorkoutThroughTheAPIAndGoesOn() throws {
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
+        defer { mock.stop() }
+        let port = Self.freePort()
+        let base = "http://127.0.0.1:\(port)"
+        let serving = ServeCommandTests.Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--http", "\(port)"])
+        try Running.waitUntilServing(base + "/")
+        #expect(serving.waitForNotifications(10))
+        let csrf = try #require(try Self.curl(base + "/").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+        #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]).status == 204)
+        #expect(try Self.curl(base + "/api/session/end", ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]).status == 204)
+        #expect(try serving.waitForSavedWorkouts(1))
+        // The sensors go on sending: a second workout, live again.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try serving.workouts().count < 2, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let live = try Self.curl(base + "/api/live", ["--max-time", "2", "-N"]).text
+        #expect(live.contains("\"state\":\"collecting\""), "\(live.prefix(500))")
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("saved (ended through the HTTP API)"), "\(run.errors)")
+        #expect(try serving.workouts().count == 2)
+        let first = try serving.show(1)
+        #expect(first?["events"]?.arrayValue?.contains { $0["type"]?.stringValue == "lap" } == true, "\(String(describing: first))")
+    }
 }
+
 
 extension WebTests.Running {
     /// Waits (up to 20 s) until `url` answers 200.

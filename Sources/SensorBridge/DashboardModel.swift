@@ -1,3 +1,4 @@
+import BlueZ
 import SensorCore
 import Workouts
 import Zones
@@ -30,6 +31,7 @@ struct DashboardModel: Sendable {
     private var lastResume = Duration.zero
     private var pauseCause: WorkoutEvent.Cause?
     private var lap = 1
+    private var lapStart = Duration.zero
     /// Whether the dashboard's keys work (standard input is the terminal).
     var keys = false
     private var pausedTotal = Duration.zero
@@ -71,6 +73,7 @@ struct DashboardModel: Sendable {
             lastResume = event.time
         case .event(let event) where event.kind == .lap:
             lap += 1
+            lapStart = event.time
         case .event(let event):
             guard case .sensorState(let key, let state) = event.kind else { return }
             switch state {
@@ -105,6 +108,20 @@ struct DashboardModel: Sendable {
 
     /// A measurement went silent; `connected` again when its values come back.
     mutating func stale(_ key: String) { setLink(key, .stale) }
+
+    /// A link event of the sensors (`SensorLinks`), `now` on the session's clock that starts at `anchor`.
+    mutating func apply(_ event: SensorLinkEvent, now: Duration, anchor: ContinuousClock.Instant) {
+        switch event {
+        case .connected(let key, _): connected(key)
+        case .lost(let key, let at): lost(key, retryAt: at - anchor + SensorLinks.minimumBackoff)
+        case .attemptFailed(let key, _, let retryIn): attemptFailed(key, retryAt: now + retryIn)
+        case .value(let key, let uuid, let bytes) where uuid == 0x2A19 && bytes.count == 1: battery(key, percent: Int(bytes[0]))
+        case .value: break
+        case .stale(let key, _, _): stale(key)
+        case .notifying(let key, _): connected(key)
+        case .socketClosed: break
+        }
+    }
 
     mutating func battery(_ key: String, percent: Int) {
         if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].battery = percent }
@@ -154,6 +171,7 @@ struct DashboardModel: Sendable {
         state.message = message
         state.paused = pauseCause
         state.lap = lap
+        state.lapElapsed = max(now - lapStart, .zero)
         state.keys = keys
         return state
     }

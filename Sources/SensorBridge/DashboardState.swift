@@ -60,6 +60,8 @@ struct DashboardState: Sendable, Equatable {
     var paused: WorkoutEvent.Cause?
     /// The lap under way, from 1.
     var lap = 1
+    /// Time since the lap began.
+    var lapElapsed = Duration.zero
     /// Whether the keys work (standard input is the terminal): the line that names them is drawn.
     var keys = false
 }

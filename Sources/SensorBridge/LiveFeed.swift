@@ -1,3 +1,5 @@
+import BlueZ
+import Export
 import Foundation
 import HTTP
 import SensorCore
@@ -26,6 +28,10 @@ final class LiveFeed: Sendable {
     private struct State {
         var clients: [Client] = []
         var controls: SessionControls?
+        /// What the live page shows (the terminal dashboard's model), and the session's clock.
+        var model: DashboardModel?
+        var clock: (@Sendable () -> Duration)?
+        var anchor = ContinuousClock.now
         /// The snapshot's parts.
         var values: [String: Double] = [:]
         var zones: [String: JSONValue] = [:]
@@ -66,10 +72,17 @@ final class LiveFeed: Sendable {
     }
 
     /// Follows `session` until it finishes, on a thread of its own; `controls` act on it meanwhile.
-    func follow(_ session: WorkoutSession, controls: SessionControls) {
+    /// `anchor` is the session's time zero; `sensors` the key and display name of each sensor.
+    func follow(
+        _ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, sensors: [(key: String, name: String)]
+    ) {
         let subscription = session.subscribe(capacity: 4096, samples: true)
+        let configurations = WorkoutStateMachine.zonedTypes.compactMap(session.builder.zoneConfiguration(for:))
         state.withLock { s in
             s.controls = controls
+            s.model = DashboardModel(sensors: sensors, configurations: configurations)
+            s.anchor = anchor
+            s.clock = { ContinuousClock.now - anchor }
             s.values = [:]
             s.zones = [:]
             s.statistics = .null
@@ -83,6 +96,14 @@ final class LiveFeed: Sendable {
         thread.start()
     }
 
+    /// A link event of the sensors, for the page's sensor lines.
+    func linkEvent(_ event: SensorLinkEvent) {
+        state.withLock { s in
+            guard let clock = s.clock else { return }
+            s.model?.apply(event, now: clock(), anchor: s.anchor)
+        }
+    }
+
     private func read(_ subscription: SessionSubscription) {
         var pending: [String: Double] = [:]
         var lastValues = ContinuousClock.now
@@ -91,8 +112,12 @@ final class LiveFeed: Sendable {
             switch event {
             case .sample(let sample)?:
                 pending[sample.type.identifier] = sample.value
-                state.withLock { $0.elapsed = max($0.elapsed, sample.time.seconds) }
+                state.withLock { s in
+                    s.elapsed = max(s.elapsed, sample.time.seconds)
+                    s.model?.add(sample)
+                }
             case .output(let output)?:
+                state.withLock { $0.model?.apply(output) }
                 publish(output)
             case .dropped?:
                 // Values and statistics come again; nothing else to do.
@@ -101,20 +126,27 @@ final class LiveFeed: Sendable {
                 if subscription.isFinished {
                     state.withLock { s in
                         s.controls = nil
+                        s.clock = nil
                         s.workoutState = "ended"
                     }
                     broadcast("ended", .object([:]))
                     return
                 }
             }
-            if !pending.isEmpty, ContinuousClock.now - lastValues >= Self.valueInterval {
+            // Four times a second: the values that changed, and what the page shows.
+            if ContinuousClock.now - lastValues >= Self.valueInterval {
                 lastValues = .now
-                let values = pending
-                pending.removeAll()
-                state.withLock { s in s.values.merge(values) { $1 } }
-                var object = JSONObject()
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) { object.append(name, .number(value)) }
-                broadcast("values", .object(object))
+                if !pending.isEmpty {
+                    let values = pending
+                    pending.removeAll()
+                    state.withLock { s in s.values.merge(values) { $1 } }
+                    var object = JSONObject()
+                    for (name, value) in values.sorted(by: { $0.key < $1.key }) { object.append(name, .number(value)) }
+                    broadcast("values", .object(object))
+                }
+                if let page = state.withLock({ s in s.clock.flatMap { clock in s.model.map { Self.json($0.state(at: clock())) } } }) {
+                    broadcast("live", page)
+                }
             }
         }
     }
@@ -176,9 +208,51 @@ final class LiveFeed: Sendable {
         for (name, zone) in s.zones.sorted(by: { $0.key < $1.key }) { zones.append(name, zone) }
         var sensors = JSONObject()
         for (name, sensorState) in s.sensors.sorted(by: { $0.key < $1.key }) { sensors.append(name, .string(sensorState)) }
+        let live = s.clock.flatMap { clock in s.model.map { Self.json($0.state(at: clock())) } } ?? .null
         return .object([
             "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
             "values": .object(values), "zones": .object(zones), "sensors": .object(sensors), "statistics": s.statistics,
+            "live": live,
+        ])
+    }
+
+    /// What the live page shows, as the `live` event carries it: times in seconds, zones with
+    /// their boundaries and colours (the SVG chart's), sensors with their link.
+    static func json(_ state: DashboardState) -> JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 10).rounded() / 10) } ?? .null }
+        let zones: [JSONValue] = state.zones.map { zones in
+            .object([
+                "quantityType": .string(zones.configuration.quantityType.identifier),
+                "current": zones.current.map { .number(Double($0)) } ?? .null,
+                "inZoneFor": .number(zones.inZoneFor.seconds.rounded()),
+                "durations": .array(zones.durations.map { .number($0.seconds.rounded()) }),
+                "configuration": zones.configuration.jsonValue,
+                "colors": .array(SVGChart.zoneColors(count: zones.durations.count).map(JSONValue.string)),
+            ])
+        }
+        let sensors: [JSONValue] = state.sensors.map { sensor in
+            let (link, retryIn): (String, Duration?) =
+                switch sensor.link {
+                case .connecting(let retry): ("connecting", retry)
+                case .connected: ("connected", nil)
+                case .stale: ("stale", nil)
+                case .noContact: ("noContact", nil)
+                case .invalid: ("invalid", nil)
+                case .lost(let retry): ("lost", retry)
+                }
+            return .object([
+                "key": .string(sensor.key), "name": .string(sensor.name), "link": .string(link),
+                "retryIn": retryIn.map { .number($0.seconds.rounded(.up)) } ?? .null,
+                "battery": sensor.battery.map { .number(Double($0)) } ?? .null,
+            ])
+        }
+        return .object([
+            "elapsed": .number(state.elapsed.seconds.rounded(.down)), "active": .number(state.active.seconds.rounded(.down)),
+            "lap": .number(Double(state.lap)), "lapElapsed": .number(state.lapElapsed.seconds.rounded(.down)),
+            "paused": state.paused.map { .string($0.rawValue) } ?? .null,
+            "heartRate": number(state.heartRate), "power": number(state.power), "power3s": number(state.power3s),
+            "cadence": number(state.cadence), "zones": .array(zones), "sensors": .array(sensors),
+            "message": state.message.map(JSONValue.string) ?? .null,
         ])
     }
 

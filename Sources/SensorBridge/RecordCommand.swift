@@ -138,11 +138,13 @@ enum RecordCommand {
         client.bus.afterEachTurn { source.publish() }
         let controls = session.makeControls(
             clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
+        let liveFeed = LiveFeed()
         let links = SensorLinks(
             client: client, sensors: devices, acquireNotify: livePath.acquireNotify, onNotification: source.received,
             onEvent: {
                 source.linkEvent($0, names: displayNames)
                 dashboard?.linkEvent($0)
+                liveFeed.linkEvent($0)
             })
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         // Without the system bus no sensor can come back: the workout ends and is saved.
@@ -154,9 +156,8 @@ enum RecordCommand {
         dashboard?.start(session.subscribe(), controls: controls)
         // The web page and the API: live while the workout records, stopped when it is saved.
         var server: HTTPServer?
-        let liveFeed = LiveFeed()
         if let web {
-            liveFeed.follow(session, controls: controls)
+            liveFeed.follow(session, controls: controls, anchor: anchor, sensors: devices.map { ($0.key, displayNames[$0.key]!) })
             let app = WebApp(
                 storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web, live: liveFeed)
             server = try web.start(app)

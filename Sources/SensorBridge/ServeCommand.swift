@@ -119,14 +119,18 @@ enum ServeCommand {
         livePath.apply(to: client.bus)
         let sensorIDs = SensorID.numbering(sensors.map(\.key))
         let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
-        router.setNames(Dictionary(uniqueKeysWithValues: sensors.map { ($0.key, $0.device.name ?? $0.device.address) }))
+        let displayNames = sensors.map { (key: $0.key, name: $0.device.name ?? $0.device.address) }
+        router.setNames(Dictionary(uniqueKeysWithValues: displayNames.map { ($0.key, $0.name) }))
         log(
             "sensors: "
                 + sensors.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
 
         let links = SensorLinks(
             client: client, sensors: sensors, acquireNotify: livePath.acquireNotify, onNotification: router.received,
-            onEvent: router.linkEvent)
+            onEvent: { event in
+                router.linkEvent(event)
+                liveFeed?.linkEvent(event)
+            })
         links.start()
         defer { links.stop() }
         log("waiting for the sensors to send")
@@ -134,7 +138,7 @@ enum ServeCommand {
             try record(
                 from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
                 sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, liveFeed: liveFeed, log: log)
+                latencyBudget: livePath.latencyBudget, live: liveFeed.map { ($0, displayNames) }, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
         }
@@ -218,8 +222,8 @@ enum ServeCommand {
     static func record(
         from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
         router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
-        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, liveFeed: LiveFeed?,
-        log: @escaping @Sendable (String) -> Void
+        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration,
+        live: (feed: LiveFeed, sensors: [(key: String, name: String)])?, log: @escaping @Sendable (String) -> Void
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -234,7 +238,7 @@ enum ServeCommand {
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
         // The API's end ends this workout; serve goes on.
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.endWorkout() })
-        liveFeed?.follow(session, controls: controls)
+        if let live { live.feed.follow(session, controls: controls, anchor: first, sensors: live.sensors) }
         let lap: @Sendable () -> Void = {
             controls.lap()
             log("lap (SIGUSR1)")

@@ -48,19 +48,7 @@ final class TerminalDashboard: Sendable {
 
     func linkEvent(_ event: SensorLinkEvent) {
         let now = ContinuousClock.now - anchor
-        model.withLock { m in
-            switch event {
-            case .connected(let key, _): m.connected(key)
-            case .lost(let key, let at): m.lost(key, retryAt: at - anchor + SensorLinks.minimumBackoff)
-            case .attemptFailed(let key, _, let retryIn): m.attemptFailed(key, retryAt: now + retryIn)
-            case .value(let key, let uuid, let bytes) where uuid == 0x2A19 && bytes.count == 1:
-                m.battery(key, percent: Int(bytes[0]))
-            case .value: break
-            case .stale(let key, _, _): m.stale(key)
-            case .notifying(let key, _): m.connected(key)
-            case .socketClosed: break
-            }
-        }
+        model.withLock { $0.apply(event, now: now, anchor: anchor) }
     }
 
     /// Starts drawing, following the session's event stream until the workout finishes, and, when

@@ -121,17 +121,77 @@ final class WebApp: Sendable {
         }
         switch route {
         case .home:
-            return HTTPResponse.text(200, WebPages.home(csrfToken: csrfToken, live: live != nil), type: "text/html; charset=utf-8")
+            guard live != nil else { return HTTPResponse(status: 303, headers: [("Location", "/workouts")]) }
+            return html(WebPages.live(csrfToken: csrfToken))
+        case .workoutsPage:
+            let list = command(["workouts", "list", "--json"], type: "application/json")
+            guard list.status == 200, case .bytes(let bytes) = list.body, let json = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
+            else { return errorPage(list) }
+            return html(WebPages.workouts(json, csrfToken: csrfToken, live: live != nil))
+        case .workoutPage(let id):
+            guard Int64(id).map({ $0 > 0 }) ?? false else { return error(404, "no such workout: give an id from /workouts") }
+            let shown = command(["workouts", "show", id, "--json"], type: "application/json")
+            guard shown.status == 200, case .bytes(let bytes) = shown.body, let json = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
+            else { return errorPage(shown) }
+            var chart = ""
+            if case .bytes(let svg) = command(["export", id, "--format", "svg", "-o", "-"], type: "image/svg+xml").body {
+                chart = String(decoding: svg, as: UTF8.self)
+                // Inline: the XML declaration belongs to a file, not to a page.
+                if chart.hasPrefix("<?xml"), let end = chart.range(of: "?>") { chart = String(chart[end.upperBound...]) }
+            }
+            return html(WebPages.workout(json, chart: chart, csrfToken: csrfToken, live: live != nil))
+        case .zonesPage:
+            var query = request.query
+            query["quantity"] = query["quantity"] ?? "heart-rate"
+            query["by"] = query["by"] ?? "week"
+            if query["normalize"] == "" { query["normalize"] = nil }
+            let totals = zoneTotals(query)
+            var totalsJSON: JSONValue?
+            var message: String?
+            if totals.status == 200, case .bytes(let bytes) = totals.body {
+                totalsJSON = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
+            } else if case .bytes(let bytes) = totals.body {
+                message = (try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))?["error"]?.stringValue
+            }
+            func json(_ words: [String]) -> JSONValue {
+                guard case .bytes(let bytes) = command(words, type: "application/json").body else { return .null }
+                return (try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))) ?? .null
+            }
+            return html(
+                WebPages.zones(
+                    totals: totalsJSON, error: message, query: query, profile: json(["profile", "show", "--json"]),
+                    preferred: json(["zones", "show", "--json"]), csrfToken: csrfToken, live: live != nil))
         case .workouts:
             return command(["workouts", "list", "--json"], type: "application/json")
         case .workout(let name):
             return workout(name)
         case .zoneTotals:
-            var words = ["workouts", "zones", "--json"]
-            for key in ["quantity", "by", "zones", "normalize", "from", "to", "activity"] {
-                if let value = request.query[key] { words += ["--" + key, value] }
+            return zoneTotals(request.query)
+        case .delete(let id):
+            if let refused = refuseChange(request) { return refused }
+            guard Int64(id).map({ $0 > 0 }) ?? false else { return error(404, "no such workout: give an id from /api/workouts") }
+            let deleted = command(["workouts", "delete", id], type: "text/plain")
+            return deleted.status == 200 ? HTTPResponse(status: 204) : deleted
+        case .profile:
+            if let refused = refuseChange(request) { return refused }
+            guard let body = try? JSONValue(parsing: String(decoding: request.body, as: UTF8.self)), let fields = body.objectValue else {
+                return error(400, "send a JSON object of the profile's options, for example {\"ftp\": 250}")
             }
-            return command(words, type: "application/json")
+            var words = ["profile", "set"]
+            for (key, value) in fields.pairs {
+                guard ProfileArguments.options.contains(key), let text = value.stringValue ?? value.doubleValue.map({ WebPages.number($0, digits: 0) })
+                else { return error(400, "\(key) is not a profile option; give \(ProfileArguments.options.sorted().joined(separator: ", "))") }
+                words += ["--" + key, text]
+            }
+            let set = command(words, type: "text/plain")
+            return set.status == 200 ? HTTPResponse(status: 204) : set
+        case .setZones(let quantity):
+            if let refused = refuseChange(request) { return refused }
+            guard let body = try? JSONValue(parsing: String(decoding: request.body, as: UTF8.self)),
+                let boundaries = body["boundaries"]?.stringValue
+            else { return error(400, "send {\"boundaries\": \"120,140,155,170\"}") }
+            let set = command(["zones", "set", quantity, boundaries], type: "text/plain")
+            return set.status == 200 ? HTTPResponse(status: 204) : set
         case .live:
             guard let live else { return error(404, "nothing is recording here: the live feed is on record --http and serve --http") }
             return HTTPResponse(
@@ -154,14 +214,22 @@ final class WebApp: Sendable {
 
     /// The routes, by the path's segments.
     enum Route {
-        case home, workouts, workout(String), zoneTotals, live, session(String)
+        case home, workoutsPage, workoutPage(String), zonesPage
+        case workouts, workout(String), zoneTotals, live
+        case session(String), delete(String), profile, setZones(String)
 
         init?(_ parts: [String]) {
             switch (parts.count, parts.first, parts.dropFirst().first) {
             case (0, _, _): self = .home
+            case (1, "workouts", _): self = .workoutsPage
+            case (2, "workouts", _): self = .workoutPage(parts[1])
+            case (1, "zones", _): self = .zonesPage
             case (2, "api", "workouts"): self = .workouts
             case (3, "api", "workouts"): self = .workout(parts[2])
+            case (4, "api", "workouts") where parts[3] == "delete": self = .delete(parts[2])
             case (3, "api", "zones") where parts[2] == "totals": self = .zoneTotals
+            case (3, "api", "zones") where ["heart-rate", "power"].contains(parts[2]): self = .setZones(parts[2])
+            case (2, "api", "profile"): self = .profile
             case (2, "api", "live"): self = .live
             case (3, "api", "session"): self = .session(parts[2])
             default: return nil
@@ -170,9 +238,38 @@ final class WebApp: Sendable {
 
         /// Whether it changes something (POST, with the token).
         var isChange: Bool {
-            if case .session = self { return true }
-            return false
+            switch self {
+            case .session, .delete, .profile, .setZones: true
+            default: false
+            }
         }
+    }
+
+    /// `GET /api/zones/totals`: `workouts zones --json` with the query's options.
+    private func zoneTotals(_ query: [String: String]) -> HTTPResponse {
+        var words = ["workouts", "zones", "--json"]
+        for key in ["quantity", "by", "zones", "normalize", "from", "to", "activity"] {
+            if let value = query[key] { words += ["--" + key, value] }
+        }
+        return command(words, type: "application/json")
+    }
+
+    private func html(_ page: String) -> HTTPResponse {
+        HTTPResponse.text(200, page, type: "text/html; charset=utf-8")
+    }
+
+    /// An API error as a page.
+    private func errorPage(_ response: HTTPResponse) -> HTTPResponse {
+        var message = "error \(response.status)"
+        if case .bytes(let bytes) = response.body, let text = (try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))?["error"]?.stringValue {
+            message = text
+        }
+        var page = html(
+            WebPages.page(
+                title: "Error", here: "", csrfToken: csrfToken, live: live != nil,
+                body: "<h1>Error</h1><p class=\"error\">\(WebPages.escape(message))</p>"))
+        page.status = response.status
+        return page
     }
 
     /// A request that changes something carries the token (`Authorization: Bearer`), or comes from
@@ -215,10 +312,11 @@ final class WebApp: Sendable {
         switch status {
         case .success:
             return HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .bytes(context.output.bytes))
-        case .usage:
-            return error(400, context.errors.text.trimmingCharacters(in: .whitespacesAndNewlines))
         default:
-            let message = context.errors.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            // The command's message without its "sensorbridge workouts: " prefix.
+            var message = context.errors.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let prefix = message.firstMatch(of: #/^sensorbridge [a-z ]+: /#) { message = String(message[prefix.range.upperBound...]) }
+            if status == .usage { return error(400, message) }
             return error(message.contains("there is no workout") ? 404 : 500, message)
         }
     }

@@ -1,81 +1,359 @@
+import Export
+import Foundation
+import SensorCore
+
 /// The web page: server-rendered HTML with a little plain JavaScript and no outside files (it
-/// works with no internet), readable on a phone. The live part follows `/api/live`; the buttons
-/// post to `/api/session/...` with the page's CSRF token; the workouts come from `/api/workouts`.
+/// works with no internet), readable on a phone. Pages are built from the CLI's own JSON (what the
+/// API serves), so the page and the API never disagree. Zone colours are the SVG chart's.
 enum WebPages {
-    static func home(csrfToken: String, live: Bool) -> String {
-        """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="csrf-token" content="\(csrfToken)">
-        <title>SensorBridge</title>
-        <style>
-        body{font-family:system-ui,sans-serif;margin:0;padding:1rem;background:#111;color:#eee}
-        h1{font-size:1.2rem;margin:0 0 1rem} h2{font-size:1rem;margin:1.5rem 0 .5rem}
-        .big{display:flex;flex-wrap:wrap;gap:1rem}
-        .tile{background:#222;border-radius:.5rem;padding:.75rem 1rem;min-width:7rem}
-        .tile b{display:block;font-size:2.4rem} .tile span{color:#aaa;font-size:.8rem}
-        button{font-size:1rem;padding:.6rem 1rem;margin:.25rem;border-radius:.4rem;border:0}
-        table{border-collapse:collapse;width:100%} td,th{padding:.3rem;border-bottom:1px solid #333;text-align:left}
-        a{color:#8cf} #status{color:#aaa}
-        </style></head><body>
-        <h1>SensorBridge</h1>
-        \(live ? liveSection : "")
-        <h2>Workouts</h2>
-        <table id="workouts"><tr><th>Id</th><th>Start</th><th>Activity</th><th>Duration</th><th>Files</th></tr></table>
-        <script>
-        const csrf = document.querySelector('meta[name=csrf-token]').content;
-        fetch('/api/workouts').then(r => r.json()).then(list => {
-          const table = document.getElementById('workouts');
-          for (const w of list.workouts) {
-            const row = table.insertRow();
-            row.insertCell().textContent = w.id;
-            row.insertCell().textContent = w.start.replace('T', ' ').slice(0, 16);
-            row.insertCell().textContent = w.activityType;
-            row.insertCell().textContent = w.duration != null ? Math.round(w.duration / 60) + ' min' : '';
-            const files = row.insertCell();
-            for (const f of ['fit', 'tcx', 'csv', 'svg']) {
-              const a = document.createElement('a'); a.href = '/api/workouts/' + w.id + '.' + f; a.textContent = f + ' ';
-              files.appendChild(a);
+    /// `&`, `<`, `>`, `"` and `'` as entities.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(c)
             }
-          }
-        });
-        \(live ? liveScript : "")
-        </script></body></html>
-        """
+        }
+        return out
     }
 
-    static let liveSection = """
-        <div id="status">connecting…</div>
-        <div class="big">
-          <div class="tile"><b id="heartRate">--</b><span>heart rate, bpm</span></div>
-          <div class="tile"><b id="cyclingPower">--</b><span>power, W</span></div>
-          <div class="tile"><b id="cyclingCadence">--</b><span>cadence, rpm</span></div>
-          <div class="tile"><b id="zone-heartRate">--</b><span>heart-rate zone</span></div>
-          <div class="tile"><b id="zone-cyclingPower">--</b><span>power zone</span></div>
-          <div class="tile"><b id="elapsed">0:00</b><span>elapsed</span></div>
-        </div>
-        <p><button data-action="pause">Pause</button><button data-action="resume">Resume</button>
-        <button data-action="lap">Lap</button><button data-action="end">End</button></p>
+    /// `1:02:03` or `4:05` for seconds.
+    static func clock(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite else { return "--" }
+        return Duration.seconds(seconds.rounded()).clockText
+    }
+
+    static func number(_ value: Double?, digits: Int = 0) -> String {
+        guard let value, value.isFinite else { return "--" }
+        return String(format: "%.\(digits)f", value)
+    }
+
+    static let style = """
+        *{box-sizing:border-box} body{font-family:system-ui,sans-serif;margin:0;background:#111;color:#eee;line-height:1.35}
+        header{display:flex;gap:1rem;align-items:center;padding:.6rem 1rem;background:#1b1b1b;flex-wrap:wrap}
+        header b{margin-right:auto} header a{color:#ccc;text-decoration:none} header a.here{color:#fff;font-weight:bold}
+        main{padding:1rem;max-width:60rem;margin:auto} h1{font-size:1.3rem;margin:.2rem 0 1rem} h2{font-size:1.05rem;margin:1.5rem 0 .5rem}
+        .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.6rem}
+        .tile{background:#222;border-radius:.5rem;padding:.6rem .8rem}
+        .tile b{display:block;font-size:2.6rem;font-variant-numeric:tabular-nums} .tile span{color:#aaa;font-size:.8rem}
+        .zone{color:#111} .zone span{color:#222}
+        button{font-size:1rem;padding:.7rem 1.1rem;margin:.2rem;border-radius:.4rem;border:0;background:#ddd}
+        button.danger{background:#ef5350;color:#fff}
+        table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums} td,th{padding:.35rem;border-bottom:1px solid #333;text-align:left}
+        a{color:#8cf} .muted{color:#999} .error{color:#ff8a80} .ok{color:#b9f6ca}
+        .bar{height:1.1rem;border-radius:.2rem;min-width:1px} .bars td{border:0;padding:.15rem .35rem}
+        .chart svg{width:100%;height:auto;background:#fff;border-radius:.4rem}
+        input,select{font-size:1rem;padding:.4rem;border-radius:.3rem;border:1px solid #555;background:#222;color:#eee;max-width:100%}
+        form{margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0}
         """
 
-    static let liveScript = """
-        const show = (id, text) => { const e = document.getElementById(id); if (e) e.textContent = text; };
-        const clock = s => Math.floor(s / 60) + ':' + String(Math.floor(s % 60)).padStart(2, '0');
-        const values = v => { for (const k in v) show(k, Math.round(v[k])); };
-        const zone = z => show('zone-' + z.quantityType, z.current == null ? '--' : 'Z' + (z.current + 1));
-        const source = new EventSource('/api/live');
-        source.addEventListener('snapshot', e => {
-          const s = JSON.parse(e.data); show('status', s.state); values(s.values); show('elapsed', clock(s.t));
-          for (const k in s.zones) zone(s.zones[k]);
-        });
-        source.addEventListener('values', e => values(JSON.parse(e.data)));
-        source.addEventListener('zone', e => zone(JSON.parse(e.data)));
-        source.addEventListener('state', e => show('status', JSON.parse(e.data).state));
-        source.addEventListener('statistics', e => show('elapsed', clock(JSON.parse(e.data).t)));
-        source.addEventListener('ended', () => show('status', 'ended'));
-        for (const b of document.querySelectorAll('button[data-action]')) {
-          b.onclick = () => fetch('/api/session/' + b.dataset.action, {method: 'POST', headers: {'X-CSRF-Token': csrf}});
+    /// The frame of every page: the navigation, the CSRF token, `body`, then `script`.
+    static func page(title: String, here: String, csrfToken: String, live: Bool, body: String, script: String = "") -> String {
+        let links = (live ? [("/", "Live")] : []) + [("/workouts", "Workouts"), ("/zones", "Zones")]
+        let nav = links.map { path, name in "<a href=\"\(path)\"\(path == here ? " class=\"here\"" : "")>\(name)</a>" }.joined()
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="csrf-token" content="\(escape(csrfToken))">
+            <title>\(escape(title)) · SensorBridge</title>
+            <style>\(style)</style></head><body>
+            <header><b>SensorBridge</b>\(nav)</header>
+            <main>
+            \(body)
+            </main>
+            <script>
+            const csrf = document.querySelector('meta[name=csrf-token]').content;
+            async function post(path, body) {
+              const r = await fetch(path, {method: 'POST', headers: {'X-CSRF-Token': csrf, 'Content-Type': 'application/json'},
+                                           body: body === undefined ? undefined : JSON.stringify(body)});
+              if (r.ok) return null;
+              try { return (await r.json()).error; } catch (e) { return r.status + ' ' + r.statusText; }
+            }
+            \(script)
+            </script></body></html>
+            """
+    }
+
+    // MARK: Live
+
+    static func live(csrfToken: String) -> String {
+        let body = """
+            <h1>Live <span id="state" class="muted">connecting…</span></h1>
+            <div class="tiles">
+              <div class="tile"><b id="heartRate">--</b><span>heart rate, bpm</span></div>
+              <div class="tile"><b id="power">--</b><span>power, W</span></div>
+              <div class="tile"><b id="power3s">--</b><span>3 s power, W</span></div>
+              <div class="tile"><b id="cadence">--</b><span>cadence, rpm</span></div>
+              <div class="tile"><b id="elapsed">0:00</b><span>elapsed (active <span id="active">0:00</span>)</span></div>
+              <div class="tile"><b id="lapTime">0:00</b><span>lap <span id="lap">1</span></span></div>
+            </div>
+            <div id="zones"></div>
+            <p><button data-action="pause">Pause</button><button data-action="resume">Resume</button>
+            <button data-action="lap">Lap</button><button data-action="end" class="danger">End</button>
+            <span id="result" class="error"></span></p>
+            <h2>Sensors</h2><table id="sensors"></table>
+            <p id="message" class="muted"></p>
+            """
+        let script = """
+            const show = (id, text) => { const e = document.getElementById(id); if (e) e.textContent = text; };
+            const clock = s => { s = Math.max(0, Math.floor(s)); const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60,
+              x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
+            const value = v => v == null ? '--' : String(Math.round(v));
+            const names = {heartRate: 'Heart-rate zone', cyclingPower: 'Power zone'};
+            function render(p) {
+              if (!p) return;
+              for (const k of ['heartRate', 'power', 'power3s', 'cadence']) show(k, value(p[k]));
+              show('elapsed', clock(p.elapsed)); show('active', clock(p.active));
+              show('lapTime', clock(p.lapElapsed)); show('lap', p.lap);
+              show('message', p.message || '');
+              if (p.paused) show('state', 'paused (' + p.paused + ')');
+              const zones = document.getElementById('zones'); zones.textContent = '';
+              for (const z of p.zones) {
+                const total = z.durations.reduce((a, b) => a + b, 0) || 1;
+                const h = document.createElement('h2');
+                h.textContent = names[z.quantityType] || z.quantityType; zones.appendChild(h);
+                const tile = document.createElement('div'); tile.className = 'tile zone'; tile.id = 'zone-' + z.quantityType;
+                tile.style.background = z.current == null ? '#333' : z.colors[z.current];
+                const b = document.createElement('b'); b.textContent = z.current == null ? '--' : 'Z' + (z.current + 1);
+                const s = document.createElement('span'); s.textContent = z.current == null ? 'no zone' : 'for ' + clock(z.inZoneFor);
+                tile.append(b, s); zones.appendChild(tile);
+                const table = document.createElement('table'); table.className = 'bars';
+                z.durations.forEach((d, i) => {
+                  const row = table.insertRow();
+                  row.insertCell().textContent = 'Z' + (i + 1);
+                  const bar = document.createElement('div'); bar.className = 'bar';
+                  bar.style.background = z.colors[i]; bar.style.width = (100 * d / total) + '%';
+                  const cell = row.insertCell(); cell.style.width = '70%'; cell.appendChild(bar);
+                  row.insertCell().textContent = clock(d);
+                });
+                zones.appendChild(table);
+              }
+              const sensors = document.getElementById('sensors'); sensors.textContent = '';
+              for (const s of p.sensors) {
+                const row = sensors.insertRow();
+                row.insertCell().textContent = s.name;
+                row.insertCell().textContent = s.link + (s.retryIn != null ? ' (retry in ' + s.retryIn + ' s)' : '');
+                row.insertCell().textContent = s.battery != null ? s.battery + ' %' : '';
+              }
+            }
+            const source = new EventSource('/api/live');
+            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); render(s.live); });
+            source.addEventListener('live', e => render(JSON.parse(e.data)));
+            source.addEventListener('state', e => show('state', JSON.parse(e.data).state));
+            source.addEventListener('ended', () => show('state', 'ended'));
+            source.onerror = () => show('state', 'reconnecting…');
+            for (const b of document.querySelectorAll('button[data-action]')) {
+              b.onclick = async () => {
+                if (b.dataset.action === 'end' && !confirm('End and save the workout?')) return;
+                show('result', await post('/api/session/' + b.dataset.action) || '');
+              };
+            }
+            """
+        return page(title: "Live", here: "/", csrfToken: csrfToken, live: true, body: body, script: script)
+    }
+
+    // MARK: Workouts
+
+    /// The list, from `workouts list --json`.
+    static func workouts(_ list: JSONValue, csrfToken: String, live: Bool) -> String {
+        let rows = (list["workouts"]?.arrayValue ?? []).map { w -> String in
+            let id = Int(w["id"]?.doubleValue ?? 0)
+            let start = (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ").prefix(16)
+            return """
+                <tr><td><a href="/workouts/\(id)">\(id)</a></td><td>\(escape(String(start)))</td>\
+                <td>\(escape(w["activityType"]?.stringValue ?? ""))</td><td>\(clock(w["duration"]?.doubleValue))</td>\
+                <td>\(number(w["averageHeartRate"]?.doubleValue))</td><td>\(number(w["averagePower"]?.doubleValue))</td>\
+                <td>\(escape(w["state"]?.stringValue ?? ""))</td></tr>
+                """
         }
-        """
+        let body = """
+            <h1>Workouts</h1>
+            \(rows.isEmpty ? "<p class=\"muted\">No workouts yet.</p>" : """
+            <table><tr><th>Id</th><th>Start (UTC)</th><th>Activity</th><th>Duration</th><th>Avg bpm</th><th>Avg W</th><th>State</th></tr>
+            \(rows.joined(separator: "\n"))</table>
+            """)
+            """
+        return page(title: "Workouts", here: "/workouts", csrfToken: csrfToken, live: live, body: body)
+    }
+
+    /// One workout, from `workouts show ID --json` and its SVG chart.
+    static func workout(_ shown: JSONValue, chart: String, csrfToken: String, live: Bool) -> String {
+        let id = Int(shown["id"]?.doubleValue ?? 0)
+        let w = shown["workout"] ?? .null
+        let stats = w["statistics"] ?? .null
+        var summary: [(String, String)] = [
+            ("Start (UTC)", (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ")),
+            ("Activity", w["activityType"]?.stringValue ?? ""), ("Duration", clock(w["duration"]?.doubleValue)),
+            ("Active", clock(w["activeDuration"]?.doubleValue)),
+        ]
+        if let hr = stats["heartRate"], hr != .null {
+            summary.append(("Heart rate", "avg \(number(hr["average"]?.doubleValue)), max \(number(hr["maximum"]?.doubleValue)) bpm"))
+        }
+        if let p = stats["cyclingPower"], p != .null {
+            summary.append(("Power", "avg \(number(p["average"]?.doubleValue)), NP \(number(p["normalized"]?.doubleValue)), max \(number(p["maximum"]?.doubleValue)) W"))
+            if let energy = p["energy"]?.doubleValue { summary.append(("Work", "\(number(energy)) kJ")) }
+        }
+        if let c = stats["cadence"], c != .null { summary.append(("Cadence", "avg \(number(c["average"]?.doubleValue)) rpm")) }
+        let summaryRows = summary.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined()
+
+        let laps = (w["laps"]?.arrayValue ?? []).enumerated().map { index, lap -> String in
+            let start = lap["start"]?.doubleValue ?? 0
+            let end = lap["end"]?.doubleValue ?? 0
+            return "<tr><td>\(index + 1)</td><td>\(clock(start))</td><td>\(clock(end - start))</td></tr>"
+        }
+        let activities = (w["activities"]?.arrayValue ?? []).map { activity -> String in
+            let groups = activity["zoneGroups"]?.objectValue?.pairs ?? []
+            let tables = groups.map { zoneTable($0.key, $0.value) }.joined()
+            return "<h2>\(escape((activity["activityType"]?.stringValue ?? "").capitalized))</h2>"
+                + (tables.isEmpty ? "<p class=\"muted\">No zones.</p>" : tables)
+        }
+        let downloads = ["fit", "tcx", "csv", "svg"].map {
+            "<a class=\"download\" data-format=\"\($0)\" href=\"/api/workouts/\(id).\($0)\" download>\($0.uppercased())</a>"
+        }.joined(separator: " · ")
+        let body = """
+            <h1>Workout \(id)</h1>
+            <table>\(summaryRows)</table>
+            <p>Download: \(downloads)</p>
+            <div class="chart" id="chart">\(chart)</div>
+            <h2>Laps</h2>
+            \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table><tr><th>Lap</th><th>Start</th><th>Duration</th></tr>\(laps.joined())</table>")
+            \(activities.joined())
+            <p><button id="delete" class="danger">Delete this workout</button> <span id="result" class="error"></span></p>
+            """
+        let script = """
+            document.getElementById('delete').onclick = async () => {
+              if (!confirm('Delete workout \(id)? This cannot be undone.')) return;
+              const error = await post('/api/workouts/\(id)/delete');
+              if (error) document.getElementById('result').textContent = error; else location.href = '/workouts';
+            };
+            """
+        return page(title: "Workout \(id)", here: "/workouts", csrfToken: csrfToken, live: live, body: body, script: script)
+    }
+
+    /// A zone group (`{"configuration", "zoneDurations"}`) as a table with bars in the zones' colours.
+    static func zoneTable(_ type: String, _ group: JSONValue) -> String {
+        let zones = group["configuration"]?["zones"]?.arrayValue ?? []
+        let durations = (group["zoneDurations"]?.arrayValue ?? []).map { $0["duration"]?.doubleValue ?? 0 }
+        let total = max(durations.reduce(0, +), 1)
+        let colors = SVGChart.zoneColors(count: zones.count)
+        let unit = group["configuration"]?["unit"]?.stringValue == "W" ? "W" : "bpm"
+        let rows = zones.enumerated().map { index, zone -> String in
+            let low = zone["minimum"]?.doubleValue.map { number($0) }
+            let high = zone["maximum"]?.doubleValue.map { number($0) }
+            let range = low.map { l in high.map { "\(l)–\($0)" } ?? "≥ \(l)" } ?? high.map { "< \($0)" } ?? ""
+            let duration = index < durations.count ? durations[index] : 0
+            return """
+                <tr><td>Z\(index + 1)</td><td>\(range) \(unit)</td><td style="width:50%"><div class="bar" \
+                style="background:\(colors[index]);width:\(String(format: "%.1f", 100 * duration / total))%"></div></td>\
+                <td>\(clock(duration))</td></tr>
+                """
+        }
+        let name = type == "heartRate" ? "Heart rate" : type == "cyclingPower" ? "Power" : type
+        return "<h2>\(escape(name)) zones</h2><table class=\"bars\">\(rows.joined())</table>"
+    }
+
+    // MARK: Zones
+
+    /// Time in zone by period (from `workouts zones --json`), and the profile and preferred zones.
+    static func zones(
+        totals: JSONValue?, error: String?, query: [String: String], profile: JSONValue, preferred: JSONValue, csrfToken: String,
+        live: Bool
+    ) -> String {
+        let quantity = query["quantity"] ?? "heart-rate"
+        let by = query["by"] ?? "week"
+        func option(_ value: String, _ name: String, _ selected: String) -> String {
+            "<option value=\"\(value)\"\(value == selected ? " selected" : "")>\(name)</option>"
+        }
+        let normalize = query["normalize"] ?? ""
+        var chart = ""
+        if let totals {
+            chart = periodChart(totals)
+        } else if let error {
+            chart = "<p class=\"error\">\(escape(error))</p>"
+        }
+        let profileFields: [(String, String, String)] = [
+            ("age", "Age", "age"), ("birth-date", "Birth date", "birthDate"), ("resting-hr", "Resting HR", "restingHeartRate"),
+            ("max-hr", "Max HR", "maximumHeartRate"), ("ftp", "FTP (W)", "functionalThresholdPower"), ("power-model", "Power zones (6 or 7)", "powerZoneModel"),
+        ]
+        let inputs = profileFields.map { option, label, key -> String in
+            let value = profile[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? $0.doubleValue.map { number($0) }) } ?? ""
+            return "<label>\(label) <input name=\"\(option)\" value=\"\(escape(value))\" size=\"10\"></label>"
+        }.joined()
+        func boundaries(_ key: String) -> String {
+            let zones = preferred[key]?["zones"]?.arrayValue ?? []
+            return zones.compactMap { $0["maximum"]?.doubleValue.map { number($0) } }.joined(separator: ",")
+        }
+        let body = """
+            <h1>Time in zone</h1>
+            <form method="get" action="/zones">
+            <label>Quantity <select name="quantity">\(option("heart-rate", "Heart rate", quantity))\(option("power", "Power", quantity))</select></label>
+            <label>By <select name="by">\(option("week", "week", by))\(option("month", "month", by))</select></label>
+            <label>Zones <select name="normalize">\(option("", "as stored", normalize))\((3...9).map { option("\($0)", "\($0)", normalize) }.joined())</select></label>
+            <button>Show</button></form>
+            <div id="totals">\(chart)</div>
+            <h2>Profile</h2>
+            <form id="profile">\(inputs)<button>Save</button> <span class="result"></span></form>
+            <h2>Preferred zones</h2>
+            <p class="muted">Upper boundaries of every zone but the last, low to high (3 to 9 zones): for example 120,140,155,170.</p>
+            <form class="zones" data-quantity="heart-rate"><label>Heart rate <input name="boundaries" value="\(boundaries("heartRate"))" size="24"></label><button>Save</button> <span class="result"></span></form>
+            <form class="zones" data-quantity="power"><label>Power <input name="boundaries" value="\(boundaries("cyclingPower"))" size="24"></label><button>Save</button> <span class="result"></span></form>
+            """
+        let script = """
+            function report(form, error) {
+              const r = form.querySelector('.result'); r.className = 'result ' + (error ? 'error' : 'ok');
+              r.textContent = error || 'saved';
+            }
+            document.getElementById('profile').onsubmit = async e => {
+              e.preventDefault();
+              const body = {};
+              for (const input of e.target.querySelectorAll('input')) if (input.value.trim()) body[input.name] = input.value.trim();
+              report(e.target, await post('/api/profile', body));
+            };
+            for (const form of document.querySelectorAll('form.zones')) form.onsubmit = async e => {
+              e.preventDefault();
+              report(form, await post('/api/zones/' + form.dataset.quantity, {boundaries: form.querySelector('input').value.trim()}));
+            };
+            """
+        return page(title: "Zones", here: "/zones", csrfToken: csrfToken, live: live, body: body, script: script)
+    }
+
+    /// Stacked bars of time in each zone per period, as SVG, in the zones' colours.
+    static func periodChart(_ totals: JSONValue) -> String {
+        let periods = totals["periods"]?.arrayValue ?? []
+        guard !periods.isEmpty else { return "<p class=\"muted\">No workouts in these periods.</p>" }
+        let zoneCount = totals["configuration"]?["zones"]?.arrayValue?.count ?? 0
+        let colors = SVGChart.zoneColors(count: zoneCount)
+        let longest = max(periods.map { $0["totalDuration"]?.doubleValue ?? 0 }.max() ?? 1, 1)
+        let rowHeight = 26.0
+        let width = 640.0
+        let left = 110.0
+        let right = 70.0
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(Double(periods.count) * rowHeight + 40))\" role=\"img\" aria-label=\"time in zone by period\">"
+        for (row, period) in periods.enumerated() {
+            let y = 10 + Double(row) * rowHeight
+            svg += "<text x=\"4\" y=\"\(y + 16)\" font-size=\"13\" font-family=\"sans-serif\">\(escape(period["period"]?.stringValue ?? ""))</text>"
+            var x = left
+            for zone in period["zoneDurations"]?.arrayValue ?? [] {
+                let index = Int(zone["index"]?.doubleValue ?? 0)
+                let duration = zone["duration"]?.doubleValue ?? 0
+                let w = (width - left - right) * duration / longest
+                guard w > 0, index < colors.count else { continue }
+                svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(y)\" width=\"\(String(format: "%.1f", w))\" height=\"\(rowHeight - 6)\" fill=\"\(colors[index])\"><title>Z\(index + 1): \(clock(duration))</title></rect>"
+                x += w
+            }
+            svg += "<text x=\"\(String(format: "%.1f", x + 6))\" y=\"\(y + 16)\" font-size=\"13\" font-family=\"sans-serif\">\(clock(period["totalDuration"]?.doubleValue))</text>"
+        }
+        let legendY = 10 + Double(periods.count) * rowHeight + 16
+        for index in 0..<zoneCount {
+            let x = left + Double(index) * 56
+            svg += "<rect x=\"\(x)\" y=\"\(legendY - 11)\" width=\"12\" height=\"12\" fill=\"\(colors[index])\"/><text x=\"\(x + 16)\" y=\"\(legendY)\" font-size=\"12\" font-family=\"sans-serif\">Z\(index + 1)</text>"
+        }
+        return "<div class=\"chart\">" + svg + "</svg></div>"
+    }
 }

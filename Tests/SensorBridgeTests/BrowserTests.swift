@@ -1,0 +1,188 @@
+import Foundation
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Synchronization
+import Testing
+
+/// Debian's chromium, headless, driven through chromedriver (WebDriver: JSON over HTTP on
+/// loopback), started and stopped by the test.
+final class Browser {
+    static let driverPath = "/usr/bin/chromedriver"
+    static var unavailableReason: String? {
+        FileManager.default.isExecutableFile(atPath: driverPath) ? nil : "needs Debian's chromium-driver (\(driverPath))"
+    }
+
+    private let driver = Process()
+    private let base: String
+    private let session: String
+
+    init() throws {
+        let port = WebTests.freePort()
+        base = "http://127.0.0.1:\(port)"
+        driver.executableURL = URL(fileURLWithPath: Self.driverPath)
+        driver.arguments = ["--port=\(port)"]
+        driver.standardOutput = FileHandle.nullDevice
+        driver.standardError = FileHandle.nullDevice
+        try driver.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? WebTests.curl(base + "/status").status) != 200 {
+            guard ContinuousClock.now < deadline else {
+                driver.terminate()
+                throw Failure("chromedriver did not start")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let capabilities: JSONValue = .object([
+            "capabilities": .object([
+                "alwaysMatch": .object([
+                    "browserName": .string("chrome"),
+                    "goog:chromeOptions": .object([
+                        "binary": .string("/usr/bin/chromium"),
+                        "args": .array(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=420,1100", "--hide-scrollbars"].map(JSONValue.string)),
+                    ]),
+                ])
+            ])
+        ])
+        let created = try Self.call(base + "/session", "POST", capabilities)
+        guard let id = created["value"]?["sessionId"]?.stringValue else {
+            driver.terminate()
+            throw Failure("no browser session: \(created.serialized.prefix(300))")
+        }
+        session = id
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func call(_ url: String, _ method: String, _ body: JSONValue? = nil) throws -> JSONValue {
+        var options = ["-X", method, "--max-time", "60"]
+        if let body { options += ["-H", "Content-Type: application/json", "--data-binary", body.serialized] }
+        let reply = try WebTests.curl(url, options)
+        return (try? JSONValue(parsing: reply.text)) ?? .null
+    }
+
+    @discardableResult
+    func call(_ path: String, _ method: String = "GET", _ body: JSONValue? = nil) throws -> JSONValue {
+        try Self.call(base + "/session/\(session)" + path, method, body)["value"] ?? .null
+    }
+
+    func open(_ url: String) throws { try call("/url", "POST", .object(["url": .string(url)])) }
+
+    /// The element matching a CSS selector, once there (up to 20 s).
+    func element(_ selector: String) throws -> String {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let found = try call("/element", "POST", .object(["using": .string("css selector"), "value": .string(selector)]))
+            if let id = found["element-6066-11e4-a52e-4f735466cecf"]?.stringValue { return id }
+            guard ContinuousClock.now < deadline else { throw Failure("no \(selector) on the page") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    func text(_ selector: String) throws -> String { try call("/element/\(try element(selector))/text").stringValue ?? "" }
+
+    func click(_ selector: String) throws { try call("/element/\(try element(selector))/click", "POST", .object([:])) }
+
+    /// Runs JavaScript in the page and returns its result.
+    func script(_ source: String) throws -> JSONValue {
+        try call("/execute/sync", "POST", .object(["script": .string(source), "args": .array([])]))
+    }
+
+    /// Waits (up to 20 s) until `condition` holds of the page.
+    func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try !condition() {
+            guard ContinuousClock.now < deadline else { throw Failure("gave up waiting: \(what)") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// A PNG of the window, written to `path`.
+    func screenshot(to path: String) throws {
+        guard let encoded = try call("/screenshot").stringValue, let png = Data(base64Encoded: encoded) else {
+            throw Failure("no screenshot")
+        }
+        try png.write(to: URL(fileURLWithPath: path))
+    }
+
+    deinit {
+        _ = try? Self.call(base + "/session/\(session)", "DELETE")
+        driver.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while driver.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if driver.isRunning { kill(driver.processIdentifier, SIGKILL) }
+        driver.waitUntilExit()
+    }
+}
+
+/// The pages in a real browser: the live page follows a ride the mock BlueZ plays at pace (numbers,
+/// a zone change in its colour), its buttons lap and pause the workout; the workout page shows the
+/// chart and its downloads work. `SENSORBRIDGE_SCREENSHOTS=DIR` also saves the screenshots that
+/// docs/ shows.
+@Suite(
+    .serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"),
+    .enabled(if: Browser.unavailableReason == nil, "\(Browser.unavailableReason ?? "")"))
+struct BrowserTests {
+    static let screenshots = ProcessInfo.processInfo.environment["SENSORBRIDGE_SCREENSHOTS"]
+
+    @Test(.timeLimit(.minutes(3))) func theLivePageFollowsTheRideAndItsButtonsWork() throws {
+        // Heart rate 120 bpm for 6 s, then 180 (from zone 2 to zone 5 of 100,130,150,170), 200 W.
+        let source = try LiveControlTests.trace(seconds: 16, heartRate: { t in t < 6 ? "0678" : "06b4" }) { _ in
+            LiveControlTests.pedalling
+        }
+        defer { try? FileManager.default.removeItem(at: source) }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("workouts.sqlite").path
+        let port = WebTests.freePort()
+        let base = "http://127.0.0.1:\(port)"
+        let recording = BlueZCommandTests.Recording(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--ftp", "250",
+                "--auto-pause", "off", "--http", "\(port)", "--store", store])
+        try WebTests.Running.waitUntilServing(base + "/")
+
+        let browser = try Browser()
+        try browser.open(base + "/")
+        try browser.waitUntil("heart rate 120 on the page") { try browser.text("#heartRate") == "120" }
+        #expect(try browser.text("#power") == "200")
+        #expect(try browser.text("#zone-heartRate b") == "Z2")
+        try browser.click("button[data-action=lap]")
+        try browser.waitUntil("heart rate 180, zone 5") { try browser.text("#zone-heartRate b") == "Z5" }
+        // Zone 5 in the chart's colour for zone 5 of five.
+        #expect(try browser.script("return getComputedStyle(document.getElementById('zone-heartRate')).backgroundColor").stringValue == "rgb(239, 83, 80)")
+        #expect(try browser.text("#lap") == "2")
+        if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/live.png") }
+        try browser.click("button[data-action=pause]")
+        try browser.waitUntil("paused") { try browser.text("#state").hasPrefix("paused") }
+        try browser.click("button[data-action=resume]")
+        try browser.waitUntil("running again") { try !browser.text("#state").hasPrefix("paused") }
+
+        _ = mock.waitUntilPlayed(timeout: .seconds(60))
+        recording.control.stop()
+        let (status, output, errors) = recording.waitForExit()
+        #expect(status == .success, "\(errors)")
+        let kinds = try LiveControlTests.events(output)
+        #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
+
+        // The saved workout's page, through `web`.
+        let webPort = WebTests.freePort()
+        let web = WebTests.Running(["web", "--http", "\(webPort)", "--store", store], environment: ["TZ": "UTC"])
+        defer { _ = web.stop() }
+        try WebTests.Running.waitUntilServing("http://127.0.0.1:\(webPort)/workouts")
+        try browser.open("http://127.0.0.1:\(webPort)/workouts")
+        try browser.click("a[href='/workouts/1']")
+        try browser.waitUntil("the workout page") { try browser.text("h1") == "Workout 1" }
+        #expect(try browser.script("return document.querySelectorAll('#chart svg').length").doubleValue == 1)
+        #expect(try browser.script("return document.querySelectorAll('a.download').length").doubleValue == 4)
+        if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/workout.png") }
+        let fitLink = try browser.script("return document.querySelector('a.download[data-format=fit]').href").stringValue ?? ""
+        let fit = try WebTests.curl(fitLink)
+        #expect(fit.status == 200 && fit.body.count > 100 && fit.body[8..<12] == Data(".FIT".utf8))
+    }
+}

@@ -48,6 +48,11 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
         // Capture files: JSONL traces, btsnoop (HCI -> L2CAP -> ATT), the HCI monitor socket.
         .target(name: "Captures", dependencies: ["CBluetooth", "SensorCore", "GATT"], swiftSettings: swiftSettings),
+        // libmosquitto (Debian libmosquitto-dev), the MQTT client library; a module map and a shim header.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // A small typed libmosquitto client: one thread of its own, a bounded queue while the broker
+        // is away; unsafe pointers stay inside it.
+        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
         // Workouts to files other tools read: FIT, TCX, CSV, SVG charts. Pure: bytes in memory, no I/O.
         .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
         // One workout session, as a library: sources (live BlueZ links, replayed traces) through one
@@ -65,7 +70,7 @@ let package = Package(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
-                "Export", "Session",
+                "Export", "Session", "MQTT",
             ],
             swiftSettings: swiftSettings
         ),

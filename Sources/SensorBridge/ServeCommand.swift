@@ -37,6 +37,7 @@ enum ServeCommand {
                                      away (default 60; 0 keeps every one)
           --adapter hciN             the Bluetooth adapter (default: the first)
         \(LivePathOptions.help)
+        \(MQTTOptions.help)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
@@ -51,11 +52,12 @@ enum ServeCommand {
         """
 
     static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
-        .union(LivePathOptions.options)
+        .union(LivePathOptions.options).union(MQTTOptions.options)
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "serve", options: options, flags: Set(["json"]).union(LivePathOptions.flags))
+            words, command: "serve", options: options,
+            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -66,6 +68,7 @@ enum ServeCommand {
         let minimumDuration = Duration.milliseconds(
             Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
         let livePath = try LivePathOptions(arguments)
+        let mqtt = try MQTTOptions(arguments)
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -87,6 +90,9 @@ enum ServeCommand {
             // A lap or pause signal between workouts is ignored, not fatal (ControlSignals takes them during one).
             for number in [SIGUSR1, SIGUSR2] { signal(number, SIG_IGN) }
         }
+        // Online from now until serve stops, across workouts.
+        let publisher = mqtt.start(log: log)
+        defer { publisher?.stop() }
         let router = ServeRouter(idleTimeout: idleTimeout, log: log)
         Thread.detachNewThread {
             _ = control.wait(timeout: nil)
@@ -119,7 +125,7 @@ enum ServeCommand {
             try record(
                 from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
                 sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, log: log)
+                latencyBudget: livePath.latencyBudget, mqtt: publisher, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
         }
@@ -203,7 +209,8 @@ enum ServeCommand {
     static func record(
         from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
         router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
-        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, log: @escaping @Sendable (String) -> Void
+        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, mqtt: MQTTPublisher?,
+        log: @escaping @Sendable (String) -> Void
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -217,6 +224,7 @@ enum ServeCommand {
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.stop() })
+        mqtt?.follow(session, start: start, sensors: sensorNames)
         let lap: @Sendable () -> Void = {
             controls.lap()
             log("lap (SIGUSR1)")
@@ -254,6 +262,7 @@ enum ServeCommand {
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }
         log(line + ", \(workout.samples.count) samples")
+        mqtt?.finished(workout, id: id)
         if arguments.has("json") {
             context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: false).serialized)
             context.output.flush()

@@ -230,6 +230,35 @@ struct MQTTTests {
         #expect(subscriber.waitFor { $0.topic == "sensorbridge/garage/status" && $0.payload == "offline" })
     }
 
+    /// The README's example, as written but for the broker's address: the record command, and
+    /// mosquitto_sub showing its topics.
+    @Test(.timeLimit(.minutes(1))) func theREADMEExampleRecordsAndMosquittoSubShowsIt() throws {
+        let readme = try String(
+            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## MQTT and Home Assistant\n").dropFirst().first)
+        let lines = section.components(separatedBy: "```sh\n")[1].components(separatedBy: "\n```")[0].split(separator: "\n")
+        #expect(lines.count == 2)
+        let broker = try MosquittoBroker()
+        let here = "127.0.0.1:\(broker.port)"
+        let record = lines[0].replacingOccurrences(of: "homeassistant.local", with: here).split(separator: " ").map(String.init)
+        let watch = lines[1].replacingOccurrences(of: "-h homeassistant.local", with: "-h 127.0.0.1 -p \(broker.port)")
+            .replacingOccurrences(of: "'", with: "").split(separator: " ").map(String.init)
+        #expect(Array(record.prefix(2)) == ["sensorbridge", "record"] && watch.first == "mosquitto_sub")
+        let subscriber = try ChildProcess(
+            "/usr/bin/stdbuf", ["-oL", MosquittoBroker.subscriberPath, "-d"] + watch.dropFirst(), environment: [:])
+        defer { subscriber.stop() }
+        #expect(subscriber.waitForLine(timeout: .seconds(10)) { $0.contains("SUBACK") } != nil, "\(subscriber.output)")
+        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 40), speed: 8)
+        defer { mock.stop() }
+        let run = try BlueZCommandTests.record(mock, Array(record.dropFirst(2)))
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(subscriber.waitForLine(timeout: .seconds(10)) { $0 == "sensorbridge/bike/status offline" } != nil)
+        let shown = subscriber.output.split(separator: "\n")
+        #expect(shown.contains { $0.hasPrefix("sensorbridge/bike/heart_rate ") }, "\(subscriber.output)")
+        #expect(shown.contains { $0.hasPrefix("sensorbridge/bike/power ") })
+        #expect(shown.contains { $0.hasPrefix("sensorbridge/bike/workout/summary {\"workout\":") })
+    }
+
     /// Mistakes in the options are usage errors (status 2) that say what to write, before anything
     /// connects; so are credentials files that are missing, empty or readable by everyone.
     @Test func badURLsAndCredentialsFilesAreUsageErrorsThatSayWhatToWrite() throws {

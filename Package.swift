@@ -52,6 +52,11 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // An HTTP server on libmicrohttpd (requests, limits, streamed responses); its pointers stay inside.
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"], swiftSettings: swiftSettings),
+        // libmosquitto (Debian libmosquitto-dev), the MQTT client library; a module map and a shim header.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // A small typed libmosquitto client: one thread of its own, a bounded queue while the broker
+        // is away; unsafe pointers stay inside it.
+        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
         // Workouts to files other tools read: FIT, TCX, CSV, SVG charts. Pure: bytes in memory, no I/O.
         .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
         // One workout session, as a library: sources (live BlueZ links, replayed traces) through one
@@ -69,7 +74,7 @@ let package = Package(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
-                "Export", "Session", "HTTP",
+                "Export", "Session", "HTTP", "MQTT",
             ],
             swiftSettings: swiftSettings
         ),

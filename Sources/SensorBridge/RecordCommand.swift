@@ -37,6 +37,7 @@ enum RecordCommand {
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
         \(LivePathOptions.help)
         \(WebOptions.help)
+        \(MQTTOptions.help)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
         \(StoreLocation.help)
@@ -64,8 +65,8 @@ enum RecordCommand {
         let arguments = try CommandArguments(
             words, command: "record",
             options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"])
-                .union(LivePathOptions.options).union(WebOptions.options),
-            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(LivePathOptions.flags))
+                .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options),
+            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -79,6 +80,7 @@ enum RecordCommand {
         }
         let livePath = try LivePathOptions(arguments)
         let web = try WebOptions(arguments)
+        let mqtt = try MQTTOptions(arguments)
         let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
         if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
@@ -125,6 +127,8 @@ enum RecordCommand {
         let report: @Sendable (String) -> Void = { message in
             if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
         }
+        let publisher = mqtt.start(log: report)
+        defer { publisher?.stop() }
         let stored = recorder.map {
             WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: report) as any WorkoutSessionJournal
         }
@@ -174,11 +178,14 @@ enum RecordCommand {
             }
         }
         let live = LiveSensors(links: links, source: source, control: control, duration: duration, progress: progressLine)
+        publisher?.follow(session, start: start, sensors: sensorNames)
         let result = session.run(sources: [live])
         dashboard?.stop()
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
-        return try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
+        let status = try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
+        if case .success(let workout) = result { publisher?.finished(workout, id: status == .success ? recorder?.workoutID : nil) }
+        return status
     }
 
     /// The sensors to keep connected, one per device: each device found, and checked to offer a

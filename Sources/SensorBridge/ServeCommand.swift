@@ -38,6 +38,7 @@ enum ServeCommand {
           --adapter hciN             the Bluetooth adapter (default: the first)
         \(LivePathOptions.help)
         \(WebOptions.help)
+        \(MQTTOptions.help)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
@@ -52,11 +53,12 @@ enum ServeCommand {
         """
 
     static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
-        .union(LivePathOptions.options).union(WebOptions.options)
+        .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options)
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "serve", options: options, flags: Set(["json"]).union(LivePathOptions.flags))
+            words, command: "serve", options: options,
+            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -68,6 +70,7 @@ enum ServeCommand {
             Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
         let livePath = try LivePathOptions(arguments)
         let web = try WebOptions(arguments)
+        let mqtt = try MQTTOptions(arguments)
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -102,6 +105,9 @@ enum ServeCommand {
             liveFeed?.closeAll()
             server?.stop()
         }
+        // Online from now until serve stops, across workouts.
+        let publisher = mqtt.start(log: log)
+        defer { publisher?.stop() }
         let router = ServeRouter(idleTimeout: idleTimeout, log: log)
         Thread.detachNewThread {
             _ = control.wait(timeout: nil)
@@ -138,7 +144,7 @@ enum ServeCommand {
             try record(
                 from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
                 sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, live: liveFeed.map { ($0, displayNames) }, log: log)
+                latencyBudget: livePath.latencyBudget, live: liveFeed.map { ($0, displayNames) }, mqtt: publisher, log: log)
             if router.isStopping { break }
             log("waiting for the sensors to send")
         }
@@ -223,7 +229,8 @@ enum ServeCommand {
         from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
         router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
         idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration,
-        live: (feed: LiveFeed, sensors: [(key: String, name: String)])?, log: @escaping @Sendable (String) -> Void
+        live: (feed: LiveFeed, sensors: [(key: String, name: String)])?, mqtt: MQTTPublisher?,
+        log: @escaping @Sendable (String) -> Void
     ) throws {
         // The profile and zones are read again: they may have changed since the last workout.
         var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
@@ -239,6 +246,7 @@ enum ServeCommand {
         // The API's end ends this workout; serve goes on.
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.endWorkout() })
         if let live { live.feed.follow(session, controls: controls, anchor: first, sensors: live.sensors) }
+        mqtt?.follow(session, start: start, sensors: sensorNames)
         let lap: @Sendable () -> Void = {
             controls.lap()
             log("lap (SIGUSR1)")
@@ -276,6 +284,7 @@ enum ServeCommand {
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }
         log(line + ", \(workout.samples.count) samples")
+        mqtt?.finished(workout, id: id)
         if arguments.has("json") {
             context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: false).serialized)
             context.output.flush()

@@ -101,7 +101,13 @@ enum WorkoutJSON {
     }
 
     static func event(_ e: WorkoutEvent, _ workout: Workout) -> JSONValue {
-        var object: JSONObject = ["type": .string(e.name), "t": .number((e.time - workout.start).seconds)]
+        event(e, start: workout.start)
+    }
+
+    /// An event as the workout's `events` hold it, `t` in seconds from `start` (a live event, before
+    /// the workout is finished: MQTT).
+    static func event(_ e: WorkoutEvent, start: Duration) -> JSONValue {
+        var object: JSONObject = ["type": .string(e.name), "t": .number((e.time - start).seconds)]
         switch e.kind {
         case .activity(let type): object.append("activityType", .string(type.rawValue))
         case .sensorLost(let sensor), .sensorRegained(let sensor): object.append("device", .string(sensor))

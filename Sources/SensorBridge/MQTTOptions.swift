@@ -1,0 +1,153 @@
+import Foundation
+import MQTT
+
+/// The options of `record` and `serve` that publish the workout to an MQTT broker: `--mqtt URL`,
+/// `--mqtt-credentials FILE`, `--bridge-id ID`. Everything is checked before the command connects
+/// to anything; a mistake is a `UsageError` that says what to write.
+struct MQTTOptions {
+    static let options: Set<String> = ["mqtt", "mqtt-credentials", "bridge-id"]
+    static let flags: Set<String> = []
+    static let help = """
+          --mqtt mqtt://HOST[:PORT]/PREFIX
+                                     also publish to this MQTT broker, under PREFIX/BRIDGE-ID/: live
+                                     heart rate, power and cadence, zones, pauses and laps, sensor and
+                                     workout states, each finished workout, and Home Assistant
+                                     discovery (mqtts:// for TLS checked against /etc/ssl/certs; port
+                                     1883, 8883 for mqtts; PREFIX sensorbridge). A broker that is away
+                                     never holds up the recording
+          --mqtt-credentials FILE    the broker's user: a file, readable only by you (chmod 600),
+                                     holding username:password (or a username) on its first line
+          --bridge-id ID             this bridge's name in the topics: letters, digits, _ and -
+                                     (default: the host name, other characters made _)
+        """
+
+    /// Where to publish; nil without `--mqtt`.
+    var broker: MQTTBroker?
+
+    init(_ arguments: CommandArguments) throws(UsageError) {
+        guard let url = arguments["mqtt"] else {
+            for option in ["mqtt-credentials", "bridge-id"] where arguments[option] != nil {
+                throw UsageError("--\(option) is for MQTT; give the broker too: --mqtt mqtt://HOST[:PORT]/PREFIX")
+            }
+            return
+        }
+        var broker = try Self.parse(url)
+        if let file = arguments["mqtt-credentials"] {
+            (broker.username, broker.password) = try Self.credentials(file)
+        }
+        broker.bridgeID = try arguments["bridge-id"].map(Self.bridgeID) ?? Self.defaultBridgeID()
+        self.broker = broker
+    }
+
+    /// `mqtt://HOST[:PORT]/PREFIX` or `mqtts://...` into a broker (its bridge id still the default).
+    static func parse(_ text: String) throws(UsageError) -> MQTTBroker {
+        let write =
+            "give mqtt://HOST[:PORT]/PREFIX, or mqtts://HOST[:PORT]/PREFIX for TLS; for example "
+            + "--mqtt mqtt://homeassistant.local/sensorbridge"
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased() else {
+            throw UsageError("--mqtt \(text) is not a URL; \(write)")
+        }
+        guard scheme == "mqtt" || scheme == "mqtts" else {
+            throw UsageError("--mqtt \(text): the scheme must be mqtt or mqtts, not \(scheme); \(write)")
+        }
+        guard var host = url.host, !host.isEmpty else { throw UsageError("--mqtt \(text) names no host; \(write)") }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if url.user != nil || url.password != nil {
+            throw UsageError(
+                "--mqtt \(text): put the user and password in a file given with --mqtt-credentials (a URL is "
+                    + "visible to every user of the machine in ps); \(write)")
+        }
+        if url.query != nil || url.fragment != nil {
+            throw UsageError("--mqtt \(text): a broker URL has no ?query or #fragment; \(write)")
+        }
+        let port = url.port ?? (scheme == "mqtts" ? 8883 : 1883)
+        guard (1...65535).contains(port) else {
+            throw UsageError("--mqtt \(text): port \(port) is out of range; give 1 to 65535, or none for \(scheme == "mqtts" ? 8883 : 1883)")
+        }
+        var path = url.path
+        while path.hasPrefix("/") { path.removeFirst() }
+        while path.hasSuffix("/") { path.removeLast() }
+        let prefix = path.isEmpty ? "sensorbridge" : path
+        guard !prefix.contains(where: { "+#\0".contains($0) }), !prefix.split(separator: "/", omittingEmptySubsequences: false).contains("") else {
+            throw UsageError(
+                "--mqtt \(text): the topic prefix '\(prefix)' may not hold +, # or empty levels (//); \(write)")
+        }
+        return MQTTBroker(host: host, port: port, tls: scheme == "mqtts", prefix: prefix)
+    }
+
+    /// The user and password of a credentials file: its first line, `username:password` or a username.
+    /// A careful tool refuses a file every user of the machine may read, as ssh refuses such a key.
+    static func credentials(_ path: String) throws(UsageError) -> (String, String?) {
+        let write = "write username:password (or only a username) on its first line, then chmod 600 it"
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw UsageError("--mqtt-credentials \(path): \(String(cString: strerror(errno))); \(write)")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw UsageError("--mqtt-credentials \(path) is not a file; \(write)")
+        }
+        guard status.st_mode & S_IROTH == 0 else {
+            throw UsageError(
+                "--mqtt-credentials \(path) is readable by every user of this machine; make it yours alone: chmod 600 \(path)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--mqtt-credentials \(path) cannot be read (permission denied); run as its owner, or \(write)")
+        }
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
+            .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) } ?? ""
+        guard let colon = line.firstIndex(of: ":") else {
+            guard !line.isEmpty else { throw UsageError("--mqtt-credentials \(path): the first line is empty; \(write)") }
+            return (line, nil)
+        }
+        let user = String(line[..<colon])
+        guard !user.isEmpty else { throw UsageError("--mqtt-credentials \(path): the user name is empty; \(write)") }
+        return (user, String(line[line.index(after: colon)...]))
+    }
+
+    static let bridgeIDCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+    static func bridgeID(_ text: String) throws(UsageError) -> String {
+        guard !text.isEmpty, text.count <= 64, text.allSatisfy(bridgeIDCharacters.contains) else {
+            throw UsageError(
+                "--bridge-id '\(text)': give 1 to 64 letters, digits, _ and - (it is a topic level and part of "
+                    + "Home Assistant's ids), for example --bridge-id garage-trainer")
+        }
+        return text
+    }
+
+    /// The host name with every character but letters, digits, _ and - made `_`.
+    static func defaultBridgeID() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&name, name.count - 1) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let safe = String(host.prefix(64).map { bridgeIDCharacters.contains($0) ? $0 : "_" })
+        return safe.isEmpty ? "sensorbridge" : safe
+    }
+
+    /// Starts publishing when `--mqtt` was given: the connection lives until `stop`, across workouts.
+    func start(log: @escaping @Sendable (String) -> Void) -> MQTTPublisher? {
+        broker.map { MQTTPublisher($0, log: log) }
+    }
+}
+
+/// A broker to publish to, and this bridge's place on it.
+struct MQTTBroker: Sendable, Equatable {
+    var host: String
+    var port: Int
+    var tls: Bool
+    /// The topics' first levels (`sensorbridge`, `home/garage`).
+    var prefix: String
+    var username: String?
+    var password: String?
+    var bridgeID = "sensorbridge"
+
+    /// `PREFIX/BRIDGE-ID/`.
+    var base: String { "\(prefix)/\(bridgeID)/" }
+
+    /// `mqtt://host:1883/PREFIX`, for messages (no credentials).
+    var url: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(tls ? "mqtts" : "mqtt")://\(shownHost):\(port)/\(prefix)"
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import MQTT
+import SensorCore
+import Session
+import Synchronization
+import Workouts
+import WorkoutStore
+
+/// `--mqtt`: publishes what `record` or `serve` records to a broker (`MQTTTopics`), through one
+/// connection that lives from `start` to `stop`, across workouts.
+///
+/// A thread of its own (`sb.mqtt.events`) follows the current workout's session through a
+/// `SessionSubscription` (a bounded queue the session never waits on) and hands messages to an
+/// `MQTTClient` (its own thread, its own bounded queue): a broker that is away, slow or
+/// restarting never holds up the recording. Live values are coalesced to at most 4 a second per
+/// quantity. Connection changes, and what was dropped, are logged one line each.
+final class MQTTPublisher: Sendable {
+    /// The shortest time between two live values of one quantity.
+    static let liveInterval = Duration.milliseconds(250)
+
+    let topics: MQTTTopics
+    private let client: MQTTClient?
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(Shared())
+    private let wake = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    private struct Shared {
+        /// The workout being followed, and what its events' sensors are called.
+        var following: (subscription: SessionSubscription, sensors: [SensorID: String])?
+        /// Waits for the followed session to finish, then goes out after its last event.
+        var summary: MQTTMessage?
+        var stopping = false
+    }
+
+    init(_ broker: MQTTBroker, log: @escaping @Sendable (String) -> Void) {
+        topics = MQTTTopics(broker: broker)
+        self.log = log
+        let options = MQTTConnectionOptions(
+            host: broker.host, port: broker.port, tls: broker.tls, username: broker.username, password: broker.password,
+            clientID: "sensorbridge-\(broker.bridgeID)-\(getpid())", availabilityTopic: topics.availability)
+        let url = broker.url
+        do {
+            client = try MQTTClient(options) { event in
+                switch event {
+                case .connected(let again, let dropped, let notSent):
+                    var line = "MQTT: connected to \(url)" + (again ? " again" : "")
+                    if dropped > 0 { line += "; \(dropped) zone, event and state messages were dropped while it was away (queue full)" }
+                    if notSent > 0 { line += "; \(notSent) live values were not sent meanwhile" }
+                    log(line)
+                case .connectionLost(let reason):
+                    log("MQTT: lost the connection to \(url) (\(reason)); reconnecting, the recording goes on")
+                case .cannotConnect(let reason):
+                    log("MQTT: cannot connect to \(url) (\(reason)); trying again, the recording goes on")
+                }
+            }
+        } catch {
+            client = nil
+            log("MQTT: \(error.function) failed (\(error)); nothing is published")
+        }
+        for message in topics.discovery() { client?.publish(message) }
+        let thread = Thread { [self] in
+            Thread.current.name = "sb.mqtt.events"
+            follow()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Follows `session` from now on (the previous workout's session, if any, was finished):
+    /// `start` is its workout's start, `sensors` its sensors' keys.
+    func follow(_ session: WorkoutSession, start: Date, sensors: [SensorID: String]) {
+        let subscription = session.subscribe()
+        client?.publish(topics.workoutState(.collecting))
+        client?.publish(topics.started(start))
+        for key in sensors.values.sorted() { client?.publish(topics.sensorState(key, .connecting)) }
+        state.withLock { $0.following = (subscription, sensors) }
+        wake.signal()
+    }
+
+    /// Publishes the finished workout (retained), after the last event of its session.
+    func finished(_ workout: Workout, id: WorkoutID?) {
+        let message = topics.summary(workout, id: id)
+        state.withLock { $0.summary = message }
+        wake.signal()
+    }
+
+    /// Publishes what waits (for up to about 2 s while connected), says `offline`, disconnects.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        _ = done.wait(timeout: .now() + 3)
+        guard let client else { return }
+        let undelivered = client.stop(within: .seconds(2))
+        if undelivered > 0 {
+            log("MQTT: \(undelivered) zone, event and state messages were not delivered to \(topics.broker.url)")
+        }
+    }
+
+    /// The thread: the current session's events to messages, until `stop`.
+    private func follow() {
+        var live = LiveValues()
+        var sensorStates: [String: SensorState] = [:]
+        var latest = Duration.zero
+        var skipped = 0
+        while true {
+            let (following, summary, stopping) = state.withLock { ($0.following, $0.summary, $0.stopping) }
+            if let following, !following.subscription.isFinished {
+                if let event = following.subscription.next(timeout: .milliseconds(100)) {
+                    switch event {
+                    case .sample(let sample):
+                        latest = max(latest, sample.time)
+                        if let message = live.add(sample, now: .now, topics: topics) { client?.publish(message) }
+                        // A sensor's first value (or its first after a reconnection) makes no event.
+                        if let key = following.sensors[sample.sensor], sensorStates[key] == nil || sensorStates[key] == .connecting
+                            || sensorStates[key] == .lost
+                        {
+                            sensorStates[key] = .notifying
+                            client?.publish(topics.sensorState(key, .notifying))
+                        }
+                    case .output(let output):
+                        apply(output, sensorStates: &sensorStates, latest: &latest)
+                    case .dropped(let count):
+                        skipped += count
+                    }
+                }
+                for message in live.due(now: .now, topics: topics) { client?.publish(message) }
+                continue
+            }
+            for message in live.due(now: nil, topics: topics) { client?.publish(message) }
+            if following != nil {
+                state.withLock { $0.following = nil }
+                if skipped > 0 { log("MQTT: \(skipped) session events were skipped (the publisher fell behind)") }
+                (sensorStates, latest, skipped) = ([:], .zero, 0)
+            }
+            if let summary {
+                client?.publish(summary)
+                state.withLock { $0.summary = nil }
+            }
+            if stopping { return }
+            _ = wake.wait(timeout: .now() + 1)
+        }
+    }
+
+    private func apply(_ output: WorkoutBuilderOutput, sensorStates: inout [String: SensorState], latest: inout Duration) {
+        switch output {
+        case .zoneUpdate(let update):
+            latest = max(latest, update.time)
+            client?.publish(topics.zoneUpdate(update))
+        case .state(let builderState):
+            if builderState == .ended { client?.publish(topics.ended(at: latest)) }
+            client?.publish(topics.workoutState(builderState))
+        case .event(let event):
+            latest = max(latest, event.time)
+            let sensorState: (String, SensorState)? =
+                switch event.kind {
+                case .sensorLost(let key): (key, .lost)
+                case .sensorRegained(let key): (key, .connecting)
+                case .sensorState(let key, let state): (key, state)
+                case .pause, .resume, .lap, .activity: nil
+                }
+            if let (key, state) = sensorState {
+                sensorStates[key] = state
+                client?.publish(topics.sensorState(key, state))
+            } else if let message = topics.event(event) {
+                client?.publish(message)
+            }
+        case .statistics(_, let at):
+            latest = max(latest, at)
+        }
+    }
+}
+
+/// The live values of one workout, coalesced: a value goes out at once when its quantity's last
+/// went out at least `MQTTPublisher.liveInterval` ago, else the latest waits for that moment.
+struct LiveValues {
+    private var sent: [QuantityType: ContinuousClock.Instant] = [:]
+    private var waiting: [QuantityType: Double] = [:]
+
+    mutating func add(_ sample: Sample, now: ContinuousClock.Instant, topics: MQTTTopics) -> MQTTMessage? {
+        guard let message = topics.live(sample.type, sample.value) else { return nil }
+        if let last = sent[sample.type], now - last < MQTTPublisher.liveInterval {
+            waiting[sample.type] = sample.value
+            return nil
+        }
+        sent[sample.type] = now
+        waiting[sample.type] = nil
+        return message
+    }
+
+    /// The waiting values whose moment has come (all of them when `now` is nil: the workout ended).
+    mutating func due(now: ContinuousClock.Instant?, topics: MQTTTopics) -> [MQTTMessage] {
+        guard !waiting.isEmpty else { return [] }
+        var messages: [MQTTMessage] = []
+        for (type, value) in waiting.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            if let now, let last = sent[type], now - last < MQTTPublisher.liveInterval { continue }
+            if let now { sent[type] = now }
+            waiting[type] = nil
+            if let message = topics.live(type, value) { messages.append(message) }
+        }
+        if now == nil { sent = [:] }
+        return messages
+    }
+}

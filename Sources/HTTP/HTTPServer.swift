@@ -96,7 +96,7 @@ public final class HTTPStream: Sendable {
 
     /// Up to `maximum` queued bytes, waiting up to `timeout` for some; empty on timeout, nil once
     /// closed and drained.
-    func read(maximum: Int, timeout: Duration) -> [UInt8]? {
+    public func read(maximum: Int, timeout: Duration) -> [UInt8]? {
         let deadline = DispatchTime.now() + timeout.seconds
         while true {
             let (bytes, closed) = state.withLock { s -> ([UInt8], Bool) in

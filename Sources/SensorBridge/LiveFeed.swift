@@ -52,9 +52,9 @@ final class LiveFeed: Sendable {
     /// The session's controls while a workout runs (for `POST /api/session/...`).
     var controls: SessionControls? { state.withLock { $0.controls } }
 
-    /// A new client: its stream, which starts with a snapshot.
-    func connect() -> HTTPStream {
-        let client = Client(stream: HTTPStream(capacity: 64 * 1024))
+    /// A new client: its stream, which starts with a snapshot and holds at most `capacity` bytes unread.
+    func connect(capacity: Int = 64 * 1024) -> HTTPStream {
+        let client = Client(stream: HTTPStream(capacity: capacity))
         state.withLock { s in
             client.stream.write(Self.message("snapshot", Self.snapshot(s)))
             s.clients.append(client)

@@ -122,67 +122,69 @@ final class Browser {
 /// a zone change in its colour), its buttons lap and pause the workout; the workout page shows the
 /// chart and its downloads work. `SENSORBRIDGE_SCREENSHOTS=DIR` also saves the screenshots that
 /// docs/ shows.
-@Suite(
-    .serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"),
-    .enabled(if: Browser.unavailableReason == nil, "\(Browser.unavailableReason ?? "")"))
-struct BrowserTests {
-    static let screenshots = ProcessInfo.processInfo.environment["SENSORBRIDGE_SCREENSHOTS"]
+extension BridgeOutTests {
+    @Suite(
+        .serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"),
+        .enabled(if: Browser.unavailableReason == nil, "\(Browser.unavailableReason ?? "")"))
+    struct BrowserTests {
+        static let screenshots = ProcessInfo.processInfo.environment["SENSORBRIDGE_SCREENSHOTS"]
 
-    @Test(.timeLimit(.minutes(3))) func theLivePageFollowsTheRideAndItsButtonsWork() throws {
-        // Heart rate 120 bpm for 6 s, then 180 (from zone 2 to zone 5 of 100,130,150,170), 200 W.
-        let source = try LiveControlTests.trace(seconds: 16, heartRate: { t in t < 6 ? "0678" : "06b4" }) { _ in
-            LiveControlTests.pedalling
+        @Test(.timeLimit(.minutes(3))) func theLivePageFollowsTheRideAndItsButtonsWork() throws {
+            // Heart rate 120 bpm for 6 s, then 180 (from zone 2 to zone 5 of 100,130,150,170), 200 W.
+            let source = try LiveControlTests.trace(seconds: 16, heartRate: { t in t < 6 ? "0678" : "06b4" }) { _ in
+                LiveControlTests.pedalling
+            }
+            defer { try? FileManager.default.removeItem(at: source) }
+            let mock = try MockBlueZ(trace: source, speed: 1)
+            defer { mock.stop() }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            let port = WebTests.freePort()
+            let base = "http://127.0.0.1:\(port)"
+            let recording = BlueZCommandTests.Recording(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--ftp", "250",
+                    "--auto-pause", "off", "--http", "\(port)", "--store", store])
+            try WebTests.Running.waitUntilServing(base + "/")
+
+            let browser = try Browser()
+            try browser.open(base + "/")
+            try browser.waitUntil("heart rate 120 on the page") { try browser.text("#heartRate") == "120" }
+            #expect(try browser.text("#power") == "200")
+            #expect(try browser.text("#zone-heartRate b") == "Z2")
+            try browser.click("button[data-action=lap]")
+            try browser.waitUntil("heart rate 180, zone 5") { try browser.text("#zone-heartRate b") == "Z5" }
+            // Zone 5 in the chart's colour for zone 5 of five.
+            #expect(try browser.script("return getComputedStyle(document.getElementById('zone-heartRate')).backgroundColor").stringValue == "rgb(239, 83, 80)")
+            #expect(try browser.text("#lap") == "2")
+            if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/live.png") }
+            try browser.click("button[data-action=pause]")
+            try browser.waitUntil("paused") { try browser.text("#state").hasPrefix("paused") }
+            try browser.click("button[data-action=resume]")
+            try browser.waitUntil("running again") { try !browser.text("#state").hasPrefix("paused") }
+
+            _ = mock.waitUntilPlayed(timeout: .seconds(60))
+            recording.control.stop()
+            let (status, output, errors) = recording.waitForExit()
+            #expect(status == .success, "\(errors)")
+            let kinds = try LiveControlTests.events(output)
+            #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
+
+            // The saved workout's page, through `web`.
+            let webPort = WebTests.freePort()
+            let web = WebTests.Running(["web", "--http", "\(webPort)", "--store", store], environment: ["TZ": "UTC"])
+            defer { _ = web.stop() }
+            try WebTests.Running.waitUntilServing("http://127.0.0.1:\(webPort)/workouts")
+            try browser.open("http://127.0.0.1:\(webPort)/workouts")
+            try browser.click("a[href='/workouts/1']")
+            try browser.waitUntil("the workout page") { try browser.text("h1") == "Workout 1" }
+            #expect(try browser.script("return document.querySelectorAll('#chart svg').length").doubleValue == 1)
+            #expect(try browser.script("return document.querySelectorAll('a.download').length").doubleValue == 4)
+            if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/workout.png") }
+            let fitLink = try browser.script("return document.querySelector('a.download[data-format=fit]').href").stringValue ?? ""
+            let fit = try WebTests.curl(fitLink)
+            #expect(fit.status == 200 && fit.body.count > 100 && fit.body[8..<12] == Data(".FIT".utf8))
         }
-        defer { try? FileManager.default.removeItem(at: source) }
-        let mock = try MockBlueZ(trace: source, speed: 1)
-        defer { mock.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = folder.appendingPathComponent("workouts.sqlite").path
-        let port = WebTests.freePort()
-        let base = "http://127.0.0.1:\(port)"
-        let recording = BlueZCommandTests.Recording(
-            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--ftp", "250",
-                "--auto-pause", "off", "--http", "\(port)", "--store", store])
-        try WebTests.Running.waitUntilServing(base + "/")
-
-        let browser = try Browser()
-        try browser.open(base + "/")
-        try browser.waitUntil("heart rate 120 on the page") { try browser.text("#heartRate") == "120" }
-        #expect(try browser.text("#power") == "200")
-        #expect(try browser.text("#zone-heartRate b") == "Z2")
-        try browser.click("button[data-action=lap]")
-        try browser.waitUntil("heart rate 180, zone 5") { try browser.text("#zone-heartRate b") == "Z5" }
-        // Zone 5 in the chart's colour for zone 5 of five.
-        #expect(try browser.script("return getComputedStyle(document.getElementById('zone-heartRate')).backgroundColor").stringValue == "rgb(239, 83, 80)")
-        #expect(try browser.text("#lap") == "2")
-        if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/live.png") }
-        try browser.click("button[data-action=pause]")
-        try browser.waitUntil("paused") { try browser.text("#state").hasPrefix("paused") }
-        try browser.click("button[data-action=resume]")
-        try browser.waitUntil("running again") { try !browser.text("#state").hasPrefix("paused") }
-
-        _ = mock.waitUntilPlayed(timeout: .seconds(60))
-        recording.control.stop()
-        let (status, output, errors) = recording.waitForExit()
-        #expect(status == .success, "\(errors)")
-        let kinds = try LiveControlTests.events(output)
-        #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
-
-        // The saved workout's page, through `web`.
-        let webPort = WebTests.freePort()
-        let web = WebTests.Running(["web", "--http", "\(webPort)", "--store", store], environment: ["TZ": "UTC"])
-        defer { _ = web.stop() }
-        try WebTests.Running.waitUntilServing("http://127.0.0.1:\(webPort)/workouts")
-        try browser.open("http://127.0.0.1:\(webPort)/workouts")
-        try browser.click("a[href='/workouts/1']")
-        try browser.waitUntil("the workout page") { try browser.text("h1") == "Workout 1" }
-        #expect(try browser.script("return document.querySelectorAll('#chart svg').length").doubleValue == 1)
-        #expect(try browser.script("return document.querySelectorAll('a.download').length").doubleValue == 4)
-        if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/workout.png") }
-        let fitLink = try browser.script("return document.querySelector('a.download[data-format=fit]').href").stringValue ?? ""
-        let fit = try WebTests.curl(fitLink)
-        #expect(fit.status == 200 && fit.body.count > 100 && fit.body[8..<12] == Data(".FIT".utf8))
     }
 }

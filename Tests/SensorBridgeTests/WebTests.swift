@@ -8,236 +8,283 @@ import Testing
 
 /// The web page and the HTTP API (docs/HTTP.md) on libmicrohttpd, asked by a real client (curl)
 /// over loopback: `web` over a store, and `record --http` following a ride from the mock BlueZ.
-@Suite(.serialized) struct WebTests {
-    /// A port nothing listens on now (the system's choice for port 0).
-    static func freePort() -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length)
-                return getsockname(socket, pointer, &length)
+extension BridgeOutTests {
+    @Suite(.serialized) struct WebTests {
+        /// A port nothing listens on now (the system's choice for port 0).
+        static func freePort() -> UInt16 {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(socket, pointer, length)
+                    return getsockname(socket, pointer, &length)
+                }
+            }
+            return UInt16(bigEndian: address.sin_port)
+        }
+
+        struct Reply {
+            var status: Int
+            var body: Data
+            var text: String { String(decoding: body, as: UTF8.self) }
+        }
+
+        /// One request through curl (at most 20 s).
+        static func curl(_ url: String, _ options: [String] = []) throws -> Reply {
+            let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: bodyFile) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-s", "--max-time", "20", "-o", bodyFile.path, "-w", "%{http_code}"] + options + [url]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let status = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Reply(status: Int(String(decoding: status, as: UTF8.self)) ?? -1, body: (try? Data(contentsOf: bodyFile)) ?? Data())
+        }
+
+        /// Bytes sent as they are on a new connection, and the status line's code of the answer.
+        static func raw(_ port: UInt16, _ request: String) -> Int {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { return -1 }
+            _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(socket, &buffer, buffer.count, 0)
+            let line = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).split(separator: " ")
+            return line.count > 1 ? Int(line[1]) ?? -1 : -1
+        }
+
+        /// A command running on a thread of its own until `stop`.
+        final class Running: Sendable {
+            let control = RecordingControl()
+            private let finished = DispatchSemaphore(value: 0)
+            private let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
+
+            init(_ arguments: [String], environment: [String: String] = [:]) {
+                Thread.detachNewThread { [self] in
+                    var context = CommandContext(
+                        input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+                    context.recordingControl = control
+                    let status = SensorBridgeCLI.run(arguments, context: context)
+                    outcome.withLock { $0 = (status, context.output.text, context.errors.text) }
+                    finished.signal()
+                }
+            }
+
+            func stop() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
+                control.stop()
+                finished.wait()
+                return outcome.withLock { $0! }
+            }
+
+        }
+
+        static func cli(_ arguments: [String]) -> (status: SensorBridge.ExitStatus, output: [UInt8], errors: String) {
+            let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
+            let status = SensorBridgeCLI.run(arguments, context: context)
+            return (status, context.output.bytes, context.errors.text)
+        }
+
+        @Test(.timeLimit(.minutes(2))) func webServesTheStoredWorkoutsAsTheCommandLinePrintsThem() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            let capture = try BlueZCommandTests.trace(lines: 40)
+            defer { try? FileManager.default.removeItem(at: capture) }
+            #expect(Self.cli(["replay", capture.path, "--save", "--store", store]).status == .success)
+            let port = Self.freePort()
+            let base = "http://127.0.0.1:\(port)"
+            let web = Running(["web", "--http", "\(port)", "--store", store], environment: ["TZ": "UTC"])
+            try Running.waitUntilServing(base + "/api/workouts")
+            defer { _ = web.stop() }
+
+            // The CLI's own JSON and files.
+            for (path, command) in [
+                ("/api/workouts", ["workouts", "list", "--json"]), ("/api/workouts/1", ["workouts", "show", "1", "--json"]),
+                ("/api/workouts/latest", ["workouts", "show", "latest", "--json"]),
+                ("/api/workouts/1.fit", ["export", "1", "--format", "fit", "-o", "-"]),
+                ("/api/workouts/latest.fit", ["export", "latest", "--format", "fit", "-o", "-"]),
+                ("/api/workouts/1.csv", ["export", "1", "--format", "csv", "-o", "-"]),
+                ("/api/workouts/1.svg", ["export", "1", "--format", "svg", "-o", "-"]),
+                ("/api/workouts/1.tcx", ["export", "1", "--format", "tcx", "-o", "-"]),
+                ("/api/zones/totals?quantity=heart-rate&by=week&zones=120,140,155,170",
+                    ["workouts", "zones", "--json", "--quantity", "heart-rate", "--by", "week", "--zones", "120,140,155,170"]),
+            ] {
+                let reply = try Self.curl(base + path)
+                let expected = Self.cli(command + ["--store", store])
+                #expect(reply.status == 200, "\(path): \(reply.text)")
+                #expect(Array(reply.body) == expected.output, "\(path)")
+            }
+            // Without a recording, / leads to the workouts.
+            #expect(try Self.curl(base + "/").status == 303)
+            for path in ["/workouts", "/workouts/1", "/zones?quantity=heart-rate&by=month&normalize=3"] {
+                let page = try Self.curl(base + path)
+                #expect(page.status == 200 && page.text.contains("<meta name=\"csrf-token\""), "\(path): \(page.text.prefix(300))")
+            }
+            #expect(try Self.curl(base + "/workouts/9").status == 404)
+
+            // What is refused, and that nothing changed.
+            #expect(try Self.curl(base + "/api/workouts/9").status == 404)
+            #expect(try Self.curl(base + "/api/workouts/1.exe").status == 404)
+            #expect(try Self.curl(base + "/api/nothing").status == 404)
+            #expect(try Self.curl(base + "/api/zones/totals?quantity=weight&by=week").status == 400)
+            #expect(try Self.curl(base + "/api/workouts", ["-X", "DELETE"]).status == 405)
+            #expect(try Self.curl(base + "/api/session/lap").status == 405)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST"]).status == 401)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "X-CSRF-Token: guessed"]).status == 401)
+            #expect(try Self.curl(base + "/api/live").status == 404)
+            #expect(try Self.curl(base + "/api/workouts", ["-H", "Host: rebinding.example:\(port)"]).status == 421)
+            #expect(try Self.curl(base + "/../etc/passwd", ["--path-as-is"]).status == 400)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "--data-binary", String(repeating: "x", count: 100_000)]).status == 413)
+            #expect(try Self.curl(base + "/api/workouts", ["-H", "X-Big: " + String(repeating: "a", count: 40_000)]).status == 431)
+            #expect(Self.raw(port, "NOT HTTP AT ALL\r\n\r\n") == 400)
+            #expect(Self.raw(port, "GET /api/workouts HTTP/1.1\r\n\r\n") == 421)  // no Host: not this server
+            #expect(try Self.curl(base + "/api/workouts/1/delete", ["-X", "POST"]).status == 401)
+            #expect(try Self.curl(base + "/api/profile", ["-X", "POST", "--data", #"{"ftp":"250"}"#]).status == 401)
+            #expect(try Self.curl(base + "/api/workouts").text == String(decoding: Self.cli(["workouts", "list", "--json", "--store", store]).output, as: UTF8.self))
+
+            // The page's changes, with its CSRF token: the CLI's checks and messages.
+            let csrf = try #require(try Self.curl(base + "/workouts").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+            let withToken = ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]
+            #expect(try Self.curl(base + "/api/workouts/1/delete", withToken + ["-H", "Origin: http://elsewhere.example"]).status == 403)
+            let badFTP = try Self.curl(base + "/api/profile", withToken + ["--data", #"{"ftp":"-5"}"#])
+            #expect(badFTP.status == 400 && badFTP.text.contains("--ftp -5 is out of range"), "\(badFTP.text)")
+            #expect(try Self.curl(base + "/api/profile", withToken + ["--data", #"{"ftp":"250","age":"40","resting-hr":"50"}"#]).status == 204)
+            #expect(String(decoding: Self.cli(["profile", "show", "--json", "--store", store]).output, as: UTF8.self).contains(#""functionalThresholdPower":250"#))
+            #expect(try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"120,140,155,170"}"#]).status == 204)
+            #expect(try Self.curl(base + "/api/workouts/1/delete", withToken).status == 204)
+            #expect(try Self.curl(base + "/api/workouts/1").status == 404)
+        }
+
+        @Test func theHTTPOptionsSayWhatIsWrong() {
+            for (arguments, message) in [
+                (["--http", "0.0.0.0:8080"], "give --http-token-file FILE"),
+                (["--http", "80800"], "is not a port"),
+                (["--http", "box:8080"], "box is not an IP address"),
+                (["--http", "8080", "--http-token-file", "/nonexistent/token"], "cannot read it"),
+                (["--http-token-file", "/etc/hostname"], "--http-token-file goes with --http"),
+            ] {
+                let run = Self.cli(["web"] + arguments + ["--store", "/nonexistent/w.sqlite"])
+                #expect(run.status == .usage, "\(arguments)")
+                #expect(run.errors.contains(message), "\(arguments): \(run.errors)")
             }
         }
-        return UInt16(bigEndian: address.sin_port)
-    }
 
-    struct Reply {
-        var status: Int
-        var body: Data
-        var text: String { String(decoding: body, as: UTF8.self) }
-    }
+        /// `record --http`: a client of `/api/live` sees the snapshot, the values, the zone changes and
+        /// the statistics while the mock plays at pace; the page's buttons' requests (with its CSRF
+        /// token) lap and pause the workout, which the saved workout shows.
+        @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        func recordServesTheRideLiveAndTakesLapsAndPauses() throws {
+            let source = try LiveControlTests.trace(seconds: 8, heartRate: { t in t < 4 ? "0678" : "06b4" }) { _ in LiveControlTests.pedalling }
+            defer { try? FileManager.default.removeItem(at: source) }
+            let mock = try MockBlueZ(trace: source, speed: 1)
+            defer { mock.stop() }
+            let port = Self.freePort()
+            let base = "http://127.0.0.1:\(port)"
+            let recording = BlueZCommandTests.Recording(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--events", "--hr-zones", "100,130,150,170", "--http", "\(port)"])
+            try Running.waitUntilServing(base + "/")
 
-    /// One request through curl (at most 20 s).
-    static func curl(_ url: String, _ options: [String] = []) throws -> Reply {
-        let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: bodyFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "20", "-o", bodyFile.path, "-w", "%{http_code}"] + options + [url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let status = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Reply(status: Int(String(decoding: status, as: UTF8.self)) ?? -1, body: (try? Data(contentsOf: bodyFile)) ?? Data())
-    }
-
-    /// Bytes sent as they are on a new connection, and the status line's code of the answer.
-    static func raw(_ port: UInt16, _ request: String) -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return -1 }
-        _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(socket, &buffer, buffer.count, 0)
-        let line = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).split(separator: " ")
-        return line.count > 1 ? Int(line[1]) ?? -1 : -1
-    }
-
-    /// A command running on a thread of its own until `stop`.
-    final class Running: Sendable {
-        let control = RecordingControl()
-        private let finished = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
-
-        init(_ arguments: [String], environment: [String: String] = [:]) {
-            Thread.detachNewThread { [self] in
-                var context = CommandContext(
-                    input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
-                context.recordingControl = control
-                let status = SensorBridgeCLI.run(arguments, context: context)
-                outcome.withLock { $0 = (status, context.output.text, context.errors.text) }
-                finished.signal()
+            // A live client for 4 s, while the buttons are pressed.
+            let events = Mutex(Data())
+            let listener = Thread {
+                let reply = try? Self.curl(base + "/api/live", ["--max-time", "4", "-N"])
+                events.withLock { $0 = reply?.body ?? Data() }
             }
+            listener.start()
+            let page = try Self.curl(base + "/").text
+            let csrf = try #require(page.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+            Thread.sleep(forTimeInterval: 1)
+            for action in ["lap", "pause", "resume"] {
+                let reply = try Self.curl(base + "/api/session/" + action, ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"])
+                #expect(reply.status == 204, "\(action): \(reply.text)")
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+            Thread.sleep(forTimeInterval: 3)
+            let stream = events.withLock { String(decoding: $0, as: UTF8.self) }
+            for name in ["snapshot", "values", "zone", "statistics", "event"] {
+                #expect(stream.contains("event: \(name)\n"), "no \(name) event in \(stream.prefix(2000))")
+            }
+            #expect(stream.contains("\"heartRate\":"))
+
+            _ = mock.waitUntilPlayed(timeout: .seconds(30))
+            recording.control.stop()
+            let (status, output, errors) = recording.waitForExit()
+            #expect(status == .success, "\(errors)")
+            #expect(errors.contains("serving http://127.0.0.1:\(port)/"), "\(errors)")
+            let kinds = try LiveControlTests.events(output)
+            #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
+            // The server went with the recording.
+            #expect(try Self.curl(base + "/").status != 200)
+        }
+        /// `serve --http`: the page's end ends the workout being recorded and serve goes on; the next
+        /// measurements start another workout, which the live feed follows too.
+        @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        func serveEndsOneWorkoutThroughTheAPIAndGoesOn() throws {
+            let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
+            defer { mock.stop() }
+            let port = Self.freePort()
+            let base = "http://127.0.0.1:\(port)"
+            let serving = ServeCommandTests.Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--http", "\(port)"])
+            try Running.waitUntilServing(base + "/")
+            #expect(serving.waitForNotifications(10))
+            let csrf = try #require(try Self.curl(base + "/").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]).status == 204)
+            #expect(try Self.curl(base + "/api/session/end", ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]).status == 204)
+            #expect(try serving.waitForSavedWorkouts(1))
+            // The sensors go on sending: a second workout, live again.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try serving.workouts().count < 2, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.1) }
+            let live = try Self.curl(base + "/api/live", ["--max-time", "2", "-N"]).text
+            #expect(live.contains("\"state\":\"collecting\""), "\(live.prefix(500))")
+            let run = serving.stop()
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(run.errors.contains("saved (ended through the HTTP API)"), "\(run.errors)")
+            #expect(try serving.workouts().count == 2)
+            let first = try serving.show(1)
+            #expect(first?["events"]?.arrayValue?.contains { $0["type"]?.stringValue == "lap" } == true, "\(String(describing: first))")
         }
 
-        func stop() -> (status: SensorBridge.ExitStatus, output: String, errors: String) {
-            control.stop()
-            finished.wait()
-            return outcome.withLock { $0! }
+        /// The README's token: bound to all addresses, `record --http 0.0.0.0:PORT --http-token-file`
+        /// takes changes only with the token, from any Host.
+        @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        func aTokenLetsOtherMachinesInAndGuardsEveryChange() throws {
+            let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
+            defer { mock.stop() }
+            let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: tokenFile) }
+            let token = "s3cret-token-of-24-chars"
+            try (token + "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
+            let port = Self.freePort()
+            let base = "http://127.0.0.1:\(port)"
+            let recording = BlueZCommandTests.Recording(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--http", "0.0.0.0:\(port)", "--http-token-file", tokenFile.path])
+            try Running.waitUntilServing(base + "/")
+            #expect(try Self.curl(base + "/", ["-H", "Host: box.local:\(port)"]).status == 200)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST"]).status == 401)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "Authorization: Bearer wrong-token-wrong-token"]).status == 401)
+            #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "Authorization: Bearer \(token)"]).status == 204)
+            recording.control.stop()
+            let (status, output, errors) = recording.waitForExit()
+            #expect(status == .success, "\(errors)")
+            #expect(try LiveControlTests.events(output).contains("lap manual"))
         }
-
-    }
-
-    static func cli(_ arguments: [String]) -> (status: SensorBridge.ExitStatus, output: [UInt8], errors: String) {
-        let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
-        let status = SensorBridgeCLI.run(arguments, context: context)
-        return (status, context.output.bytes, context.errors.text)
-    }
-
-    @Test(.timeLimit(.minutes(2))) func webServesTheStoredWorkoutsAsTheCommandLinePrintsThem() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = folder.appendingPathComponent("workouts.sqlite").path
-        let capture = try BlueZCommandTests.trace(lines: 40)
-        defer { try? FileManager.default.removeItem(at: capture) }
-        #expect(Self.cli(["replay", capture.path, "--save", "--store", store]).status == .success)
-        let port = Self.freePort()
-        let base = "http://127.0.0.1:\(port)"
-        let web = Running(["web", "--http", "\(port)", "--store", store], environment: ["TZ": "UTC"])
-        try Running.waitUntilServing(base + "/api/workouts")
-        defer { _ = web.stop() }
-
-        // The CLI's own JSON and files.
-        for (path, command) in [
-            ("/api/workouts", ["workouts", "list", "--json"]), ("/api/workouts/1", ["workouts", "show", "1", "--json"]),
-            ("/api/workouts/latest", ["workouts", "show", "latest", "--json"]),
-            ("/api/workouts/1.fit", ["export", "1", "--format", "fit", "-o", "-"]),
-            ("/api/workouts/1.csv", ["export", "1", "--format", "csv", "-o", "-"]),
-            ("/api/workouts/1.svg", ["export", "1", "--format", "svg", "-o", "-"]),
-            ("/api/workouts/1.tcx", ["export", "1", "--format", "tcx", "-o", "-"]),
-            ("/api/zones/totals?quantity=heart-rate&by=week&zones=120,140,155,170",
-                ["workouts", "zones", "--json", "--quantity", "heart-rate", "--by", "week", "--zones", "120,140,155,170"]),
-        ] {
-            let reply = try Self.curl(base + path)
-            let expected = Self.cli(command + ["--store", store])
-            #expect(reply.status == 200, "\(path): \(reply.text)")
-            #expect(Array(reply.body) == expected.output, "\(path)")
-        }
-        let page = try Self.curl(base + "/")
-        #expect(page.status == 200 && page.text.contains("<meta name=\"csrf-token\""))
-
-        // What is refused, and that nothing changed.
-        #expect(try Self.curl(base + "/api/workouts/9").status == 404)
-        #expect(try Self.curl(base + "/api/workouts/1.exe").status == 404)
-        #expect(try Self.curl(base + "/api/nothing").status == 404)
-        #expect(try Self.curl(base + "/api/zones/totals?quantity=weight&by=week").status == 400)
-        #expect(try Self.curl(base + "/api/workouts", ["-X", "DELETE"]).status == 405)
-        #expect(try Self.curl(base + "/api/session/lap").status == 405)
-        #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST"]).status == 401)
-        #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "X-CSRF-Token: guessed"]).status == 401)
-        #expect(try Self.curl(base + "/api/live").status == 404)
-        #expect(try Self.curl(base + "/api/workouts", ["-H", "Host: rebinding.example:\(port)"]).status == 421)
-        #expect(try Self.curl(base + "/../etc/passwd", ["--path-as-is"]).status == 400)
-        #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "--data-binary", String(repeating: "x", count: 100_000)]).status == 413)
-        #expect(try Self.curl(base + "/api/workouts", ["-H", "X-Big: " + String(repeating: "a", count: 40_000)]).status == 431)
-        #expect(Self.raw(port, "NOT HTTP AT ALL\r\n\r\n") == 400)
-        #expect(Self.raw(port, "GET /api/workouts HTTP/1.1\r\n\r\n") == 421)  // no Host: not this server
-        #expect(try Self.curl(base + "/api/workouts").text == String(decoding: Self.cli(["workouts", "list", "--json", "--store", store]).output, as: UTF8.self))
-    }
-
-    @Test func theHTTPOptionsSayWhatIsWrong() {
-        for (arguments, message) in [
-            (["--http", "0.0.0.0:8080"], "give --http-token-file FILE"),
-            (["--http", "80800"], "is not a port"),
-            (["--http", "box:8080"], "box is not an IP address"),
-            (["--http", "8080", "--http-token-file", "/nonexistent/token"], "cannot read it"),
-            (["--http-token-file", "/etc/hostname"], "--http-token-file goes with --http"),
-        ] {
-            let run = Self.cli(["web"] + arguments + ["--store", "/nonexistent/w.sqlite"])
-            #expect(run.status == .usage, "\(arguments)")
-            #expect(run.errors.contains(message), "\(arguments): \(run.errors)")
-        }
-    }
-
-    /// `record --http`: a client of `/api/live` sees the snapshot, the values, the zone changes and
-    /// the statistics while the mock plays at pace; the page's buttons' requests (with its CSRF
-    /// token) lap and pause the workout, which the saved workout shows.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
-    func recordServesTheRideLiveAndTakesLapsAndPauses() throws {
-        let source = try LiveControlTests.trace(seconds: 8, heartRate: { t in t < 4 ? "0678" : "06b4" }) { _ in LiveControlTests.pedalling }
-        defer { try? FileManager.default.removeItem(at: source) }
-        let mock = try MockBlueZ(trace: source, speed: 1)
-        defer { mock.stop() }
-        let port = Self.freePort()
-        let base = "http://127.0.0.1:\(port)"
-        let recording = BlueZCommandTests.Recording(
-            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--events", "--hr-zones", "100,130,150,170", "--http", "\(port)"])
-        try Running.waitUntilServing(base + "/")
-
-        // A live client for 4 s, while the buttons are pressed.
-        let events = Mutex(Data())
-        let listener = Thread {
-            let reply = try? Self.curl(base + "/api/live", ["--max-time", "4", "-N"])
-            events.withLock { $0 = reply?.body ?? Data() }
-        }
-        listener.start()
-        let page = try Self.curl(base + "/").text
-        let csrf = try #require(page.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
-        Thread.sleep(forTimeInterval: 1)
-        for action in ["lap", "pause", "resume"] {
-            let reply = try Self.curl(base + "/api/session/" + action, ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"])
-            #expect(reply.status == 204, "\(action): \(reply.text)")
-            Thread.sleep(forTimeInterval: 0.3)
-        }
-        Thread.sleep(forTimeInterval: 3)
-        let stream = events.withLock { String(decoding: $0, as: UTF8.self) }
-        for name in ["snapshot", "values", "zone", "statistics", "event"] {
-            #expect(stream.contains("event: \(name)\n"), "no \(name) event in \(stream.prefix(2000))")
-        }
-        #expect(stream.contains("\"heartRate\":"))
-
-        _ = mock.waitUntilPlayed(timeout: .seconds(30))
-        recording.control.stop()
-        let (status, output, errors) = recording.waitForExit()
-        #expect(status == .success, "\(errors)")
-        #expect(errors.contains("serving http://127.0.0.1:\(port)/"), "\(errors)")
-        let kinds = try LiveControlTests.events(output)
-        #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
-        // The server went with the recording.
-        #expect(try Self.curl(base + "/").status != 200)
-    }
-    /// `serve --http`: the page's end ends the workout being recorded and serve goes on; the next
-    /// measurements start another workout, which the live feed follows too.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
-    func serveEndsOneWorkoutThroughTheAPIAndGoesOn() throws {
-        let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
-        defer { mock.stop() }
-        let port = Self.freePort()
-        let base = "http://127.0.0.1:\(port)"
-        let serving = ServeCommandTests.Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--http", "\(port)"])
-        try Running.waitUntilServing(base + "/")
-        #expect(serving.waitForNotifications(10))
-        let csrf = try #require(try Self.curl(base + "/").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
-        #expect(try Self.curl(base + "/api/session/lap", ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]).status == 204)
-        #expect(try Self.curl(base + "/api/session/end", ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]).status == 204)
-        #expect(try serving.waitForSavedWorkouts(1))
-        // The sensors go on sending: a second workout, live again.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try serving.workouts().count < 2, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        let live = try Self.curl(base + "/api/live", ["--max-time", "2", "-N"]).text
-        #expect(live.contains("\"state\":\"collecting\""), "\(live.prefix(500))")
-        let run = serving.stop()
-        #expect(run.status == .success, "\(run.errors)")
-        #expect(run.errors.contains("saved (ended through the HTTP API)"), "\(run.errors)")
-        #expect(try serving.workouts().count == 2)
-        let first = try serving.show(1)
-        #expect(first?["events"]?.arrayValue?.contains { $0["type"]?.stringValue == "lap" } == true, "\(String(describing: first))")
     }
 }
 

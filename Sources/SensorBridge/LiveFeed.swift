@@ -106,6 +106,9 @@ final class LiveFeed: Sendable {
         }
     }
 
+    /// Events that wait for the next tick, sent with it in one write per client (statistics).
+    private let deferred = Mutex<[UInt8]>([])
+
     private func read(_ subscription: SessionSubscription) {
         var pending: [String: Double] = [:]
         var lastValues = ContinuousClock.now
@@ -136,20 +139,34 @@ final class LiveFeed: Sendable {
                     return
                 }
             }
-            // Four times a second: the values that changed, and what the page shows.
+            // Four times a second, in one write per client: the statistics that came, the values that
+            // changed, and what the page shows.
             if ContinuousClock.now - lastValues >= Self.valueInterval {
                 lastValues = .now
+                // Nobody follows: nothing to format (the snapshot is made from the state when one connects).
+                if state.withLock({ $0.clients.isEmpty }) {
+                    let values = pending
+                    pending.removeAll()
+                    state.withLock { s in s.values.merge(values) { $1 } }
+                    deferred.withLock { $0.removeAll(keepingCapacity: true) }
+                    continue
+                }
+                var chunk = deferred.withLock { d in
+                    defer { d.removeAll(keepingCapacity: true) }
+                    return d
+                }
                 if !pending.isEmpty {
                     let values = pending
                     pending.removeAll()
                     state.withLock { s in s.values.merge(values) { $1 } }
                     var object = JSONObject()
                     for (name, value) in values.sorted(by: { $0.key < $1.key }) { object.append(name, .number(value)) }
-                    broadcast("values", .object(object))
+                    chunk += Self.message("values", .object(object))
                 }
                 if let page = state.withLock({ s in s.clock.flatMap { clock in s.model.map { Self.json($0.state(at: clock())) } } }) {
-                    broadcast("live", page)
+                    chunk += Self.message("live", page)
                 }
+                if !chunk.isEmpty { broadcast(chunk) }
             }
         }
     }
@@ -182,13 +199,20 @@ final class LiveFeed: Sendable {
                 s.statistics = json
                 s.elapsed = max(s.elapsed, time.seconds)
             }
-            broadcast("statistics", .object(["t": .number(time.seconds), "statistics": json]))
+            // Once a second: it goes with the next tick.
+            let message = Self.message("statistics", .object(["t": .number(time.seconds), "statistics": json]))
+            deferred.withLock { $0 += message }
         }
     }
 
-    /// Writes one event to every client; a client that is behind gets a snapshot once it has room.
+    /// Writes one event to every client at once.
     private func broadcast(_ name: String, _ data: JSONValue) {
-        let message = Self.message(name, data)
+        broadcast(Self.message(name, data))
+    }
+
+    /// Writes `message` (one or more events) to every client; a client that is behind gets a
+    /// snapshot instead once it has read everything queued.
+    private func broadcast(_ message: [UInt8]) {
         state.withLock { s in
             s.clients.removeAll { $0.stream.isClosed }
             for client in s.clients {
@@ -229,7 +253,6 @@ final class LiveFeed: Sendable {
                 "current": zones.current.map { .number(Double($0)) } ?? .null,
                 "inZoneFor": .number(zones.inZoneFor.seconds.rounded()),
                 "durations": .array(zones.durations.map { .number($0.seconds.rounded()) }),
-                "configuration": zones.configuration.jsonValue,
                 "colors": .array(SVGChart.zoneColors(count: zones.durations.count).map(JSONValue.string)),
             ])
         }

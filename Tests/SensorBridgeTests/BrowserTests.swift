@@ -152,7 +152,7 @@ extension BridgeOutTests {
             try browser.open(base + "/")
             try browser.waitUntil("heart rate 120 on the page") { try browser.text("#heartRate") == "120" }
             #expect(try browser.text("#power") == "200")
-            #expect(try browser.text("#zone-heartRate b") == "Z2")
+            try browser.waitUntil("zone 2") { try browser.text("#zone-heartRate b") == "Z2" }
             try browser.click("button[data-action=lap]")
             try browser.waitUntil("heart rate 180, zone 5") { try browser.text("#zone-heartRate b") == "Z5" }
             // Zone 5 in the chart's colour for zone 5 of five.

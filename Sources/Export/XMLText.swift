@@ -1,8 +1,8 @@
 /// Text made safe for XML 1.0 character data and attribute values (TCX, SVG).
-enum XMLText {
+public enum XMLText {
     /// Escapes `&`, `<`, `>`, `"` and `'`, and replaces the characters XML 1.0 forbids (controls
     /// other than tab, line feed and carriage return; U+FFFE, U+FFFF) with U+FFFD (XML 1.0 §2.2).
-    static func escaped(_ text: String) -> String {
+    public static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

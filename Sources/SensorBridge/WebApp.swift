@@ -1,3 +1,4 @@
+import Export
 import Foundation
 import HTTP
 import SensorCore
@@ -267,7 +268,7 @@ final class WebApp: Sendable {
         var page = html(
             WebPages.page(
                 title: "Error", here: "", csrfToken: csrfToken, live: live != nil,
-                body: "<h1>Error</h1><p class=\"error\">\(WebPages.escape(message))</p>"))
+                body: "<h1>Error</h1><p class=\"error\">\(XMLText.escaped(message))</p>"))
         page.status = response.status
         return page
     }

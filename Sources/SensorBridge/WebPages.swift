@@ -6,22 +6,6 @@ import SensorCore
 /// works with no internet), readable on a phone. Pages are built from the CLI's own JSON (what the
 /// API serves), so the page and the API never disagree. Zone colours are the SVG chart's.
 enum WebPages {
-    /// `&`, `<`, `>`, `"` and `'` as entities.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-
     /// `1:02:03` or `4:05` for seconds.
     static func clock(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite else { return "--" }
@@ -60,8 +44,8 @@ enum WebPages {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="csrf-token" content="\(escape(csrfToken))">
-            <title>\(escape(title)) · SensorBridge</title>
+            <meta name="csrf-token" content="\(XMLText.escaped(csrfToken))">
+            <title>\(XMLText.escaped(title)) · SensorBridge</title>
             <style>\(style)</style></head><body>
             <header><b>SensorBridge</b>\(nav)</header>
             <main>
@@ -166,10 +150,10 @@ enum WebPages {
             let id = Int(w["id"]?.doubleValue ?? 0)
             let start = (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ").prefix(16)
             return """
-                <tr><td><a href="/workouts/\(id)">\(id)</a></td><td>\(escape(String(start)))</td>\
-                <td>\(escape(w["activityType"]?.stringValue ?? ""))</td><td>\(clock(w["duration"]?.doubleValue))</td>\
+                <tr><td><a href="/workouts/\(id)">\(id)</a></td><td>\(XMLText.escaped(String(start)))</td>\
+                <td>\(XMLText.escaped(w["activityType"]?.stringValue ?? ""))</td><td>\(clock(w["duration"]?.doubleValue))</td>\
                 <td>\(number(w["averageHeartRate"]?.doubleValue))</td><td>\(number(w["averagePower"]?.doubleValue))</td>\
-                <td>\(escape(w["state"]?.stringValue ?? ""))</td></tr>
+                <td>\(XMLText.escaped(w["state"]?.stringValue ?? ""))</td></tr>
                 """
         }
         let body = """
@@ -200,7 +184,7 @@ enum WebPages {
             if let energy = p["energy"]?.doubleValue { summary.append(("Work", "\(number(energy)) kJ")) }
         }
         if let c = stats["cadence"], c != .null { summary.append(("Cadence", "avg \(number(c["average"]?.doubleValue)) rpm")) }
-        let summaryRows = summary.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined()
+        let summaryRows = summary.map { "<tr><th>\(XMLText.escaped($0.0))</th><td>\(XMLText.escaped($0.1))</td></tr>" }.joined()
 
         let laps = (w["laps"]?.arrayValue ?? []).enumerated().map { index, lap -> String in
             let start = lap["start"]?.doubleValue ?? 0
@@ -210,7 +194,7 @@ enum WebPages {
         let activities = (w["activities"]?.arrayValue ?? []).map { activity -> String in
             let groups = activity["zoneGroups"]?.objectValue?.pairs ?? []
             let tables = groups.map { zoneTable($0.key, $0.value) }.joined()
-            return "<h2>\(escape((activity["activityType"]?.stringValue ?? "").capitalized))</h2>"
+            return "<h2>\(XMLText.escaped((activity["activityType"]?.stringValue ?? "").capitalized))</h2>"
                 + (tables.isEmpty ? "<p class=\"muted\">No zones.</p>" : tables)
         }
         let downloads = ["fit", "tcx", "csv", "svg"].map {
@@ -255,7 +239,7 @@ enum WebPages {
                 """
         }
         let name = type == "heartRate" ? "Heart rate" : type == "cyclingPower" ? "Power" : type
-        return "<h2>\(escape(name)) zones</h2><table class=\"bars\">\(rows.joined())</table>"
+        return "<h2>\(XMLText.escaped(name)) zones</h2><table class=\"bars\">\(rows.joined())</table>"
     }
 
     // MARK: Zones
@@ -275,7 +259,7 @@ enum WebPages {
         if let totals {
             chart = periodChart(totals)
         } else if let error {
-            chart = "<p class=\"error\">\(escape(error))</p>"
+            chart = "<p class=\"error\">\(XMLText.escaped(error))</p>"
         }
         let profileFields: [(String, String, String)] = [
             ("age", "Age", "age"), ("birth-date", "Birth date", "birthDate"), ("resting-hr", "Resting HR", "restingHeartRate"),
@@ -283,7 +267,7 @@ enum WebPages {
         ]
         let inputs = profileFields.map { option, label, key -> String in
             let value = profile[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? $0.doubleValue.map { number($0) }) } ?? ""
-            return "<label>\(label) <input name=\"\(option)\" value=\"\(escape(value))\" size=\"10\"></label>"
+            return "<label>\(label) <input name=\"\(option)\" value=\"\(XMLText.escaped(value))\" size=\"10\"></label>"
         }.joined()
         func boundaries(_ key: String) -> String {
             let zones = preferred[key]?["zones"]?.arrayValue ?? []
@@ -337,7 +321,7 @@ enum WebPages {
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(Double(periods.count) * rowHeight + 40))\" role=\"img\" aria-label=\"time in zone by period\">"
         for (row, period) in periods.enumerated() {
             let y = 10 + Double(row) * rowHeight
-            svg += "<text x=\"4\" y=\"\(y + 16)\" font-size=\"13\" font-family=\"sans-serif\">\(escape(period["period"]?.stringValue ?? ""))</text>"
+            svg += "<text x=\"4\" y=\"\(y + 16)\" font-size=\"13\" font-family=\"sans-serif\">\(XMLText.escaped(period["period"]?.stringValue ?? ""))</text>"
             var x = left
             for zone in period["zoneDurations"]?.arrayValue ?? [] {
                 let index = Int(zone["index"]?.doubleValue ?? 0)

@@ -29,7 +29,7 @@ public final class MosquittoBroker: Sendable {
     public init(users: [(name: String, password: String)] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-mqtt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = Int(try freeLoopbackPort())
         var lines = [
             "listener \(port) 127.0.0.1", "persistence true", "persistence_location \(directory.path)/",
             "log_dest stdout", "user \(String(cString: getpwuid(getuid())!.pointee.pw_name))",
@@ -82,23 +82,6 @@ public final class MosquittoBroker: Sendable {
     deinit {
         stop()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A port nobody listens on now: the kernel's pick for a socket bound to port 0.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else { throw MockBlueZ.Failure(description: "no free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts TCP connections on the loopback `port`.

@@ -105,7 +105,7 @@ enum WebBenchmark {
         defer { try? FileManager.default.removeItem(at: trace) }
         let mock = try MockBlueZ(trace: trace, speed: 1, acquireNotify: ["hr", "power"])
         defer { mock.stop() }
-        let port = freePort()
+        let port = try freeLoopbackPort()
         var options = ["--store", folder.appendingPathComponent("live-\(UUID().uuidString).sqlite").path]
         if http { options += ["--http", String(port)] }
         let recording = BlueZBenchmark.record(mock, options, probe: nil)
@@ -180,22 +180,6 @@ enum WebBenchmark {
         BlueZBenchmark.threadCPUSeconds(process: String(child.processIdentifier)).values.reduce(0) { $0 + $1.use.seconds }
     }
 
-    /// A port nothing listens on now (the system's choice for port 0).
-    static func freePort() -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length)
-                return getsockname(socket, pointer, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
 
     // MARK: API
 
@@ -223,7 +207,7 @@ enum WebBenchmark {
         try makeStore(path)
         let setupSeconds = (ContinuousClock.now - setup).seconds
 
-        let port = freePort()
+        let port = try freeLoopbackPort()
         let control = RecordingControl()
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

@@ -18,7 +18,7 @@ final class Browser {
     private let session: String
 
     init() throws {
-        let port = WebTests.freePort()
+        let port = try freeLoopbackPort()
         base = "http://127.0.0.1:\(port)"
         driver.executableURL = URL(fileURLWithPath: Self.driverPath)
         driver.arguments = ["--port=\(port)"]
@@ -141,7 +141,7 @@ extension BridgeOutTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let store = folder.appendingPathComponent("workouts.sqlite").path
-            let port = WebTests.freePort()
+            let port = try freeLoopbackPort()
             let base = "http://127.0.0.1:\(port)"
             let recording = BlueZCommandTests.Recording(
                 mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--ftp", "250",
@@ -172,7 +172,7 @@ extension BridgeOutTests {
             #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
 
             // The saved workout's page, through `web`.
-            let webPort = WebTests.freePort()
+            let webPort = try freeLoopbackPort()
             let web = WebTests.Running(["web", "--http", "\(webPort)", "--store", store], environment: ["TZ": "UTC"])
             defer { _ = web.stop() }
             try WebTests.Running.waitUntilServing("http://127.0.0.1:\(webPort)/workouts")

@@ -10,23 +10,7 @@ import Testing
 /// over loopback: `web` over a store, and `record --http` following a ride from the mock BlueZ.
 extension BridgeOutTests {
     @Suite(.serialized) struct WebTests {
-        /// A port nothing listens on now (the system's choice for port 0).
-        static func freePort() -> UInt16 {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(socket, pointer, length)
-                    return getsockname(socket, pointer, &length)
-                }
-            }
-            return UInt16(bigEndian: address.sin_port)
-        }
-
+    
         struct Reply {
             var status: Int
             var body: Data
@@ -108,7 +92,7 @@ extension BridgeOutTests {
             let capture = try BlueZCommandTests.trace(lines: 40)
             defer { try? FileManager.default.removeItem(at: capture) }
             #expect(Self.cli(["replay", capture.path, "--save", "--store", store]).status == .success)
-            let port = Self.freePort()
+            let port = try freeLoopbackPort()
             let base = "http://127.0.0.1:\(port)"
             let web = Running(["web", "--http", "\(port)", "--store", store], environment: ["TZ": "UTC"])
             try Running.waitUntilServing(base + "/api/workouts")
@@ -195,7 +179,7 @@ extension BridgeOutTests {
             defer { try? FileManager.default.removeItem(at: source) }
             let mock = try MockBlueZ(trace: source, speed: 1)
             defer { mock.stop() }
-            let port = Self.freePort()
+            let port = try freeLoopbackPort()
             let base = "http://127.0.0.1:\(port)"
             let recording = BlueZCommandTests.Recording(
                 mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--events", "--hr-zones", "100,130,150,170", "--http", "\(port)"])
@@ -239,7 +223,7 @@ extension BridgeOutTests {
         func serveEndsOneWorkoutThroughTheAPIAndGoesOn() throws {
             let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
             defer { mock.stop() }
-            let port = Self.freePort()
+            let port = try freeLoopbackPort()
             let base = "http://127.0.0.1:\(port)"
             let serving = ServeCommandTests.Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--http", "\(port)"])
             try Running.waitUntilServing(base + "/")
@@ -271,7 +255,7 @@ extension BridgeOutTests {
             defer { try? FileManager.default.removeItem(at: tokenFile) }
             let token = "s3cret-token-of-24-chars"
             try (token + "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
-            let port = Self.freePort()
+            let port = try freeLoopbackPort()
             let base = "http://127.0.0.1:\(port)"
             let recording = BlueZCommandTests.Recording(
                 mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--http", "0.0.0.0:\(port)", "--http-token-file", tokenFile.path])

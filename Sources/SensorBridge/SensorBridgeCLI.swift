@@ -42,8 +42,15 @@ public enum SensorBridgeCLI {
         \(subcommands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
             .joined(separator: "\n"))
 
-        Run 'sensorbridge <command> --help' for a command's options and examples.
+        Run 'sensorbridge help <command>' (or 'sensorbridge <command> --help') for a command's options
+        and examples, 'sensorbridge --version' for the version.
         """
+
+    /// Every command's name, in the overview's order.
+    static var subcommandNames: [String] { subcommands.map(\.name) }
+
+    /// The version `--version` prints.
+    static let version = "0.6.0"
 
     /// Runs one invocation; `arguments` excludes the program name. Never calls `exit`.
     public static func run(_ arguments: [String], context: CommandContext) -> ExitStatus {
@@ -55,12 +62,22 @@ public enum SensorBridgeCLI {
             context.errors.line(overview)
             return .usage
         }
+        if name == "--version" || name == "version" {
+            context.output.line("sensorbridge \(version)")
+            return .success
+        }
+        // `help COMMAND` is `COMMAND --help`.
+        if name == "help", let command = arguments.dropFirst().first {
+            return run([command, "--help"], context: context)
+        }
         if name == "--help" || name == "-h" || name == "help" {
             context.output.line(overview)
             return .success
         }
         guard let subcommand = subcommands.first(where: { $0.name == name }) else {
-            context.errors.line("sensorbridge: unknown command '\(name)'; run 'sensorbridge --help' for the list")
+            context.errors.line(
+                "sensorbridge: unknown command '\(name)'\(Suggestion.phrase(for: name, among: subcommands.map(\.name))); "
+                    + "run 'sensorbridge --help' for the list")
             return .usage
         }
         do {

@@ -46,7 +46,9 @@ enum WorkoutsCommand {
         case "recover": return try recover(rest, context)
         default:
             throw UsageError(
-                "unknown subcommand '\(name)' for 'workouts'; give list, show, delete, zones or recover")
+                "unknown subcommand '\(name)' for 'workouts'"
+                    + Suggestion.phrase(for: name, among: ["list", "show", "delete", "zones", "recover"])
+                    + "; give list, show, delete, zones or recover")
         }
     }
 

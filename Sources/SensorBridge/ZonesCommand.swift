@@ -69,7 +69,8 @@ enum ZonesCommand {
             return try ZonePreferencesCommand.run(word, Array(words.dropFirst()), context)
         case let word?:
             throw UsageError(
-                "unknown zones command '\(word)'; the commands are defaults, set, show and reset (run 'sensorbridge zones --help')")
+                "unknown zones command '\(word)'\(Suggestion.phrase(for: word, among: ["defaults", "set", "show", "reset"])); "
+                    + "the commands are defaults, set, show and reset (run 'sensorbridge zones --help')")
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import SensorBridge
+@testable import SensorBridge
 import SensorCore
 import Testing
 import Workouts
@@ -267,5 +267,35 @@ import Zones
         }
         #expect(runCLI(["workouts"]).status == .usage)
         #expect(runCLI(["workouts", "sideways"]).status == .usage)
+    }
+
+    /// `--version`, `help COMMAND` (as `COMMAND --help`, for every command), and "did you mean" for
+    /// a typo, but not for a word that is nothing like a command.
+    @Test func versionHelpAndDidYouMean() {
+        let version = runCLI(["--version"])
+        #expect(version.status == .success && version.output == "sensorbridge 0.6.0\n")
+        #expect(runCLI(["version"]).output == version.output)
+        for command in SensorBridgeCLI.subcommandNames {
+            let help = runCLI(["help", command])
+            #expect(help.status == .success, "\(command)")
+            #expect(help.output == runCLI([command, "--help"]).output, "\(command)")
+            #expect(help.output.contains("sensorbridge \(command)"), "\(command)")
+            #expect(!help.output.contains("\\("), "\(command): an interpolation printed literally")
+        }
+        for (words, message) in [
+            (["recrod"], "unknown command 'recrod' (did you mean 'record'?)"),
+            (["exprot", "1"], "unknown command 'exprot' (did you mean 'export'?)"),
+            (["help", "srve"], "unknown command 'srve' (did you mean 'serve'?)"),
+            (["workouts", "lsit"], "unknown subcommand 'lsit' for 'workouts' (did you mean 'list'?)"),
+            (["zones", "shwo"], "unknown zones command 'shwo' (did you mean 'show'?)"),
+        ] {
+            let run = runCLI(words)
+            #expect(run.status == .usage, "\(words)")
+            #expect(run.errors.contains(message), "\(words): \(run.errors)")
+        }
+        let nothingLike = runCLI(["xyzzy"])
+        #expect(nothingLike.status == .usage && !nothingLike.errors.contains("did you mean"), "\(nothingLike.errors)")
+        #expect(Suggestion.distance(Array("recrod"), Array("record")) == 1)
+        #expect(Suggestion.distance(Array("web"), Array("pair")) == 4)
     }
 }

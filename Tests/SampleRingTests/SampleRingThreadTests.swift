@@ -28,7 +28,7 @@ struct SampleRingThreadTests {
         "two threads: every value arrives exactly once and in order",
         arguments: zip([1, 8, 1024, 1024], [ConsumerStyle.parks, .parks, .parks, .polls])
     )
-    func twoThreads(capacity: Int, consumer style: ConsumerStyle) async {
+    func twoThreads(capacity: Int, consumer style: ConsumerStyle) {
         let count = isLongStressRun ? 5_000_000 : 50_000
         let ring = SampleRing<Sample>(capacity: capacity)
         let witness = HandOffWitness(ringCapacity: capacity)
@@ -68,7 +68,7 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        let (check, producerDropped) = (await arrivals.value, await droppedSeenByProducer.value)
+        let (check, producerDropped) = (arrivals.value, droppedSeenByProducer.value)
         #expect(check == ArrivalCheck(producers: 1, receivedEach: count))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
         #expect(ring.droppedCount == producerDropped)
@@ -76,7 +76,7 @@ struct SampleRingThreadTests {
     }
 
     @Test("batches staged and published: every value arrives once, in order, and no wake-up is lost", arguments: [1, 8, 64])
-    func stagedBatches(capacity: Int) async {
+    func stagedBatches(capacity: Int) {
         let count = isLongStressRun ? 2_000_000 : 50_000
         let ring = SampleRing<Sample>(capacity: capacity)
         let witness = HandOffWitness(ringCapacity: capacity)
@@ -119,13 +119,13 @@ struct SampleRingThreadTests {
             stop.raise()
             return check
         }
-        let (check, _) = (await arrivals.value, await produced.value)
+        let (check, _) = (arrivals.value, produced.value)
         #expect(check == ArrivalCheck(producers: 1, receivedEach: count))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
     }
 
     @Test("several producers, one consumer waiting on the group, a ring added while it waits")
-    func severalProducers() async {
+    func severalProducers() {
         let producers = 3
         let perProducer = isLongStressRun ? 2_000_000 : 20_000
         let group = SampleRingGroup<Sample>()
@@ -155,14 +155,14 @@ struct SampleRingThreadTests {
                 }
             }
         }
-        for producer in producing { await producer.value }
-        #expect(await arrivals.value == ArrivalCheck(producers: producers, receivedEach: perProducer))
+        for producer in producing { producer.value }
+        #expect(arrivals.value == ArrivalCheck(producers: producers, receivedEach: perProducer))
         #expect(earlyRings[0].parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
         #expect(group.rings.count == producers)
     }
 
     @Test("ping-pong: each push races the consumer going to sleep, and no wake-up is lost")
-    func pingPong() async {
+    func pingPong() {
         let rounds = isLongStressRun ? 500_000 : 20_000
         let ring = SampleRing<Int>(capacity: 2)
         let taken = Shared(-1)
@@ -175,7 +175,7 @@ struct SampleRingThreadTests {
                 while taken.value != value && !stop.isRaised { sched_yield() }
             }
         }
-        let check = await onNewThread {
+        let check = {
             var check = ArrivalCheck(producers: 1)
             while check.total < rounds {
                 guard ring.wait(timeout: Self.patience) == .ready, let value = ring.pop() else {
@@ -187,19 +187,19 @@ struct SampleRingThreadTests {
             }
             stop.raise()
             return check
-        }
-        await producer.value
+        }()
+        producer.value
         #expect(check == ArrivalCheck(producers: 1, receivedEach: rounds))
         #expect(ring.parker.timedOutSleepCount == 0, "a sleep outlived its timeout: a lost wake-up")
     }
 
     @Test("a parked consumer wakes on the next push, with one wake-up")
-    func parkedConsumerWakes() async throws {
+    func parkedConsumerWakes() throws {
         let ring = SampleRing<Int>(capacity: 8)
         let outcome = Spawned { (ring.wait(timeout: .seconds(60)), ring.pop()) }
-        try await waitUntil("the consumer parks") { ring.isConsumerParked }
+        waitUntil("the consumer parks") { ring.isConsumerParked }
         ring.push(42)
-        let (result, value) = await outcome.value
+        let (result, value) = outcome.value
         #expect(result == .ready)
         #expect(value == 42)
         #expect(ring.parker.wakeUpCount == 1)
@@ -207,34 +207,34 @@ struct SampleRingThreadTests {
     }
 
     @Test("a consumer parked on a group wakes for any ring")
-    func parkedGroupConsumerWakes() async throws {
+    func parkedGroupConsumerWakes() throws {
         let group = SampleRingGroup<Int>()
         let rings = [group.makeRing(capacity: 4), group.makeRing(capacity: 4)]
         let outcome = Spawned {
             var values: [Int] = []
             return (group.wait(timeout: .seconds(60)), group.drain(into: &values), values)
         }
-        try await waitUntil("the consumer parks") { group.isConsumerParked }
+        waitUntil("the consumer parks") { group.isConsumerParked }
         rings[1].push(7)
-        let (result, count, values) = await outcome.value
+        let (result, count, values) = outcome.value
         #expect(result == .ready)
         #expect(count == 1)
         #expect(values == [7])
     }
 
     @Test("waiting on one ring of a group sleeps through pushes into the others")
-    func waitOnOneRingOfAGroup() async throws {
+    func waitOnOneRingOfAGroup() throws {
         let group = SampleRingGroup<Int>()
         let watched = group.makeRing(capacity: 4)
         let other = group.makeRing(capacity: 4)
         let outcome = Spawned { (watched.wait(timeout: .seconds(60)), watched.pop()) }
-        try await waitUntil("the consumer parks") { group.isConsumerParked }
+        waitUntil("the consumer parks") { group.isConsumerParked }
         other.push(1)
         // That push claimed the wake-up (the flag is false now); the consumer finds nothing in its
         // ring and parks again, which is the only way the flag becomes true once more.
-        try await waitUntil("the consumer parks again") { group.isConsumerParked }
+        waitUntil("the consumer parks again") { group.isConsumerParked }
         watched.push(2)
-        let (result, value) = await outcome.value
+        let (result, value) = outcome.value
         #expect(result == .ready)
         #expect(value == 2)
         #expect(watched.parker.wakeUpCount == 2)

@@ -4,17 +4,12 @@ import SampleRing
 import SensorCore
 import Testing
 
-/// Runs `body` on a new thread and returns its result. Blocking code (a parked consumer, a
-/// producer retrying a full ring) must not run on the cooperative pool, which has one thread per core.
-func onNewThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
-/// `body` on a thread of its own, started at once: not when the cooperative pool gets round to a
-/// child task (`async let`, a task group), which on a busy 2-core machine, with synchronous tests
-/// holding the pool's threads, took longer than a test's patience. `value` waits for its result.
+/// `body` on a thread of its own, started at once; `value` waits for its result.
+///
+/// The thread tests are synchronous and start their threads this way: nothing in them waits for
+/// the cooperative pool (one thread per core), which synchronous tests of other suites may hold
+/// for minutes on a busy 2-core machine. An async test that waited for the pool to resume it (an
+/// `async let`, a `Task.sleep` poll) was once held past its consumer's 60 s patience.
 final class Spawned<Result: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let result = Mutex<Result?>(nil)
@@ -28,26 +23,23 @@ final class Spawned<Result: Sendable>: Sendable {
     }
 
     var value: Result {
-        get async {
-            await onNewThread { [self] in
-                done.wait()
-                done.signal()
-                return result.withLock { $0! }
-            }
-        }
+        done.wait()
+        done.signal()
+        return result.withLock { $0! }
     }
 }
 
 /// Waits until `condition` holds, checking every millisecond; records an issue after 30 s.
 /// A liveness guard for tests that need another thread to reach a state, not a timing assertion.
-func waitUntil(
-    _ what: Comment, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
-) async throws {
-    for _ in 0 ..< 30_000 {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(1))
+func waitUntil(_ what: Comment, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("gave up waiting: \(what)", sourceLocation: sourceLocation)
+            return
+        }
+        Thread.sleep(forTimeInterval: 0.001)
     }
-    Issue.record("gave up waiting: \(what)", sourceLocation: sourceLocation)
 }
 
 /// Long runs of the stress tests when `SENSORBRIDGE_STRESS=1`.

@@ -28,10 +28,10 @@ final class LiveFeed: Sendable {
     private struct State {
         var clients: [Client] = []
         var controls: SessionControls?
-        /// What the live page shows (the terminal dashboard's model), and the session's clock.
+        /// What the live page shows (the terminal dashboard's model), and the session's time zero
+        /// while a workout runs.
         var model: DashboardModel?
-        var clock: (@Sendable () -> Duration)?
-        var anchor = ContinuousClock.now
+        var anchor: ContinuousClock.Instant?
         /// The snapshot's parts.
         var values: [String: Double] = [:]
         var zones: [String: JSONValue] = [:]
@@ -40,6 +40,12 @@ final class LiveFeed: Sendable {
         var statistics: JSONValue = .null
         var elapsed = 0.0
         var lapStart = 0.0
+
+        /// What the page shows now (the `live` event), while a workout runs.
+        var page: JSONValue? {
+            guard let anchor, let model else { return nil }
+            return LiveFeed.json(model.state(at: .now - anchor))
+        }
     }
 
     final class Client: Sendable {
@@ -82,7 +88,6 @@ final class LiveFeed: Sendable {
             s.controls = controls
             s.model = DashboardModel(sensors: sensors, configurations: configurations)
             s.anchor = anchor
-            s.clock = { ContinuousClock.now - anchor }
             s.values = [:]
             s.zones = [:]
             s.statistics = .null
@@ -101,8 +106,8 @@ final class LiveFeed: Sendable {
     /// A link event of the sensors, for the page's sensor lines.
     func linkEvent(_ event: SensorLinkEvent) {
         state.withLock { s in
-            guard let clock = s.clock else { return }
-            s.model?.apply(event, now: clock(), anchor: s.anchor)
+            guard let anchor = s.anchor else { return }
+            s.model?.apply(event, now: .now - anchor, anchor: anchor)
         }
     }
 
@@ -132,7 +137,7 @@ final class LiveFeed: Sendable {
                 if subscription.isFinished {
                     state.withLock { s in
                         s.controls = nil
-                        s.clock = nil
+                        s.anchor = nil
                         s.workoutState = "ended"
                     }
                     broadcast("ended", .object([:]))
@@ -140,32 +145,23 @@ final class LiveFeed: Sendable {
                 }
             }
             // Four times a second, in one write per client: the statistics that came, the values that
-            // changed, and what the page shows.
+            // changed, and what the page shows. Nothing is formatted while nobody follows (the
+            // snapshot is made from the state when one connects).
             if ContinuousClock.now - lastValues >= Self.valueInterval {
                 lastValues = .now
-                // Nobody follows: nothing to format (the snapshot is made from the state when one connects).
-                if state.withLock({ $0.clients.isEmpty }) {
-                    let values = pending
-                    pending.removeAll()
-                    state.withLock { s in s.values.merge(values) { $1 } }
-                    deferred.withLock { $0.removeAll(keepingCapacity: true) }
-                    continue
-                }
+                let values = pending
+                pending.removeAll()
                 var chunk = deferred.withLock { d in
                     defer { d.removeAll(keepingCapacity: true) }
                     return d
                 }
-                if !pending.isEmpty {
-                    let values = pending
-                    pending.removeAll()
-                    state.withLock { s in s.values.merge(values) { $1 } }
-                    var object = JSONObject()
-                    for (name, value) in values.sorted(by: { $0.key < $1.key }) { object.append(name, .number(value)) }
-                    chunk += Self.message("values", .object(object))
+                let (followed, page) = state.withLock { s in
+                    s.values.merge(values) { $1 }
+                    return (!s.clients.isEmpty, s.clients.isEmpty ? nil : s.page)
                 }
-                if let page = state.withLock({ s in s.clock.flatMap { clock in s.model.map { Self.json($0.state(at: clock())) } } }) {
-                    chunk += Self.message("live", page)
-                }
+                guard followed else { continue }
+                if !values.isEmpty { chunk += Self.message("values", Self.object(values, JSONValue.number)) }
+                if let page { chunk += Self.message("live", page) }
                 if !chunk.isEmpty { broadcast(chunk) }
             }
         }
@@ -229,22 +225,23 @@ final class LiveFeed: Sendable {
     }
 
     private static func snapshot(_ s: State) -> JSONValue {
-        var values = JSONObject()
-        for (name, value) in s.values.sorted(by: { $0.key < $1.key }) { values.append(name, .number(value)) }
-        var zones = JSONObject()
-        for (name, zone) in s.zones.sorted(by: { $0.key < $1.key }) { zones.append(name, zone) }
-        var sensors = JSONObject()
-        for (name, sensorState) in s.sensors.sorted(by: { $0.key < $1.key }) { sensors.append(name, .string(sensorState)) }
-        let live = s.clock.flatMap { clock in s.model.map { Self.json($0.state(at: clock())) } } ?? .null
         return .object([
             "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
-            "values": .object(values), "zones": .object(zones), "sensors": .object(sensors), "statistics": s.statistics,
-            "live": live,
+            "values": object(s.values, JSONValue.number), "zones": object(s.zones) { $0 },
+            "sensors": object(s.sensors, JSONValue.string), "statistics": s.statistics,
+            "live": s.page ?? .null,
         ])
     }
 
+    /// `dictionary` as a JSON object, its keys in order.
+    static func object<Value>(_ dictionary: [String: Value], _ json: (Value) -> JSONValue) -> JSONValue {
+        var object = JSONObject()
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) { object.append(name, json(value)) }
+        return .object(object)
+    }
+
     /// What the live page shows, as the `live` event carries it: times in seconds, zones with
-    /// their boundaries and colours (the SVG chart's), sensors with their link.
+    /// their colours (the SVG chart's), sensors with their link.
     static func json(_ state: DashboardState) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 10).rounded() / 10) } ?? .null }
         let zones: [JSONValue] = state.zones.map { zones in

@@ -126,14 +126,12 @@ final class WebApp: Sendable {
             return html(WebPages.live(csrfToken: csrfToken))
         case .workoutsPage:
             let list = command(["workouts", "list", "--json"], type: "application/json")
-            guard list.status == 200, case .bytes(let bytes) = list.body, let json = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
-            else { return errorPage(list) }
+            guard list.status == 200, let json = list.json else { return errorPage(list) }
             return html(WebPages.workouts(json, csrfToken: csrfToken, live: live != nil))
         case .workoutPage(let id):
             guard Int64(id).map({ $0 > 0 }) ?? false else { return error(404, "no such workout: give an id from /workouts") }
             let shown = command(["workouts", "show", id, "--json"], type: "application/json")
-            guard shown.status == 200, case .bytes(let bytes) = shown.body, let json = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
-            else { return errorPage(shown) }
+            guard shown.status == 200, let json = shown.json else { return errorPage(shown) }
             var chart = ""
             if case .bytes(let svg) = command(["export", id, "--format", "svg", "-o", "-"], type: "image/svg+xml").body {
                 chart = String(decoding: svg, as: UTF8.self)
@@ -147,21 +145,13 @@ final class WebApp: Sendable {
             query["by"] = query["by"] ?? "week"
             if query["normalize"] == "" { query["normalize"] = nil }
             let totals = zoneTotals(query)
-            var totalsJSON: JSONValue?
-            var message: String?
-            if totals.status == 200, case .bytes(let bytes) = totals.body {
-                totalsJSON = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
-            } else if case .bytes(let bytes) = totals.body {
-                message = (try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))?["error"]?.stringValue
-            }
-            func json(_ words: [String]) -> JSONValue {
-                guard case .bytes(let bytes) = command(words, type: "application/json").body else { return .null }
-                return (try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))) ?? .null
-            }
+            let found = totals.status == 200
+            func json(_ words: [String]) -> JSONValue { command(words, type: "application/json").json ?? .null }
             return html(
                 WebPages.zones(
-                    totals: totalsJSON, error: message, query: query, profile: json(["profile", "show", "--json"]),
-                    preferred: json(["zones", "show", "--json"]), csrfToken: csrfToken, live: live != nil))
+                    totals: found ? totals.json : nil, error: found ? nil : totals.json?["error"]?.stringValue, query: query,
+                    profile: json(["profile", "show", "--json"]), preferred: json(["zones", "show", "--json"]),
+                    csrfToken: csrfToken, live: live != nil))
         case .workouts:
             return command(["workouts", "list", "--json"], type: "application/json")
         case .workout(let name):
@@ -175,7 +165,7 @@ final class WebApp: Sendable {
             return deleted.status == 200 ? HTTPResponse(status: 204) : deleted
         case .profile:
             if let refused = refuseChange(request) { return refused }
-            guard let body = try? JSONValue(parsing: String(decoding: request.body, as: UTF8.self)), let fields = body.objectValue else {
+            guard let fields = Self.json(request.body)?.objectValue else {
                 return error(400, "send a JSON object of the profile's options, for example {\"ftp\": 250}")
             }
             var words = ["profile", "set"]
@@ -188,8 +178,7 @@ final class WebApp: Sendable {
             return set.status == 200 ? HTTPResponse(status: 204) : set
         case .setZones(let quantity):
             if let refused = refuseChange(request) { return refused }
-            guard let body = try? JSONValue(parsing: String(decoding: request.body, as: UTF8.self)),
-                let boundaries = body["boundaries"]?.stringValue
+            guard let boundaries = Self.json(request.body)?["boundaries"]?.stringValue
             else { return error(400, "send {\"boundaries\": \"120,140,155,170\"}") }
             let set = command(["zones", "set", quantity, boundaries], type: "text/plain")
             return set.status == 200 ? HTTPResponse(status: 204) : set
@@ -261,10 +250,7 @@ final class WebApp: Sendable {
 
     /// An API error as a page.
     private func errorPage(_ response: HTTPResponse) -> HTTPResponse {
-        var message = "error \(response.status)"
-        if case .bytes(let bytes) = response.body, let text = (try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self)))?["error"]?.stringValue {
-            message = text
-        }
+        let message = response.json?["error"]?.stringValue ?? "error \(response.status)"
         var page = html(
             WebPages.page(
                 title: "Error", here: "", csrfToken: csrfToken, live: live != nil,
@@ -322,7 +308,20 @@ final class WebApp: Sendable {
         }
     }
 
+    /// A body as JSON, nil when it is not.
+    static func json(_ bytes: [UInt8]) -> JSONValue? {
+        try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
+    }
+
     private func error(_ status: Int, _ message: String) -> HTTPResponse {
         HTTPResponse.text(status, JSONValue.object(["error": .string(message)]).serialized + "\n", type: "application/json")
+    }
+}
+
+extension HTTPResponse {
+    /// The body as JSON: what an API route answered, for the pages built from it.
+    fileprivate var json: JSONValue? {
+        guard case .bytes(let bytes) = body else { return nil }
+        return WebApp.json(bytes)
     }
 }

@@ -565,10 +565,16 @@ public final class DBusConnection: @unchecked Sendable {
             }
             if zip(gathered, gathered.dropFirst()).contains(where: { before($1, $0) }) { gathered.sort(by: before) }
             let (now, realNow) = (ContinuousClock.now, cdbus_realtime_nanoseconds())
+            // A packet without a receive time (it came before the socket was asked for them) came
+            // before the socket's stamped ones: it takes the earliest of theirs, not the read's time.
+            var earliest: [Int32: Int64] = [:]
+            for (fd, index) in gathered where batch.stamps[index] > 0 {
+                earliest[fd] = min(earliest[fd] ?? .max, batch.stamps[index])
+            }
             for (fd, index) in gathered {
                 // A handler may have stopped reading a socket (a nested read reached its end).
                 guard let handler = loop.readers[fd] else { continue }
-                let stamp = batch.stamps[index]
+                let stamp = batch.stamps[index] > 0 ? batch.stamps[index] : earliest[fd] ?? 0
                 let age = stamp > 0 ? Duration.nanoseconds(max(realNow - stamp, 0)) : .zero
                 loop.scratch.removeAll(keepingCapacity: true)
                 loop.scratch.append(contentsOf: batch.packet(index))

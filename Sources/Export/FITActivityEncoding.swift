@@ -166,21 +166,18 @@ struct FITActivityEncoding {
     /// Adds laps, sessions and their time in zone; returns the number of sessions.
     private mutating func addLapsAndSessions() -> Int {
         let whole = workout.start..<workout.end
-        var samplesByType: [QuantityType: [Sample]] = [:]
-        for sample in workout.samples where sample.type == .heartRate || sample.type == .cyclingPower {
-            samplesByType[sample.type, default: []].append(sample)
-        }
-        var sessions: [(summary: FITSummary, sport: WorkoutActivityType)] = []
+        let samplesByType = workout.zonedSamplesByType
+        var sessions: [(summary: WorkoutSpanSummary, sport: WorkoutActivityType)] = []
         if workout.activities.count > 1 {
             for activity in workout.activities {
-                var summary = FITSummary(
+                var summary = WorkoutSpanSummary(
                     of: activity.start..<activity.end, in: workout,
                     configurations: activity.zoneGroupsByType.mapValues(\.configuration), samplesByType: samplesByType)
                 summary.zoneGroups = activity.zoneGroupsByType
                 sessions.append((summary, activity.activityType))
             }
         } else {
-            let summary = FITSummary(
+            let summary = WorkoutSpanSummary(
                 range: whole, pauses: workout.pauses, statistics: workout.statistics,
                 zoneGroups: workout.zoneGroupsByType)
             sessions.append((summary, workout.activities.first?.activityType ?? workout.activityType))
@@ -188,11 +185,11 @@ struct FITActivityEncoding {
         var lapIndex = 0
         for (sessionIndex, session) in sessions.enumerated() {
             let range = session.summary.range
-            var laps = workout.laps.compactMap { FITSummary.clamp($0, to: range) }
+            var laps = workout.laps.compactMap { WorkoutSpanSummary.clamp($0, to: range) }
             if laps.isEmpty { laps = [range] }
             let configurations = session.summary.zoneGroups.mapValues(\.configuration)
             for (position, lap) in laps.enumerated() {
-                let summary = FITSummary(of: lap, in: workout, configurations: configurations, samplesByType: samplesByType)
+                let summary = WorkoutSpanSummary(of: lap, in: workout, configurations: configurations, samplesByType: samplesByType)
                 // The last lap ends with its session; the others with a lap, the person's or an auto-lap's.
                 let trigger =
                     position == laps.count - 1 ? P.lapTriggerSessionEnd
@@ -207,6 +204,12 @@ struct FITActivityEncoding {
             message.add(P.Session.firstLapIndex, .uint16, lapIndex - laps.count)
             message.add(P.Session.numLaps, .uint16, laps.count)
             message.add(P.Session.thresholdPower, .uint16, profile?.functionalThresholdPower)
+            // TSS and IF of the session: its timer time and NP against the FTP (DESIGN.md §3 "Training load").
+            let load = WorkoutLoad(
+                activeDuration: session.summary.timerTime, normalizedPower: session.summary.statistics.cyclingPower?.normalized,
+                heartRateTimes: [], zoneGroups: [:], athlete: profile, on: nil)
+            message.add(P.Session.trainingStressScore, .uint16, load.trainingStressScore, scale: 10)
+            message.add(P.Session.intensityFactor, .uint16, load.intensityFactor, scale: 1000)
             add(message, at: range.upperBound)
             addTimeInZone(session.summary, reference: P.Message.session, index: sessionIndex)
         }
@@ -215,7 +218,7 @@ struct FITActivityEncoding {
 
     /// A `lap` or `session` message (they share this layout with different field numbers).
     private func summaryMessage(
-        _ summary: FITSummary, isLap: Bool, index: Int, sport: WorkoutActivityType, trigger: Int
+        _ summary: WorkoutSpanSummary, isLap: Bool, index: Int, sport: WorkoutActivityType, trigger: Int
     ) -> FITMessage {
         let fields = isLap ? P.Summary.lap : P.Summary.session
         let s = summary.statistics
@@ -230,8 +233,9 @@ struct FITActivityEncoding {
         // s × 1000, uint32.
         m.add(fields.totalElapsedTime, .uint32, (summary.range.upperBound - summary.range.lowerBound).seconds, scale: 1000)
         m.add(fields.totalTimerTime, .uint32, summary.timerTime.seconds, scale: 1000)
-        // kcal from the strap's energy expended in kJ.
-        m.add(fields.totalCalories, .uint16, s.energyExpended.map { $0 / 4.184 })
+        // kcal: the strap's energy expended (kJ) when it counts one, else the work done on the
+        // pedals, whose kJ are about kcal burnt (a gross efficiency of 24 %: 1 / (0.24 × 4.184) ≈ 1).
+        m.add(fields.totalCalories, .uint16, s.energyExpended.map { $0 / 4.184 } ?? s.cyclingPower.map { max(0, $0.energy) })
         m.add(fields.averageHeartRate, .uint8, s.heartRate?.average)
         m.add(fields.maximumHeartRate, .uint8, s.heartRate?.maximum)
         m.add(fields.minimumHeartRate, .uint8, s.heartRate?.minimum)
@@ -264,7 +268,7 @@ struct FITActivityEncoding {
     /// uint32), each zone's upper boundary (bpm uint8, W uint16; rounded; the top zone has none,
     /// so it is invalid), how the zones were made (a system zone set is % of heart-rate reserve or
     /// % of FTP, any other custom) and the profile's maximum and resting heart rate and FTP.
-    private mutating func addTimeInZone(_ summary: FITSummary, reference: UInt16, index: Int) {
+    private mutating func addTimeInZone(_ summary: WorkoutSpanSummary, reference: UInt16, index: Int) {
         guard !summary.zoneGroups.isEmpty else { return }
         let T = P.TimeInZone.self
         var m = FITMessage(P.Message.timeInZone)

@@ -68,6 +68,7 @@ enum FITProfile {
     /// `session` (18) only.
     enum Session {
         static let firstLapIndex: UInt8 = 25, numLaps: UInt8 = 26, thresholdPower: UInt8 = 45
+        static let trainingStressScore: UInt8 = 35, intensityFactor: UInt8 = 36
     }
 
     /// `activity` (34).

@@ -10,7 +10,10 @@ import Zones
 enum WorkoutJSON {
     /// `{"id": 12, "workout": {...}, "zoneUpdates": [...]}`: the id of a stored workout, the workout,
     /// and with `zoneUpdates` every change of the current zone.
-    static func object(_ workout: Workout, id: WorkoutID? = nil, zoneUpdates: Bool) -> JSONValue {
+    /// `fallback` is the profile for the load of a workout stored before workouts kept theirs.
+    static func object(
+        _ workout: Workout, id: WorkoutID? = nil, zoneUpdates: Bool, fallback: WorkoutProfile? = nil
+    ) -> JSONValue {
         var w = JSONObject()
         w.append("start", .string(iso(workout, workout.start)))
         w.append("end", .string(iso(workout, workout.end)))
@@ -28,14 +31,18 @@ enum WorkoutJSON {
                         "end": .string(iso(workout, a.end)), "zoneGroups": zoneGroups(a.zoneGroupsByType),
                     ])
                 }))
+        w.append("load", load(workout.load(fallback: fallback, on: WorkoutSummary.day(of: workout))))
         w.append(
             "laps",
             .array(
-                workout.laps.map { lap in
-                    .object([
-                        "start": .number((lap.lowerBound - workout.start).seconds),
-                        "end": .number((lap.upperBound - workout.start).seconds),
-                    ])
+                workout.lapSummaries().map { lap in
+                    var object = JSONObject()
+                    object.append("start", .number((lap.range.lowerBound - workout.start).seconds))
+                    object.append("end", .number((lap.range.upperBound - workout.start).seconds))
+                    object.append("activeDuration", .number(lap.timerTime.seconds))
+                    object.append("statistics", statistics(lap.statistics))
+                    object.append("zoneGroups", zoneGroups(lap.zoneGroups))
+                    return .object(object)
                 }))
         w.append("events", .array(workout.events.map { event($0, workout) }))
         w.append("sensors", sensorStates(workout.sensorStates))
@@ -116,6 +123,22 @@ enum WorkoutJSON {
             object.append("state", .string(state.rawValue))
         case .pause, .resume, .lap: object.append("cause", .string(e.cause.rawValue))
         }
+        return .object(object)
+    }
+
+    /// `{"normalizedPower":212,"functionalThresholdPower":250,"intensityFactor":0.848,
+    /// "trainingStressScore":87.1,"heartRateStressScore":80.2,"trimp":143,"intensity":"hard"}`,
+    /// null for what the workout and its profile do not give.
+    static func load(_ load: WorkoutLoad) -> JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        var object = JSONObject()
+        object.append("normalizedPower", number(load.normalizedPower))
+        object.append("functionalThresholdPower", number(load.functionalThresholdPower.map(Double.init)))
+        object.append("intensityFactor", number(load.intensityFactor))
+        object.append("trainingStressScore", number(load.trainingStressScore))
+        object.append("heartRateStressScore", number(load.heartRateStressScore))
+        object.append("trimp", number(load.trimp))
+        object.append("intensity", load.intensity.map { .string($0.rawValue) } ?? .null)
         return .object(object)
     }
 

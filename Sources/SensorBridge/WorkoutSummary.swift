@@ -1,11 +1,14 @@
 import Foundation
 import SensorCore
 import Workouts
+import WorkoutStore
 import Zones
 
 /// The human summary of a workout: figures, then time per zone as bars.
 enum WorkoutSummary {
-    static func text(_ workout: Workout, missingZonesHint: String? = nil) -> String {
+    /// - Parameter fallback: the profile for the training load of a workout stored before workouts
+    ///   kept the one they were recorded with.
+    static func text(_ workout: Workout, missingZonesHint: String? = nil, fallback: WorkoutProfile? = nil) -> String {
         var lines: [String] = []
         let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
@@ -24,6 +27,9 @@ enum WorkoutSummary {
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
+        if let load = loadText(workout.load(fallback: fallback, on: day(of: workout))) {
+            lines.append("  Load         " + load)
+        }
         lines.append("  Laps \(workout.laps.count), pauses \(pauses), sensor dropouts \(lost)")
         if s.malformedNotifications > 0 || s.droppedSamples > 0 {
             lines.append(
@@ -33,6 +39,10 @@ enum WorkoutSummary {
             guard let group = workout.zoneGroupsByType[type] else { continue }
             lines.append("")
             lines.append(contentsOf: bars(group))
+        }
+        if workout.laps.count > 1 {
+            lines.append("")
+            lines.append(contentsOf: lapTable(workout))
         }
         if let missingZonesHint {
             lines.append("")
@@ -65,6 +75,56 @@ enum WorkoutSummary {
     }
 
     static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
+
+    /// The workout's day (UTC), for an age from a birth date.
+    static func day(of workout: Workout) -> CalendarDate? {
+        let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
+        return CalendarDate(year: day.year, month: day.month, day: day.day)
+    }
+
+    /// `TSS 87  IF 0.83 (FTP 250 W)  hrTSS 80  TRIMP 143  hard`, nil when there is nothing to say.
+    static func loadText(_ load: WorkoutLoad) -> String? {
+        var parts: [String] = []
+        if let tss = load.trainingStressScore, let intensityFactor = load.intensityFactor,
+            let ftp = load.functionalThresholdPower
+        {
+            parts.append("TSS \(whole(tss))  IF \(String(format: "%.2f", intensityFactor)) (FTP \(ftp) W)")
+        }
+        if let hrTSS = load.heartRateStressScore { parts.append("hrTSS \(whole(hrTSS))") }
+        if let trimp = load.trimp { parts.append("TRIMP \(whole(trimp))") }
+        if let intensity = load.intensity { parts.append(intensity.rawValue) }
+        return parts.isEmpty ? nil : parts.joined(separator: "  ")
+    }
+
+    /// The laps: start, duration, heart rate, power and NP, then time in each zone by lap.
+    static func lapTable(_ workout: Workout) -> [String] {
+        let laps = workout.lapSummaries()
+        func figure(_ value: Double?, _ width: Int) -> String { (value.map(whole) ?? "-").leftPadded(width) }
+        var lines = ["Laps", "  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W"]
+        for (index, lap) in laps.enumerated() {
+            let s = lap.statistics
+            lines.append(
+                String(index + 1).leftPadded(5) + (lap.range.lowerBound - workout.start).clockText.leftPadded(9)
+                    + lap.timerTime.clockText.leftPadded(10) + figure(s.heartRate?.average, 8)
+                    + figure(s.heartRate?.maximum, 8) + figure(s.cyclingPower?.average, 7)
+                    + figure(s.cyclingPower?.normalized, 7))
+        }
+        for type in WorkoutStateMachine.zonedTypes {
+            guard let zones = workout.zoneGroupsByType[type]?.configuration.zones else { continue }
+            lines.append("\(type == .heartRate ? "Heart-rate" : "Power") zones by lap")
+            lines.append("  Lap" + zones.map { "Z\($0.index + 1)".leftPadded(9) }.joined())
+            for (index, lap) in laps.enumerated() {
+                let durations = lap.zoneGroups[type]?.durations ?? []
+                lines.append(
+                    String(index + 1).leftPadded(5)
+                        + zones.map { zone in
+                            let duration = zone.index < durations.count ? durations[zone.index] : .zero
+                            return (duration > .zero ? duration.clockText : "-").leftPadded(9)
+                        }.joined())
+            }
+        }
+        return lines
+    }
 }
 
 extension String {

@@ -13,9 +13,10 @@ enum WorkoutsCommand {
 
         Subcommands:
           list      the workouts, oldest first, with filters
-          show      one workout: its figures and time in zone
+          show      one workout: its figures, training load, laps and time in zone
           delete    delete a workout and everything stored for it
           zones     time in zone by week or month over many workouts, in one set of zones
+          load      daily training load with fitness, fatigue and form
           recover   finish (or discard) workouts whose recording was interrupted
 
         Every subcommand takes --store PATH (default: $SENSORBRIDGE_STORE, else
@@ -26,6 +27,7 @@ enum WorkoutsCommand {
           sensorbridge workouts list --from 2026-11-01
           sensorbridge workouts show latest
           sensorbridge workouts zones --quantity heart-rate --by week --normalize 7
+          sensorbridge workouts load
           sensorbridge workouts recover
         """
 
@@ -35,7 +37,8 @@ enum WorkoutsCommand {
                 context.output.line(help)
                 return .success
             }
-            throw UsageError("give a subcommand: list, show, delete, zones or recover; run 'sensorbridge workouts --help'")
+            throw UsageError(
+                "give a subcommand: list, show, delete, zones, load or recover; run 'sensorbridge workouts --help'")
         }
         let rest = Array(words.dropFirst())
         switch name {
@@ -43,12 +46,13 @@ enum WorkoutsCommand {
         case "show": return try show(rest, context)
         case "delete": return try delete(rest, context)
         case "zones": return try WorkoutZonesReport.run(rest, context)
+        case "load": return try WorkoutLoadReport.run(rest, context)
         case "recover": return try recover(rest, context)
         default:
             throw UsageError(
                 "unknown subcommand '\(name)' for 'workouts'"
-                    + Suggestion.phrase(for: name, among: ["list", "show", "delete", "zones", "recover"])
-                    + "; give list, show, delete, zones or recover")
+                    + Suggestion.phrase(for: name, among: ["list", "show", "delete", "zones", "load", "recover"])
+                    + "; give list, show, delete, zones, load or recover")
         }
     }
 
@@ -127,13 +131,7 @@ enum WorkoutsCommand {
 
     /// `--from`, `--to` (days in `calendar`, both included) and `--activity`.
     static func filter(_ arguments: CommandArguments, calendar: Calendar) throws(UsageError) -> WorkoutFilter {
-        func day(_ option: String) throws(UsageError) -> CalendarDate? {
-            guard let text = arguments[option] else { return nil }
-            guard let date = CalendarDate(iso8601: text) else {
-                throw UsageError("--\(option) \(text) is not a day; write it as YYYY-MM-DD, for example 2026-11-02")
-            }
-            return date
-        }
+        func day(_ option: String) throws(UsageError) -> CalendarDate? { try WorkoutsCommand.day(arguments, option) }
         func startOfDay(_ date: CalendarDate, plus days: Int = 0) -> Date? {
             calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day + days))
         }
@@ -153,13 +151,24 @@ enum WorkoutsCommand {
         return filter
     }
 
+    /// The day an option such as `--from` gives, nil without the option.
+    static func day(_ arguments: CommandArguments, _ option: String) throws(UsageError) -> CalendarDate? {
+        guard let text = arguments[option] else { return nil }
+        guard let date = CalendarDate(iso8601: text) else {
+            throw UsageError("--\(option) \(text) is not a day; write it as YYYY-MM-DD, for example 2026-11-02")
+        }
+        return date
+    }
+
     // MARK: show
 
     static let showHelp = """
         Usage: sensorbridge workouts show ID|latest [--json] [--events] [--store PATH]
 
-        Shows a stored workout as 'sensorbridge replay' does: its figures and time in zone, or the
-        same JSON as 'replay --json' with the workout's "id" first.
+        Shows a stored workout as 'sensorbridge replay' does: its figures, training load (TSS, IF,
+        hrTSS, TRIMP and an intensity class; see 'sensorbridge workouts load --help'), a table of
+        its laps when it has several, and time in zone; or the same JSON as 'replay --json' with
+        the workout's "id" first.
 
         Options:
           --json                     one JSON object instead of the summary
@@ -192,11 +201,13 @@ enum WorkoutsCommand {
             return .failure
         }
         let workout = try store.workout(id)
+        let fallback = workout.profile == nil ? WorkoutProfile(try store.preferences()) : nil
         if arguments.has("json") {
-            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
+            context.output.line(
+                WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events"), fallback: fallback).serialized)
         } else {
             context.output.line("Workout \(id)")
-            context.output.write(WorkoutSummary.text(workout))
+            context.output.write(WorkoutSummary.text(workout, fallback: fallback))
         }
         return .success
     }

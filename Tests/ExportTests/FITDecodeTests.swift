@@ -69,6 +69,16 @@ struct FITDecodeTests {
             #expect(session["normalized_power"]?.doubleValue == s.cyclingPower?.normalized?.rounded())
             #expect(session["total_work"]?.doubleValue == s.cyclingPower.map { ($0.energy * 1000).rounded() })
             #expect(session["avg_cadence"]?.doubleValue == s.cadence.map { $0.average.rounded() })
+            // Training load: TSS (× 10) and IF (× 1000) from NP and the profile's FTP; calories from
+            // the strap's energy, else the work on the pedals (kJ ≈ kcal).
+            let load = WorkoutLoad(
+                activeDuration: workout.activeDuration, normalizedPower: s.cyclingPower?.normalized, heartRateTimes: [],
+                zoneGroups: [:], athlete: profile, on: nil)
+            #expect(session["threshold_power"]?.doubleValue == profile?.functionalThresholdPower.map(Double.init))
+            #expect(session["training_stress_score"]?.doubleValue == load.trainingStressScore.map { ($0 * 10).rounded() / 10 })
+            #expect(session["intensity_factor"]?.doubleValue == load.intensityFactor.map { ($0 * 1000).rounded() / 1000 })
+            let calories = s.energyExpended.map { $0 / 4.184 } ?? s.cyclingPower.map { max(0, $0.energy) }
+            #expect(session["total_calories"]?.doubleValue == calories.map { $0.rounded() })
             // A single lap, worked out from the samples, says what the stored statistics say.
             if workout.laps.count == 1, let lap = decoded["laps"]?.arrayValue?.first {
                 for key in ["avg_heart_rate", "max_heart_rate", "min_heart_rate", "avg_power", "max_power",

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 @testable import SensorBridge
 import SensorCore
 import Testing
@@ -102,6 +103,83 @@ import Zones
         #expect(run(["workouts", "list"]).output.hasPrefix("No workouts in"))
         let none = runCLI(["workouts", "show", "latest", "--store", store])
         #expect(none.status == .failure && none.errors.contains("no finished workouts"))
+    }
+
+    /// `workouts show` has the load and the lap table; `workouts load` adds up the loads by day
+    /// with fitness, fatigue and form, as text, JSON and an SVG chart.
+    @Test func workoutsShowLoadAndLapsAndTheDailyLoad() throws {
+        _ = run(["profile", "set", "--age", "40", "--resting-hr", "50", "--ftp", "250"])
+        for name in ["ride-60min-hr-power.jsonl", "run-30min-hr.jsonl", "multisport-bike-run.jsonl"] {
+            _ = run(["replay", capture(name), "--save"])
+        }
+        // The ride: NP 211 W against FTP 250 for an active hour.
+        let ride = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)["workout"]
+        let load = try #require(ride?["load"])
+        let np = try #require(load["normalizedPower"]?.doubleValue)
+        let tss = try #require(load["trainingStressScore"]?.doubleValue)
+        #expect(abs(tss - (np / 250) * (np / 250) * 100) < 1e-9)
+        #expect(load["intensity"] == "hard" && load["heartRateStressScore"] == .null)
+        // Laps: seven, each with its own figures and time in zone, adding up to the workout's.
+        let laps = try #require(ride?["laps"]?.arrayValue)
+        #expect(laps.count == 7)
+        #expect(laps[1]["start"] == 600 && laps[1]["activeDuration"] == 600)
+        #expect(laps[1]["statistics"]?["heartRate"]?["maximum"] == 137)
+        func durations(_ groups: JSONValue?, _ type: String) -> [Double] {
+            groups?[type]?["zoneDurations"]?.arrayValue?.compactMap { $0["duration"]?.doubleValue } ?? []
+        }
+        for type in ["heartRate", "cyclingPower"] {
+            let total = durations(ride?["zoneGroups"], type)
+            let sums = laps.map { durations($0["zoneGroups"], type) }.reduce(Array(repeating: 0.0, count: total.count)) {
+                zip($0, $1).map { $0 + $1 }
+            }
+            #expect(total.count >= 5 && zip(sums, total).allSatisfy { abs($0 - $1) < 1e-6 }, "\(type): \(sums) \(total)")
+        }
+        let shown = run(["workouts", "show", "1"]).output
+        #expect(shown.contains("  Load         TSS 71  IF 0.84 (FTP 250 W)  TRIMP 198  hard\n"))
+        #expect(shown.contains("Laps\n  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W\n"))
+        #expect(shown.contains("    2    10:00     10:00     135     137    165    165\n"))
+        #expect(shown.contains("Power zones by lap\n  Lap       Z1       Z2"))
+
+        // By day: the run (no FTP use, no threshold heart rate) has no load; the ride and the
+        // bike-and-run have their TSS.
+        let json = try JSONValue(parsing: run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-04", "--json"]).output)
+        let days = try #require(json["days"]?.arrayValue)
+        #expect(days.map { $0["day"]?.stringValue } == ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04"])
+        #expect(days.map { $0["workouts"]?.integerValue } == [1, 1, 1, 0])
+        #expect(days.map { $0["workoutsWithoutLoad"]?.integerValue } == [1, 0, 0, 0])
+        let bikeRun = try JSONValue(parsing: run(["workouts", "show", "3", "--json"]).output)["workout"]?["load"]
+        let loads: [Double] = [0, tss, try #require(bikeRun?["trainingStressScore"]?.doubleValue), 0]
+        var (fitness, fatigue) = (0.0, 0.0)
+        for (day, load) in zip(days, loads) {
+            #expect(abs((day["load"]?.doubleValue ?? -1) - load) < 1e-9)
+            #expect(abs((day["form"]?.doubleValue ?? -1) - (fitness - fatigue)) < 1e-9)
+            fitness += (load - fitness) / 42
+            fatigue += (load - fatigue) / 7
+            #expect(abs((day["fitness"]?.doubleValue ?? -1) - fitness) < 1e-9)
+            #expect(abs((day["fatigue"]?.doubleValue ?? -1) - fatigue) < 1e-9)
+        }
+        #expect(json["workouts"]?.arrayValue?.map { $0["id"]?.integerValue } == [2, 1, 3])
+        // Days shown from --from; the load before it still counts.
+        let later = try JSONValue(parsing: run(["workouts", "load", "--from", "2026-11-03", "--to", "2026-11-03", "--json"]).output)
+        #expect(abs((later["days"]?.arrayValue?.first?["form"]?.doubleValue ?? 0) - (days[2]["form"]?.doubleValue ?? 1)) < 1e-12)
+        #expect(later["workouts"]?.arrayValue?.count == 1)
+
+        let text = run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-02"]).output
+        #expect(text.contains("Day          Workouts   Load  Fitness  Fatigue   Form\n2026-11-01          1      0      0.0      0.0    0.0\n"))
+        #expect(text.contains("1 workout has no load"))
+
+        // The chart: an SVG file, refused when it exists unless --force.
+        let svg = folder.appendingPathComponent("load.svg").path
+        _ = run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-04", "--svg", svg])
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(XMLParser(data: Data(picture.utf8)).parse())
+        #expect(picture.contains("id=\"load-2026-11-02\"") && !picture.contains("id=\"load-2026-11-01\""))
+        #expect(picture.contains("id=\"line-fitness\"") && picture.contains("Training load, 2026-11-01 to 2026-11-04"))
+        let again = runCLI(["workouts", "load", "--svg", svg, "--store", store])
+        #expect(again.status == .failure && again.errors.contains("--force"))
+        _ = run(["workouts", "load", "--svg", svg, "--force"])
+        #expect(runCLI(["workouts", "load", "--force", "--store", store]).status == .usage)
+        #expect(runCLI(["workouts", "load", "--from", "2026-13-01", "--store", store]).status == .usage)
     }
 
     @Test func workoutsZonesRebucketsEveryWorkoutIntoOneConfiguration() throws {

@@ -1,17 +1,16 @@
-import SensorCore
-import Workouts
-import Zones
+public import SensorCore
+public import Zones
 
-/// What a lap or session message says about one span of a workout: its times, statistics and
-/// time in zone.
-struct FITSummary: Sendable {
+/// The figures of one span of a workout (a lap, an activity, the whole): its times, statistics and
+/// time in zone. What `workouts show` prints for each lap and what a FIT lap or session message says.
+public struct WorkoutSpanSummary: Sendable {
     /// The span, from the session anchor.
-    var range: Range<Duration>
+    public var range: Range<Duration>
     /// Time not paused within the span.
-    var timerTime: Duration
-    var statistics: WorkoutStatistics
+    public var timerTime: Duration
+    public var statistics: WorkoutStatistics
     /// Time in zone within the span, by quantity type.
-    var zoneGroups: [QuantityType: WorkoutZoneGroup]
+    public var zoneGroups: [QuantityType: WorkoutZoneGroup]
 
     /// The summary of a span, worked out from the workout's samples by the rules of the stored
     /// workout: statistics as `StatisticsAccumulator` builds them (fed the span's samples, pauses
@@ -23,7 +22,7 @@ struct FITSummary: Sendable {
     /// - Parameters:
     ///   - configurations: the zones to sort into (those of the stored zone groups).
     ///   - samplesByType: the workout's samples of each zoned type, in order.
-    init(
+    public init(
         of range: Range<Duration>, in workout: Workout, configurations: [QuantityType: WorkoutZoneConfiguration],
         samplesByType: [QuantityType: [Sample]]
     ) {
@@ -44,7 +43,7 @@ struct FITSummary: Sendable {
     }
 
     /// The stored figures of a whole workout or activity.
-    init(
+    public init(
         range: Range<Duration>, pauses: [Range<Duration>], statistics: WorkoutStatistics,
         zoneGroups: [QuantityType: WorkoutZoneGroup]
     ) {
@@ -56,7 +55,7 @@ struct FITSummary: Sendable {
     }
 
     /// `range` cut to `span`, nil when nothing of it is inside.
-    static func clamp(_ range: Range<Duration>, to span: Range<Duration>) -> Range<Duration>? {
+    public static func clamp(_ range: Range<Duration>, to span: Range<Duration>) -> Range<Duration>? {
         let lower = max(range.lowerBound, span.lowerBound)
         let upper = min(range.upperBound, span.upperBound)
         return lower < upper ? lower..<upper : nil
@@ -101,5 +100,23 @@ struct FITSummary: Sendable {
         }
         accumulator.end(at: range.upperBound)
         return accumulator.statistics
+    }
+}
+
+extension Workout {
+    /// The samples of each zoned type (heart rate, cycling power), in order.
+    public var zonedSamplesByType: [QuantityType: [Sample]] {
+        var samplesByType: [QuantityType: [Sample]] = [:]
+        for sample in samples where WorkoutStateMachine.zonedTypes.contains(sample.type) {
+            samplesByType[sample.type, default: []].append(sample)
+        }
+        return samplesByType
+    }
+
+    /// Each lap's figures, in order, with time in the workout's zones.
+    public func lapSummaries() -> [WorkoutSpanSummary] {
+        let configurations = zoneGroupsByType.mapValues(\.configuration)
+        let samplesByType = zonedSamplesByType
+        return laps.map { WorkoutSpanSummary(of: $0, in: self, configurations: configurations, samplesByType: samplesByType) }
     }
 }

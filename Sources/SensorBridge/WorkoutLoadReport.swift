@@ -1,0 +1,155 @@
+import Captures
+import Export
+import Foundation
+import SensorCore
+import Workouts
+import WorkoutStore
+import Zones
+
+/// `sensorbridge workouts load`: daily training load with fitness, fatigue and form.
+enum WorkoutLoadReport {
+    static let help = """
+        Usage: sensorbridge workouts load [--from DAY] [--to DAY] [--activity TYPE] [--json]
+                   [--svg FILE [--force]] [--store PATH]
+
+        Daily training load over the finished workouts, with fitness, fatigue and form, by day in
+        local time ($TZ, when set, names the time zone).
+
+        A workout's load is its TSS when it has power and the profile it was recorded with has an
+        FTP: TSS = active hours x IF x IF x 100, IF = NP / FTP (an hour at FTP is 100). Without
+        power it is its hrTSS: Banister's TRIMP of its heart rate over the TRIMP of an hour at your
+        lactate-threshold heart rate, x 100 (needs resting, maximum and threshold heart rate). A
+        workout with neither counts 0 and is noted. A workout stored before workouts kept their
+        profile uses your profile now.
+
+        Fitness (CTL) and fatigue (ATL) are exponentially weighted averages of the daily load over
+        42 and 7 days, and form (TSB) is yesterday's fitness minus yesterday's fatigue:
+          fitness(d) = fitness(d-1) + (load(d) - fitness(d-1)) / 42
+          fatigue(d) = fatigue(d-1) + (load(d) - fatigue(d-1)) / 7
+          form(d)    = fitness(d-1) - fatigue(d-1)
+        They start at 0 on the day before the first stored workout, whatever --from says.
+
+        Options:
+          --from YYYY-MM-DD          the first day shown (default: six weeks before --to)
+          --to YYYY-MM-DD            the last day shown (default: today)
+          --activity TYPE            only workouts of this type, or with an activity of it
+          --json                     {"days":[{"day":"2026-11-02","workouts":1,"load":87.2,
+                                     "fitness":2.08,"fatigue":12.46,"form":0}, ...],
+                                     "workouts":[{"id":3,"day":"2026-11-02","load":{...}}, ...]}
+          --svg FILE                 also write the days as a chart (an SVG picture)
+          --force                    replace the --svg file when it exists
+        \(StoreLocation.help)
+
+        Examples:
+          sensorbridge workouts load
+          sensorbridge workouts load --from 2026-09-01 --svg load.svg
+          sensorbridge workouts load --activity cycling --json
+        """
+
+    /// Days shown when --from is not given, ending with --to.
+    static let defaultDays = 42
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        let arguments = try CommandArguments(
+            words, command: "workouts load", options: ["from", "to", "activity", "svg", StoreLocation.option],
+            flags: ["json", "force"])
+        if arguments.has("help") {
+            context.output.line(help)
+            return .success
+        }
+        try arguments.expectPositionals(atMost: 0)
+        if arguments.has("force") && arguments["svg"] == nil {
+            throw UsageError("--force replaces the --svg file; give it with --svg FILE")
+        }
+        var filter = try WorkoutsCommand.filter(arguments, calendar: context.calendar)
+        let to = try WorkoutsCommand.day(arguments, "to")
+        let from = try WorkoutsCommand.day(arguments, "from")
+        guard let last = to ?? WorkoutZonesReport.today(context), let first = from ?? last.adding(days: 1 - defaultDays)
+        else { throw UsageError("--from and --to need days in years 1 to 9999") }
+        if first > last { throw UsageError("--from \(first) is after today; give --to as well, or an earlier --from") }
+        // Fitness and fatigue build up from the first workout, so every earlier workout counts.
+        filter.from = nil
+
+        let store = try StoreLocation.openForReading(arguments, context)
+        let current = WorkoutProfile(try store.preferences())
+        let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar, fallback: current)
+        let dated = workouts.map { (day: localDay(of: $0.startDate, context), stressScore: $0.load.stressScore) }
+        let start = dated.first.map { min($0.day, first) } ?? first
+        let days = TrainingLoadHistory.days(dated, from: start, through: last).filter { $0.day >= first }
+
+        if let path = arguments["svg"] {
+            let title = "Training load, \(first) to \(last)"
+            try write(TrainingLoadChart.render(days, title: title), to: path, replacing: arguments.has("force"))
+        }
+        let shown = workouts.filter { (first...last).contains(localDay(of: $0.startDate, context)) }
+        if arguments.has("json") {
+            var root = JSONObject()
+            root.append("days", .array(days.map(json)))
+            root.append(
+                "workouts",
+                .array(
+                    shown.map { workout in
+                        .object([
+                            "id": .number(Double(workout.id.rawValue)),
+                            "day": .string(localDay(of: workout.startDate, context).description),
+                            "activityType": .string(workout.activityType.rawValue),
+                            "load": WorkoutJSON.load(workout.load),
+                        ])
+                    }))
+            context.output.line(JSONValue.object(root).serialized)
+        } else {
+            context.output.write(text(days, unscored: shown.filter { $0.load.stressScore == nil }.count))
+        }
+        return .success
+    }
+
+    static func localDay(of date: Date, _ context: CommandContext) -> CalendarDate {
+        let parts = context.calendar.dateComponents([.year, .month, .day], from: date)
+        return CalendarDate(year: parts.year ?? 1, month: parts.month ?? 1, day: parts.day ?? 1)!
+    }
+
+    static func json(_ day: TrainingLoadDay) -> JSONValue {
+        var object = JSONObject()
+        object.append("day", .string(day.day.description))
+        object.append("workouts", .number(Double(day.workouts)))
+        object.append("workoutsWithoutLoad", .number(Double(day.workoutsWithoutScore)))
+        object.append("load", .number(day.load))
+        object.append("fitness", .number(day.fitness))
+        object.append("fatigue", .number(day.fatigue))
+        object.append("form", .number(day.form))
+        return .object(object)
+    }
+
+    static func text(_ days: [TrainingLoadDay], unscored: Int) -> String {
+        var lines = [
+            "Training load by day: load (TSS, else hrTSS), fitness (CTL, 42 days), fatigue (ATL, 7 days), form (TSB)",
+            "Day          Workouts   Load  Fitness  Fatigue   Form",
+        ]
+        func one(_ value: Double) -> String { String(format: "%.1f", value) }
+        for day in days {
+            lines.append(
+                day.day.description + String(day.workouts).leftPadded(11)
+                    + WorkoutSummary.whole(day.load).leftPadded(7) + one(day.fitness).leftPadded(9)
+                    + one(day.fatigue).leftPadded(9) + one(day.form).leftPadded(7))
+        }
+        if unscored > 0 {
+            lines.append(
+                "\(unscored) workout\(unscored == 1 ? " has" : "s have") no load: power needs an FTP "
+                    + "('sensorbridge profile set --ftp 250'), heart rate needs resting, maximum and threshold heart rate.")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes the chart under a temporary name and renames it into place.
+    static func write(_ svg: String, to path: String, replacing: Bool) throws {
+        do {
+            let file = try OutputFile(URL(fileURLWithPath: path), mode: replacing ? .replace : .create)
+            try file.write(Array(svg.utf8))
+            try file.commit()
+        } catch where error.step == .exists {
+            throw ExportCommand.ExportError("\(error); give --force to replace it, or --svg another name")
+        } catch {
+            throw ExportCommand.ExportError("\(error); give --svg a file you can write to")
+        }
+    }
+}

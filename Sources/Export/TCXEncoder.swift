@@ -84,10 +84,14 @@ public struct TCXEncoder: Sendable {
             }
             if laps.isEmpty { laps = [activity.start..<activity.end] }
             for lap in laps { self.lap(lap) }
+            // One Notes element: the sensors, and the share of active time in each target zone range.
+            var notes: [String] = []
             let sensors = workout.sensors.values.sorted()
-            if !sensors.isEmpty {
-                xml += "   <Notes>Sensors: \(XMLText.escaped(sensors.joined(separator: ", ")))</Notes>\n"
+            if !sensors.isEmpty { notes.append("Sensors: " + sensors.joined(separator: ", ")) }
+            for (target, _, share) in workout.timeInTargets() {
+                notes.append("Target \(target.label): \(Int((share * 100).rounded())) % of active time")
             }
+            if !notes.isEmpty { xml += "   <Notes>\(XMLText.escaped(notes.joined(separator: "; ")))</Notes>\n" }
             xml += """
                    <Creator xsi:type="Device_t">
                     <Name>SensorBridge</Name>

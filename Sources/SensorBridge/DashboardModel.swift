@@ -8,10 +8,14 @@ import Zones
 /// sensors' link events. Pure: times are offsets from the session anchor, and `state(at:)`
 /// extrapolates the zone totals of the last update to the moment drawn.
 struct DashboardModel: Sendable {
-    /// How long a value stays on screen without a newer sample.
-    static let staleAfter = Duration.seconds(5)
-    /// The window of the rolling power mean.
+    /// How long a value stays on screen without a newer sample: the zone rule's hold of its
+    /// quantity (5 s for heart rate, 3 s for power and cadence), so a value and its zone go together.
+    static func staleAfter(_ type: QuantityType) -> Duration { ZoneClassifier.defaultMaximumHold(for: type) }
+    /// The windows of the rolling power means.
     static let powerWindow = Duration.seconds(3)
+    static let longPowerWindow = Duration.seconds(10)
+    /// How long a message stays on screen.
+    static let messageLifetime = Duration.seconds(15)
 
     private struct ZoneTrack {
         var group: WorkoutZoneGroup
@@ -22,8 +26,15 @@ struct DashboardModel: Sendable {
 
     private var zones: [ZoneTrack]
     private var latest: [QuantityType: Sample] = [:]
-    /// Power samples of the last `powerWindow`, oldest first.
+    /// Power samples of the last `longPowerWindow`, oldest first.
     private var recentPower: [Sample] = []
+    /// The session's key of each sensor, to blank its values as soon as it is lost.
+    private let sensorKeys: [SensorID: String]
+    private let functionalThresholdPower: Int?
+    /// Figures of the ride and of the lap under way (samples while not paused, as the stored ones).
+    private var ride = StatisticsAccumulator(start: .zero)
+    private var lapStatistics = StatisticsAccumulator(start: .zero)
+    private var coaches: [TargetZoneCoach]
     private var sensors: [DashboardState.Sensor]
     /// When each lost sensor's next connection attempt is due.
     private var retryAt: [String: Duration] = [:]
@@ -36,21 +47,32 @@ struct DashboardModel: Sendable {
     var keys = false
     private var pausedTotal = Duration.zero
     private var zoneEntries = 0
-    private var message: String?
+    private var message: (text: String, at: Duration)?
 
     /// - Parameters:
     ///   - sensors: the session's key and a display name of each sensor, in display order.
     ///   - configurations: the zones the workout uses (none for a quantity without zones).
-    init(sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration]) {
+    ///   - sensorKeys: the session's key of each sensor id, so that a lost sensor's values go at once.
+    ///   - functionalThresholdPower: for %FTP and IF, in W.
+    ///   - targets: target zones to coach, each with its debounce.
+    init(
+        sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration],
+        sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = []
+    ) {
         self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
         zones = configurations.map { ZoneTrack(group: WorkoutZoneGroup(configuration: $0), current: nil, since: .zero) }
+        self.sensorKeys = sensorKeys
+        self.functionalThresholdPower = functionalThresholdPower
+        coaches = targets
     }
 
     mutating func add(_ sample: Sample) {
         latest[sample.type] = sample
+        ride.add(sample)
+        lapStatistics.add(sample)
         guard sample.type == .cyclingPower else { return }
         recentPower.append(sample)
-        if let cut = recentPower.firstIndex(where: { $0.time > sample.time - Self.powerWindow }), cut > 0 {
+        if let cut = recentPower.firstIndex(where: { $0.time > sample.time - Self.longPowerWindow }), cut > 0 {
             recentPower.removeFirst(cut)
         }
     }
@@ -63,17 +85,28 @@ struct DashboardModel: Sendable {
             }
             zones[index] = ZoneTrack(group: update.zoneGroup, current: update.currentZoneIndex, since: update.time)
             if update.currentZoneIndex != nil { zoneEntries += 1 }
+            for coach in coaches.indices where coaches[coach].target.quantityType == update.quantityType {
+                coaches[coach].zone(update.currentZoneIndex, at: update.time)
+            }
         case .event(let event) where event.kind == .pause:
             pausedAt = event.time
             pauseCause = event.cause
+            ride.pause(at: event.time)
+            lapStatistics.pause(at: event.time)
+            for coach in coaches.indices { coaches[coach].pause() }
         case .event(let event) where event.kind == .resume:
             if let pausedAt { pausedTotal += event.time - pausedAt }
             pausedAt = nil
             pauseCause = nil
             lastResume = event.time
+            ride.resume(at: event.time)
+            lapStatistics.resume(at: event.time)
+            for coach in coaches.indices { coaches[coach].resume(at: event.time) }
         case .event(let event) where event.kind == .lap:
             lap += 1
             lapStart = event.time
+            lapStatistics = StatisticsAccumulator(start: event.time)
+            if pausedAt != nil { lapStatistics.pause(at: event.time) }
         case .event(let event):
             guard case .sensorState(let key, let state) = event.kind else { return }
             switch state {
@@ -127,10 +160,15 @@ struct DashboardModel: Sendable {
         if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].battery = percent }
     }
 
-    mutating func show(_ text: String) { message = text }
+    /// A message for the person, shown for `messageLifetime` from `now`.
+    mutating func show(_ text: String, at now: Duration) { message = (text, now) }
 
     private mutating func setLink(_ key: String, _ link: DashboardState.Link) {
         if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].link = link }
+        guard link != .connected else { return }
+        // Values of a sensor that stopped counting go at once, not when they grow stale.
+        for (type, sample) in latest where sensorKeys[sample.sensor] == key { latest[type] = nil }
+        recentPower.removeAll { sensorKeys[$0.sensor] == key }
     }
 
     /// What to draw at `now`.
@@ -139,13 +177,25 @@ struct DashboardModel: Sendable {
         state.elapsed = now
         state.active = now - pausedTotal - (pausedAt.map { now - $0 } ?? .zero)
         func fresh(_ type: QuantityType) -> Double? {
-            latest[type].flatMap { now - $0.time <= Self.staleAfter ? $0.value : nil }
+            latest[type].flatMap { now - $0.time <= Self.staleAfter(type) ? $0.value : nil }
         }
         state.heartRate = fresh(.heartRate)
         state.power = fresh(.cyclingPower)
         state.cadence = fresh(.cyclingCadence)
-        let window = recentPower.filter { $0.time > now - Self.powerWindow }
-        state.power3s = window.isEmpty ? nil : window.map(\.value).reduce(0, +) / Double(window.count)
+        func mean(_ window: Duration) -> Double? {
+            let values = recentPower.filter { $0.time > now - window }.map(\.value)
+            return values.isEmpty || state.power == nil ? nil : values.reduce(0, +) / Double(values.count)
+        }
+        state.power3s = mean(Self.powerWindow)
+        state.power10s = mean(Self.longPowerWindow)
+        state.ride = DashboardState.Figures(ride.statistics)
+        state.lapFigures = DashboardState.Figures(lapStatistics.statistics)
+        state.functionalThresholdPower = functionalThresholdPower
+        state.targets = coaches.map { coach in
+            DashboardState.Target(
+                target: coach.target, currentZone: coach.currentZone, outFor: coach.outFor(at: now),
+                alert: coach.alerting(at: now))
+        }
         let creditedUntil = pausedAt ?? now
         state.zones = zones.map { track in
             var durations = track.group.durations
@@ -168,7 +218,7 @@ struct DashboardModel: Sendable {
             return sensor
         }
         state.zoneEntries = zoneEntries
-        state.message = message
+        state.message = message.flatMap { now - $0.at < Self.messageLifetime ? $0.text : nil }
         state.paused = pauseCause
         state.lap = lap
         state.lapElapsed = max(now - lapStart, .zero)

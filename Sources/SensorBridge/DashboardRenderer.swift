@@ -1,77 +1,126 @@
+import Export
 import SensorCore
+import Workouts
 import Zones
 
-/// Draws a `DashboardState` as lines of text no wider than the terminal: the figures, the current
-/// zone of each quantity (highlighted, with how long it has been in it), time-in-zone bars, and
-/// each sensor's link and battery. Pure: state in, lines out; `TerminalDashboard` puts them on
-/// the screen. Remembers how many zone entries it has drawn, to ring the bell once per change.
+/// Draws a `DashboardState` as lines of text that fit the terminal: the time, the current figures
+/// (in big digits when there is room), lap and ride averages, target zones, the zones of each
+/// quantity (bars, or one line each when the screen is short), the sensors and the latest
+/// message. Pure: state in, lines out; `TerminalDashboard` puts them on the screen.
+///
+/// What is drawn always: the time line, the figures, the averages, the targets, the sensors, the
+/// message (wrapped, never cut) and the keys. The zones get what is left: bars when they fit, else
+/// a line per quantity, else nothing; big digits come last, when 5 more rows and 60 columns are
+/// free. The current zone is drawn in its colour (`SVGChart.zoneColors`, one palette by zone
+/// index for the dashboard, the chart and the web page). The bell rings once each time a target
+/// alert starts, never on an ordinary zone change.
 struct DashboardRenderer {
-    /// One screen: its lines (ANSI reverse video marks the current zone) and whether to ring.
+    /// One screen: its lines and whether to ring.
     struct Frame: Equatable {
         var lines: [String]
-        /// A quantity entered a zone since the previous frame.
         var bell: Bool
     }
 
     /// Below this the lines are cut rather than laid out again.
     static let minimumWidth = 20
-    static let highlightOn = "\u{1B}[7m"
-    static let highlightOff = "\u{1B}[27m"
+    static let reset = "\u{1B}[0m"
+    /// Reverse video, for a target alert.
+    static let alertOn = "\u{1B}[7m"
 
-    private var zoneEntriesDrawn = 0
+    /// Targets alerting in the previous frame, to ring once per alert.
+    private var alertingDrawn: Set<QuantityType> = []
 
-    mutating func render(_ state: DashboardState, width: Int) -> Frame {
+    private enum Style: Equatable {
+        case plain
+        case zone(index: Int, count: Int)
+        case alert
+        /// Already coloured and known to fit: drawn as it is.
+        case raw
+    }
+
+    mutating func render(_ state: DashboardState, width: Int, height: Int = 60) -> Frame {
         let width = max(width, Self.minimumWidth)
-        var lines: [(text: String, highlighted: Bool)] = []
-        func add(_ text: String, highlighted: Bool = false) { lines.append((text, highlighted)) }
+        var top: [(String, Style)] = []
+        var bottom: [(String, Style)] = []
 
         let paused = state.paused.map { "  PAUSED" + ($0 == .auto ? " (auto)" : "") } ?? ""
-        add("sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)  lap \(state.lap)\(paused)")
+        top.append(
+            ("sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)  "
+                + "lap \(state.lap) \(state.lapElapsed.clockText)\(paused)", .plain))
         let heartZone = state.zones.first { $0.configuration.quantityType == .heartRate }
         let powerZone = state.zones.first { $0.configuration.quantityType == .cyclingPower }
-        add("Heart rate  \(Self.figure(state.heartRate, "bpm"))" + Self.currentZone(heartZone))
-        add(
-            "Power  \(Self.figure(state.power, "W"))  3 s \(Self.figure(state.power3s, "W"))"
-                + "  cadence \(Self.figure(state.cadence, "rpm"))" + Self.currentZone(powerZone))
-        for zones in state.zones {
-            add("")
-            add(zones.configuration.quantityType == .heartRate ? "Heart rate zones" : "Power zones")
-            let unit = zones.configuration.quantityType.canonicalUnit == .watt ? "W" : "bpm"
-            let longest = zones.durations.max() ?? .zero
-            // "  Zone 3  120-130 bpm       2:15  " then the bar in what is left.
-            let barWidth = width - 35
-            for zone in zones.configuration.zones {
-                let duration = zones.durations[zone.index]
-                let bar =
-                    barWidth > 0 && longest > .zero
-                    ? String(repeating: "█", count: Int((duration / longest * Double(barWidth)).rounded())) : ""
-                let marker = zone.index == zones.current ? ">" : " "
-                add(
-                    "\(marker) Zone \(zone.index + 1)  \(zone.rangeText(unit: unit).padding(toLength: 14, withPad: " ", startingAt: 0))"
-                        + " \(duration.clockText.leftPadded(8))  \(bar)",
-                    highlighted: zone.index == zones.current)
-            }
-        }
-        if state.zones.isEmpty {
-            add("")
-            add("No zones: give --hr-zones/--power-zones, or --ftp, --age and --resting-hr.")
-        }
-        add("")
+        let figures: [(String, Style)] = [
+            ("Heart rate  \(Self.figure(state.heartRate, "bpm"))" + Self.currentZone(heartZone), Self.style(heartZone)),
+            ("Power  \(Self.figure(state.power, "W"))  3 s \(Self.figure(state.power3s, "W"))  10 s "
+                + "\(Self.figure(state.power10s, "W"))  cadence \(Self.figure(state.cadence, "rpm"))"
+                + Self.percentOfFTP(state) + Self.currentZone(powerZone), Self.style(powerZone)),
+        ]
+        var averages = [("Lap   " + Self.averages(state.lapFigures, ftp: nil), Style.plain)]
+        averages.append(("Ride  " + Self.averages(state.ride, ftp: state.functionalThresholdPower), .plain))
+        for target in state.targets { averages.append(Self.targetLine(target)) }
+
         for sensor in state.sensors {
             let battery = sensor.battery.map { "  battery \($0) %" } ?? ""
-            add("\(sensor.name) (\(sensor.key))  \(Self.describe(sensor.link))\(battery)")
+            bottom.append(("\(sensor.name) (\(sensor.key))  \(Self.describe(sensor.link))\(battery)", .plain))
         }
-        if let message = state.message { add(message) }
-        if state.keys { add("space pause/resume   l lap   q end and save") }
+        if let message = state.message { bottom += Self.wrapped(message, width: width).map { ($0, .plain) } }
+        if state.keys { bottom.append(("space pause/resume   l lap   q end and save", .plain)) }
 
-        let bell = state.zoneEntries > zoneEntriesDrawn
-        zoneEntriesDrawn = state.zoneEntries
-        return Frame(
-            lines: lines.map { line in
-                let text = String(line.text.prefix(width))
-                return line.highlighted ? Self.highlightOn + text + Self.highlightOff : text
-            },
-            bell: bell)
+        // The zones get what the rest leaves.
+        let fixed = 1 + figures.count + averages.count + bottom.count
+        var left = height - fixed
+        var zoneLines: [(String, Style)] = []
+        let bars = state.zones.flatMap { [("", Style.plain)] + Self.bars($0, width: width) } + [("", .plain)]
+        let compact = state.zones.map { Self.compactZones($0) }
+        if state.zones.isEmpty {
+            zoneLines = [("", .plain), ("No zones: give --hr-zones/--power-zones, or --ftp, --age and --resting-hr.", .plain)]
+        } else if bars.count <= left {
+            zoneLines = bars
+        } else if compact.count <= left {
+            zoneLines = compact
+        }
+        left -= zoneLines.count
+        var figureLines = figures
+        if left >= 5, width >= 60, state.heartRate != nil || state.power != nil {
+            figureLines = Self.bigFigures(state, heartZone: heartZone, powerZone: powerZone) + [figures[1]]
+            figureLines[figureLines.count - 1].0 = "Power  3 s \(Self.figure(state.power3s, "W"))  10 s "
+                + "\(Self.figure(state.power10s, "W"))  cadence \(Self.figure(state.cadence, "rpm"))" + Self.percentOfFTP(state)
+            figureLines[figureLines.count - 1].1 = .plain
+        }
+        let lines = top + figureLines + averages + zoneLines + bottom
+
+        let alerting = Set(state.targets.filter(\.alert).map(\.target.quantityType))
+        let bell = !alerting.subtracting(alertingDrawn).isEmpty
+        alertingDrawn = alerting
+        return Frame(lines: lines.map { Self.draw($0.0, $0.1, width: width) }, bell: bell)
+    }
+
+    private static func draw(_ text: String, _ style: Style, width: Int) -> String {
+        guard style != .raw else { return text }
+        let text = String(text.prefix(width))
+        switch style {
+        case .plain: return text
+        case .raw: return text
+        case .alert: return alertOn + text + reset
+        case .zone(let index, let count): return zoneColor(index, of: count) + text + reset
+        }
+    }
+
+    /// Black on the zone's colour (the nearest of the 256 xterm colours to the palette's).
+    static func zoneColor(_ index: Int, of count: Int) -> String {
+        let hex = SVGChart.zoneColors(count: count)[min(index, count - 1)].dropFirst()
+        let value = Int(hex, radix: 16) ?? 0
+        let levels = [0, 95, 135, 175, 215, 255]
+        func level(_ component: Int) -> Int {
+            levels.indices.min { abs(levels[$0] - component) < abs(levels[$1] - component) }!
+        }
+        let cube = 16 + 36 * level(value >> 16 & 0xFF) + 6 * level(value >> 8 & 0xFF) + level(value & 0xFF)
+        return "\u{1B}[30;48;5;\(cube)m"
+    }
+
+    private static func style(_ zones: DashboardState.Zones?) -> Style {
+        guard let zones, let current = zones.current else { return .plain }
+        return .zone(index: current, count: zones.configuration.zones.count)
     }
 
     /// `142 bpm`, or `-- bpm` when there is no fresh value.
@@ -79,11 +128,109 @@ struct DashboardRenderer {
         "\(value.map { String(Int($0.rounded())) } ?? "--") \(unit)"
     }
 
+    /// `  98 % FTP` when there is a power and an FTP.
+    static func percentOfFTP(_ state: DashboardState) -> String {
+        guard let power = state.power, let ftp = state.functionalThresholdPower, ftp > 0 else { return "" }
+        return "  \(Int((power / Double(ftp) * 100).rounded())) % FTP"
+    }
+
+    /// `avg 142 bpm  231 W  NP 240 W  IF 0.96  312 kJ`, with what there is.
+    static func averages(_ figures: DashboardState.Figures, ftp: Int?) -> String {
+        var parts = ["avg \(figure(figures.heartRate, "bpm"))", figure(figures.power, "W")]
+        if let np = figures.normalizedPower {
+            parts.append("NP \(figure(np, "W"))")
+            if let ftp, ftp > 0 { parts.append("IF " + String(format: "%.2f", np / Double(ftp))) }
+        }
+        if let energy = figures.energy { parts.append(figure(energy, "kJ")) }
+        return parts.joined(separator: "  ")
+    }
+
+    /// `Target heart-rate zones 2-3: in` or, alerting, `Target heart-rate zones 2-3: OUT 0:14 (zone 4)`.
+    private static func targetLine(_ target: DashboardState.Target) -> (String, Style) {
+        let zones = "Target \(target.target.label): "
+        guard let current = target.currentZone else { return (zones + "no zone", .plain) }
+        guard let outFor = target.outFor else { return (zones + "in (zone \(current + 1))", .plain) }
+        let direction = current < target.target.zones.lowerBound ? "too low" : "too high"
+        return (zones + "OUT \(outFor.clockText), \(direction) (zone \(current + 1))", target.alert ? .alert : .plain)
+    }
+
     /// `   zone 3 for 1:12`, nothing without zones.
     static func currentZone(_ zones: DashboardState.Zones?) -> String {
         guard let zones else { return "" }
         guard let current = zones.current else { return "   no zone" }
         return "   zone \(current + 1) for \(zones.inZoneFor.clockText)"
+    }
+
+    /// A title and a line per zone with its time and a bar in what the width leaves.
+    private static func bars(_ zones: DashboardState.Zones, width: Int) -> [(String, Style)] {
+        var lines: [(String, Style)] = [(zones.configuration.quantityType == .heartRate ? "Heart rate zones" : "Power zones", .plain)]
+        let unit = zones.configuration.quantityType.canonicalUnit == .watt ? "W" : "bpm"
+        let longest = zones.durations.max() ?? .zero
+        // "  Zone 3  120-130 bpm       2:15  " then the bar in what is left.
+        let barWidth = width - 35
+        let count = zones.configuration.zones.count
+        for zone in zones.configuration.zones {
+            let duration = zones.durations[zone.index]
+            let bar =
+                barWidth > 0 && longest > .zero
+                ? String(repeating: "█", count: Int((duration / longest * Double(barWidth)).rounded())) : ""
+            let current = zone.index == zones.current
+            lines.append(
+                ("\(current ? ">" : " ") Zone \(zone.index + 1)  "
+                    + "\(zone.rangeText(unit: unit).padding(toLength: 14, withPad: " ", startingAt: 0))"
+                    + " \(duration.clockText.leftPadded(8))  \(bar)", current ? .zone(index: zone.index, count: count) : .plain))
+        }
+        return lines
+    }
+
+    /// `HR  1 0:10  2 5:00 >3 4:12  4 -  5 -`: one line for a short screen.
+    private static func compactZones(_ zones: DashboardState.Zones) -> (String, Style) {
+        let name = zones.configuration.quantityType == .heartRate ? "HR zones" : "W zones"
+        let parts = zones.durations.enumerated().map { index, duration in
+            (index == zones.current ? ">" : " ") + "\(index + 1) " + (duration > .zero ? duration.clockText : "-")
+        }
+        return (name + " " + parts.joined(separator: " "), style(zones))
+    }
+
+    /// Heart rate and power in digits five rows high, side by side, in their zone's colour, with
+    /// a label row.
+    private static func bigFigures(
+        _ state: DashboardState, heartZone: DashboardState.Zones?, powerZone: DashboardState.Zones?
+    ) -> [(String, Style)] {
+        func digits(_ value: Double?) -> [String] {
+            let text = value.map { String(Int($0.rounded())) } ?? "--"
+            return (0..<5).map { row in text.map { BigDigits.rows[$0]?[row] ?? "   " }.joined(separator: " ") }
+        }
+        func coloured(_ text: String, _ zones: DashboardState.Zones?) -> String {
+            guard let zones, let current = zones.current else { return text }
+            return zoneColor(current, of: zones.configuration.zones.count) + text + reset
+        }
+        let heart = digits(state.heartRate)
+        let power = digits(state.power)
+        var rows: [(String, Style)] = (0..<5).map { row in
+            ("  " + coloured(heart[row], heartZone) + String(repeating: " ", count: 28 - heart[row].count)
+                + coloured(power[row], powerZone), .raw)
+        }
+        rows.append((("  bpm" + currentZone(heartZone)).padding(toLength: 30, withPad: " ", startingAt: 0) + "W" + currentZone(powerZone), .plain))
+        return rows
+    }
+
+    /// Wraps at spaces to `width` columns; a word longer than the width is cut.
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        lines.append(line)
+        return lines
     }
 
     static func describe(_ link: DashboardState.Link) -> String {
@@ -101,4 +248,21 @@ struct DashboardRenderer {
 
     /// Whole seconds, rounded up (a countdown shows 1 until it is due).
     static func seconds(_ d: Duration) -> Int { Int(d.seconds.rounded(.up)) }
+}
+
+/// Digits three columns wide and five rows high, in block characters.
+enum BigDigits {
+    static let rows: [Character: [String]] = [
+        "0": ["███", "█ █", "█ █", "█ █", "███"],
+        "1": [" █ ", "██ ", " █ ", " █ ", "███"],
+        "2": ["███", "  █", "███", "█  ", "███"],
+        "3": ["███", "  █", "███", "  █", "███"],
+        "4": ["█ █", "█ █", "███", "  █", "  █"],
+        "5": ["███", "█  ", "███", "  █", "███"],
+        "6": ["███", "█  ", "███", "█ █", "███"],
+        "7": ["███", "  █", "  █", "  █", "  █"],
+        "8": ["███", "█ █", "███", "█ █", "███"],
+        "9": ["███", "█ █", "███", "  █", "███"],
+        "-": ["   ", "   ", "███", "   ", "   "],
+    ]
 }

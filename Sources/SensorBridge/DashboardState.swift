@@ -40,6 +40,37 @@ struct DashboardState: Sendable, Equatable {
         var battery: Int?
     }
 
+    /// Averages of a span of active time.
+    struct Figures: Sendable, Equatable {
+        var heartRate: Double?
+        var power: Double?
+        var normalizedPower: Double?
+        /// Work in kJ.
+        var energy: Double?
+
+        init(heartRate: Double? = nil, power: Double? = nil, normalizedPower: Double? = nil, energy: Double? = nil) {
+            self.heartRate = heartRate
+            self.power = power
+            self.normalizedPower = normalizedPower
+            self.energy = energy
+        }
+
+        init(_ statistics: WorkoutStatistics) {
+            self.init(
+                heartRate: statistics.heartRate?.average, power: statistics.cyclingPower?.average,
+                normalizedPower: statistics.cyclingPower?.normalized, energy: statistics.cyclingPower?.energy)
+        }
+    }
+
+    struct Target: Sendable, Equatable {
+        var target: WorkoutTarget
+        var currentZone: Int?
+        /// How long the rider has been out of the target (nil: in it, paused, or no zone).
+        var outFor: Duration?
+        /// Out for the debounce time or longer: highlighted, and the bell rings once.
+        var alert: Bool
+    }
+
     /// Time since the recording started.
     var elapsed: Duration = .zero
     /// `elapsed` without pauses.
@@ -48,7 +79,15 @@ struct DashboardState: Sendable, Equatable {
     var heartRate: Double?
     var power: Double?
     var power3s: Double?
+    var power10s: Double?
     var cadence: Double?
+    /// Averages so far of the ride and of the lap under way.
+    var ride = Figures()
+    var lapFigures = Figures()
+    /// For %FTP and IF, in W.
+    var functionalThresholdPower: Int?
+    /// The target zones, each with whether the rider is out of it and for how long.
+    var targets: [Target] = []
     /// Zones of the zoned quantities that have a configuration, heart rate first.
     var zones: [Zones] = []
     var sensors: [Sensor] = []

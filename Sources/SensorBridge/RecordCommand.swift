@@ -40,13 +40,19 @@ enum RecordCommand {
         \(MQTTOptions.help)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
+          --target-hr-zone N[-M], --target-power-zone N[-M], --target-debounce SECONDS
+                                     coach to target zones: the dashboard highlights the target
+                                     line and rings the bell once when you have been out of it for
+                                     the debounce time (default 10 s; never while paused)
         \(StoreLocation.help)
 
-        On a terminal, standard error shows a live dashboard redrawn in place: heart rate,
-        power, 3 s power, cadence, the current zone of each (highlighted, with the time in it),
-        time-in-zone bars, each sensor's state and battery, and a bell when a zone changes; keys:
-        space pauses and resumes, 'l' marks a lap, 'q' ends and saves. Otherwise progress
-        (connections, battery, a line every 10 s) goes to standard error.
+        On a terminal, standard error shows a live dashboard redrawn in place: heart rate and
+        power (in big digits when the screen has room), 3 s and 10 s power, cadence, %FTP, the
+        current zone of each in its colour with the time in it, lap and ride averages with NP,
+        IF and kJ, the targets, time-in-zone bars (a line per quantity on a short screen), each
+        sensor's state and battery, and messages (gone after 15 s). Keys: space pauses and
+        resumes, 'l' marks a lap, 'q' ends and saves. Otherwise progress (connections, battery,
+        a line every 10 s) goes to standard error.
 
         Example:
           sensorbridge record --hr HRM-Pro --power E8:FE:6E:91:9F:16 --ftp 250
@@ -122,8 +128,12 @@ enum RecordCommand {
         let errors = context.errors
         let progress = Progress(output: errors)
         let dashboard = TerminalDashboard.forTerminal(
-            context, anchor: anchor, sensors: devices.map { ($0.key, displayNames[$0.key]!) },
-            configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)))
+            context, anchor: anchor,
+            model: DashboardModel(
+                sensors: devices.map { ($0.key, displayNames[$0.key]!) },
+                configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)),
+                sensorKeys: sensorNames, functionalThresholdPower: setup.machine.preferences.profile.functionalThresholdPower,
+                targets: setup.targetCoaches))
         let report: @Sendable (String) -> Void = { message in
             if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
         }

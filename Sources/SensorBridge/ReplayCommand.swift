@@ -32,6 +32,10 @@ enum ReplayCommand {
           --auto-pause SECONDS       pause after SECONDS with nothing moving, resume on movement
                                      (default: off; the trace's own pauses are made in any case)
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h
+          --target-hr-zone N[-M], --target-power-zone N[-M]
+                                     target zones (1-based): the summary, the stored workout and
+                                     the exports give the share of active time in them
+          --target-debounce SECONDS  how long out of a target before the alert (1 to 600; default 10)
           --save                     store the workout and print its id; samples are journaled
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'

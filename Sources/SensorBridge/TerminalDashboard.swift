@@ -29,13 +29,12 @@ final class TerminalDashboard: Sendable {
     /// A dashboard when standard error is a terminal (and not `TERM=dumb`) and nobody else
     /// controls the recording; nil otherwise.
     static func forTerminal(
-        _ context: CommandContext, anchor: ContinuousClock.Instant, sensors: [(key: String, name: String)],
-        configurations: [WorkoutZoneConfiguration]
+        _ context: CommandContext, anchor: ContinuousClock.Instant, model: @autoclosure () -> DashboardModel
     ) -> TerminalDashboard? {
         guard context.recordingControl == nil, isatty(STDERR_FILENO) == 1, context.environment["TERM"] != "dumb" else {
             return nil
         }
-        return TerminalDashboard(anchor: anchor, model: DashboardModel(sensors: sensors, configurations: configurations))
+        return TerminalDashboard(anchor: anchor, model: model())
     }
 
     init(anchor: ContinuousClock.Instant, model: DashboardModel) {
@@ -44,7 +43,10 @@ final class TerminalDashboard: Sendable {
     }
 
     /// A message for the person, shown under the sensors.
-    func show(_ message: String) { model.withLock { $0.show(message) } }
+    func show(_ message: String) {
+        let now = ContinuousClock.now - anchor
+        model.withLock { $0.show(message, at: now) }
+    }
 
     func linkEvent(_ event: SensorLinkEvent) {
         let now = ContinuousClock.now - anchor
@@ -63,7 +65,8 @@ final class TerminalDashboard: Sendable {
                     switch event {
                     case .sample(let sample): m.add(sample)
                     case .output(let output): m.apply(output)
-                    case .dropped(let count): m.show("the display fell behind: \(count) updates skipped")
+                    case .dropped(let count):
+                        m.show("the display fell behind: \(count) updates skipped", at: ContinuousClock.now - anchor)
                     }
                 }
             }
@@ -106,7 +109,7 @@ final class TerminalDashboard: Sendable {
             let stop = stopping.wait(timeout: .now() + Self.interval.seconds) == .success
             let (columns, rows) = Self.size()
             let state = model.withLock { $0.state(at: ContinuousClock.now - anchor) }
-            let frame = renderer.render(state, width: columns)
+            let frame = renderer.render(state, width: columns, height: rows - 1)
             let lines = frame.lines.prefix(max(rows - 1, 1))
             write(
                 "\u{1B}[H" + lines.map { $0 + "\u{1B}[K\n" }.joined() + "\u{1B}[J" + (frame.bell ? "\u{07}" : "")

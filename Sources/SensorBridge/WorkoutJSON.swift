@@ -31,6 +31,17 @@ enum WorkoutJSON {
                         "end": .string(iso(workout, a.end)), "zoneGroups": zoneGroups(a.zoneGroupsByType),
                     ])
                 }))
+        w.append(
+            "targets",
+            .array(
+                workout.timeInTargets().map { target, time, share in
+                    .object([
+                        "quantityType": .string(target.quantityType.identifier),
+                        "lowestZoneIndex": .number(Double(target.zones.lowerBound)),
+                        "highestZoneIndex": .number(Double(target.zones.upperBound)),
+                        "timeInTarget": .number(time.seconds), "share": .number(share),
+                    ])
+                }))
         w.append("load", load(workout.load(fallback: fallback, on: WorkoutSummary.day(of: workout))))
         w.append(
             "laps",

@@ -8,7 +8,10 @@ import Zones
 /// store), the builder, session and recorder made from them, and the output of the finished
 /// workout.
 struct WorkoutSetup {
-    static let options: Set<String> = Set(["activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", StoreLocation.option])
+    static let options: Set<String> = Set([
+        "activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", "target-hr-zone", "target-power-zone",
+        "target-debounce", StoreLocation.option,
+    ])
         .union(ProfileArguments.options)
     static let flags: Set<String> = ["json", "events", "save"]
 
@@ -19,6 +22,8 @@ struct WorkoutSetup {
     var machine: WorkoutStateMachine
     /// Whether the workout is stored: `--save`, or always (`serve`; `record` unless `--no-save`).
     let save: Bool
+    /// How long the rider may be out of a target zone before the alert (`--target-debounce`).
+    let targetDebounce: Duration
 
     init(_ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false) throws {
         self.command = command
@@ -47,9 +52,31 @@ struct WorkoutSetup {
                 try machine.setCustomZoneConfiguration(try Self.zoneConfiguration(text, type, label: "--\(flag)"))
             }
         }
+        machine.targets = try Self.targets(arguments)
+        targetDebounce = try arguments.number("target-debounce", in: 1...600).map { .milliseconds(Int64($0 * 1000)) }
+            ?? TargetZoneCoach.defaultDebounce
         machine.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
         if let given = try autoPauseArgument() { machine.autoPause = given }
     }
+
+    /// `--target-hr-zone N[-M]` and `--target-power-zone N[-M]`, 1-based on the command line.
+    static func targets(_ arguments: CommandArguments) throws(UsageError) -> [WorkoutTarget] {
+        var targets: [WorkoutTarget] = []
+        for (option, type) in [("target-hr-zone", QuantityType.heartRate), ("target-power-zone", .cyclingPower)] {
+            guard let text = arguments[option] else { continue }
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil,
+                1 <= low, low <= high, high <= 9
+            else {
+                throw UsageError("--\(option) \(text): give a zone such as 3, or a range of zones such as 2-3 (zones 1 to 9)")
+            }
+            targets.append(WorkoutTarget(quantityType: type, zones: (low - 1)...(high - 1)))
+        }
+        return targets
+    }
+
+    /// The coaches of the workout's targets, for the dashboard.
+    var targetCoaches: [TargetZoneCoach] { machine.targets.map { TargetZoneCoach(target: $0, debounce: targetDebounce) } }
 
     /// `--auto-pause off|SECONDS`: nil when not given, `.some(nil)` for off.
     private func autoPauseArgument() throws(UsageError) -> Duration?? {
@@ -104,6 +131,18 @@ struct WorkoutSetup {
         // System zones are for the day of the ride (an age from a birth date depends on it).
         machine.zonesDate = ProfileArguments.calendarDate(start)
         try ProfileArguments.checkModels(machine.preferences, arguments, on: machine.zonesDate)
+        for target in machine.targets {
+            let option = target.quantityType == .heartRate ? "--target-hr-zone" : "--target-power-zone"
+            guard let zones = machine.zoneConfiguration(for: target.quantityType)?.zones.count else {
+                throw UsageError(
+                    "\(option) needs \(target.quantityType == .heartRate ? "heart-rate" : "power") zones: give "
+                        + "\(target.quantityType == .heartRate ? "--hr-zones, or --age and --resting-hr" : "--power-zones, or --ftp")"
+                        + ", or set them with 'sensorbridge zones set' or 'sensorbridge profile set'")
+            }
+            guard target.zones.upperBound < zones else {
+                throw UsageError("\(option) \(target.zonesText): the zones go from 1 to \(zones); give a target within them")
+            }
+        }
         machine.sensors = sensors
         var recorder: WorkoutRecorder?
         if save, let store {
@@ -115,7 +154,7 @@ struct WorkoutSetup {
                         uniqueKeysWithValues: WorkoutStateMachine.zonedTypes.compactMap { type in
                             machine.zoneConfiguration(for: type).map { (type, $0) }
                         }),
-                    sensors: sensors, profile: WorkoutProfile(machine.preferences)))
+                    sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets))
             context.errors.line("sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(command == "replay" ? "replays" : "records")")
             context.errors.flush()
         }

@@ -30,6 +30,9 @@ enum WorkoutSummary {
         if let load = loadText(workout.load(fallback: fallback, on: day(of: workout))) {
             lines.append("  Load         " + load)
         }
+        for (target, time, share) in workout.timeInTargets() {
+            lines.append("  Target       " + targetText(target, time: time, share: share))
+        }
         lines.append("  Laps \(workout.laps.count), pauses \(pauses), sensor dropouts \(lost)")
         if s.malformedNotifications > 0 || s.droppedSamples > 0 {
             lines.append(
@@ -80,6 +83,11 @@ enum WorkoutSummary {
     static func day(of workout: Workout) -> CalendarDate? {
         let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
         return CalendarDate(year: day.year, month: day.month, day: day.day)
+    }
+
+    /// `heart-rate zones 2-3: 83 % of active time (41:30)`.
+    static func targetText(_ target: WorkoutTarget, time: Duration, share: Double) -> String {
+        "\(target.label): \(whole(share * 100)) % of active time (\(time.clockText))"
     }
 
     /// `TSS 87  IF 0.83 (FTP 250 W)  hrTSS 80  TRIMP 143  hard`, nil when there is nothing to say.

@@ -20,11 +20,13 @@ public struct RecordingStart: Sendable {
     /// The profile and power-zone model the workout is recorded with (`WorkoutProfile(preferences)`
     /// of its state machine), kept for a recovered workout; nil: none is kept.
     public var profile: WorkoutProfile?
+    /// The target zones of the workout, kept for a recovered workout.
+    public var targets: [WorkoutTarget]
 
     public init(
         startDate: Date, start: Duration, activityType: WorkoutActivityType,
         zoneConfigurations: [QuantityType: WorkoutZoneConfiguration], maximumHolds: [QuantityType: Duration] = [:],
-        sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil
+        sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil, targets: [WorkoutTarget] = []
     ) {
         self.startDate = startDate
         self.start = start
@@ -33,6 +35,7 @@ public struct RecordingStart: Sendable {
         self.maximumHolds = maximumHolds
         self.sensors = sensors
         self.profile = profile
+        self.targets = targets
     }
 }
 
@@ -103,6 +106,7 @@ public final class WorkoutRecorder: Sendable {
             }
             try store.insertSensors(start.sensors, workout: id)
             if let profile = start.profile { try store.insertProfile(profile, workout: id) }
+            try store.insertTargets(start.targets, workout: id)
             // Locked before the workout is visible to others, so nobody takes it for an interrupted one.
             if let lockPath = store.recordingLockPath(WorkoutID(id)) { lock = try RecordingLock(path: lockPath) }
             return id

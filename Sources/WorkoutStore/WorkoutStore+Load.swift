@@ -60,7 +60,7 @@ extension WorkoutStore {
                 zoneUpdates: try zoneUpdates(of: workoutID, start: start),
                 samples: try SampleChunk.samples(of: workoutID, start: start, in: connection, path: path),
                 sensors: try sensors(of: workoutID), sensorStates: try sensorStates(of: workoutID),
-                profile: try profile(of: workoutID))
+                profile: try profile(of: workoutID), targets: try targets(of: workoutID))
         }
     }
 

@@ -90,6 +90,7 @@ extension WorkoutStore {
             // The recording's profile, not the empty one of this machine (nil when the recording
             // was begun by a build from before migration 5, or without one).
             workout.profile = profile
+            workout.targets = try targets(of: id.rawValue)
 
             try connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)
             _ = try insert(workout, maximumHolds: row.holds, id: id)

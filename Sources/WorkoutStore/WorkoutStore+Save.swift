@@ -43,6 +43,7 @@ extension WorkoutStore {
 
         try insertStatistics(workout.statistics, workout: workoutID)
         if let profile = workout.profile { try insertProfile(profile, workout: workoutID) }
+        try insertTargets(workout.targets, workout: workoutID)
 
         // A workout has a configuration or two, shared by its groups and zone updates: a short list
         // compared with `==` (which sees the shared zones array at once) beats hashing them.

@@ -1,3 +1,4 @@
+import SensorCore
 import Workouts
 import Zones
 
@@ -40,5 +41,30 @@ extension WorkoutStore {
                 birthDate: birthDate, age: row.optionalInt(1), restingHeartRate: row.optionalInt(2),
                 maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4)),
             powerZoneModel: model)
+    }
+
+    /// Stores the target zones of `workout` (`workout_targets`); the caller holds a transaction.
+    func insertTargets(_ targets: [WorkoutTarget], workout: Int64) throws {
+        guard !targets.isEmpty else { return }
+        let statement = try connection.statement(
+            "INSERT INTO workout_targets (workout_id, quantity_type, lowest_zone, highest_zone) VALUES (?, ?, ?, ?)")
+        for target in targets {
+            try statement.run(
+                workout, Int64(target.quantityType.rawValue), Int64(target.zones.lowerBound), Int64(target.zones.upperBound))
+        }
+    }
+
+    /// The target zones of `workout`, heart rate first.
+    func targets(of workout: Int64) throws -> [WorkoutTarget] {
+        var targets: [WorkoutTarget] = []
+        try connection.statement(
+            "SELECT quantity_type, lowest_zone, highest_zone FROM workout_targets WHERE workout_id = ? ORDER BY quantity_type"
+        ).forEachRow(workout) { row in
+            guard let type = QuantityType(rawValue: UInt8(clamping: row.int64(0))) else {
+                throw WorkoutStoreError.invalidData(path: path, reason: "unknown quantity type \(row.int64(0)) of a target")
+            }
+            targets.append(WorkoutTarget(quantityType: type, zones: Int(row.int64(1))...Int(row.int64(2))))
+        }
+        return targets
     }
 }

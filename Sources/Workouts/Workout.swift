@@ -36,6 +36,8 @@ public struct Workout: Sendable, Equatable {
     /// The profile and power-zone model in effect when the workout was recorded; nil for a
     /// workout stored before SensorBridge kept them (store migration 5).
     public var profile: WorkoutProfile?
+    /// The target zones the rider was coached to (`record --target-hr-zone`), by quantity type.
+    public var targets: [WorkoutTarget]
 
     public var duration: Duration { end - start }
 
@@ -44,7 +46,8 @@ public struct Workout: Sendable, Equatable {
         activityType: WorkoutActivityType, statistics: WorkoutStatistics,
         zoneGroupsByType: [QuantityType: WorkoutZoneGroup], activities: [WorkoutActivity], laps: [Range<Duration>],
         events: [WorkoutEvent], zoneUpdates: [ZoneUpdate], samples: [Sample], sensors: [SensorID: String],
-        sensorStates: [String: [SensorState: Duration]] = [:], profile: WorkoutProfile? = nil
+        sensorStates: [String: [SensorState: Duration]] = [:], profile: WorkoutProfile? = nil,
+        targets: [WorkoutTarget] = []
     ) {
         self.startDate = startDate
         self.start = start
@@ -62,6 +65,18 @@ public struct Workout: Sendable, Equatable {
         self.sensors = sensors
         self.sensorStates = sensorStates
         self.profile = profile
+        self.targets = targets
+    }
+
+    /// For each target, the time in its zones and its share of the active time (nil for a
+    /// quantity the workout has no zones of).
+    public func timeInTargets() -> [(target: WorkoutTarget, time: Duration, share: Double)] {
+        targets.compactMap { target in
+            zoneGroupsByType[target.quantityType].map { group in
+                let (time, share) = target.timeInTarget(group, activeDuration: activeDuration)
+                return (target, time, share)
+            }
+        }
     }
 }
 

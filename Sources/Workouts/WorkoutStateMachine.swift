@@ -88,6 +88,9 @@ public struct WorkoutStateMachine: Sendable {
     }
 
     /// The quantity types whose time in zone is kept.
+    /// Target zones the rider is coached to; kept with the finished workout.
+    public var targets: [WorkoutTarget] = []
+
     public static let zonedTypes: [QuantityType] = [.heartRate, .cyclingPower]
 
     // MARK: Zones
@@ -300,7 +303,7 @@ public struct WorkoutStateMachine: Sendable {
             activities: activities, laps: laps, events: events, zoneUpdates: zoneUpdates, samples: samples,
             sensors: sensors,
             sensorStates: Dictionary(uniqueKeysWithValues: sensorStates.durations(until: end).map { (name(of: $0.key), $0.value) }),
-            profile: WorkoutProfile(preferences))
+            profile: WorkoutProfile(preferences), targets: targets)
     }
 
     /// Throws the workout away, from any state but finished.

@@ -50,7 +50,7 @@ import Zones
             #expect(lines.contains { Self.visible($0).hasPrefix("HRM-Pro (hr)  connected  battery 87 %".prefix(width)) })
         }
         var renderer = DashboardRenderer()
-        let wide = renderer.render(state, width: 80).lines.map(Self.visible)
+        let wide = renderer.render(state, width: 80, height: 24).lines.map(Self.visible)
         // Zone 3 has the most time (1 s + 1 s + 0.5 s so far): the full bar, 80 - 35 columns.
         let zone3 = try #require(wide.first { $0.hasPrefix("> Zone 3") })
         #expect(zone3.hasSuffix(String(repeating: "█", count: 45)))
@@ -61,10 +61,10 @@ import Zones
     @Test func theCurrentZoneIsHighlightedAndItsTimeRunsOn() throws {
         let model = try Self.model(heartRates: [105, 135])
         var renderer = DashboardRenderer()
-        let lines = renderer.render(model.state(at: Self.t(4)), width: 80).lines
-        let highlighted = lines.filter { $0.hasPrefix(DashboardRenderer.highlightOn) }
-        #expect(highlighted.count == 1)
-        #expect(highlighted.first.map(Self.visible)?.hasPrefix("> Zone 4  130-140 bpm") == true)
+        let lines = renderer.render(model.state(at: Self.t(4)), width: 80, height: 24).lines
+        // Zone 4 of 5 in the palette's orange (#ffa726, xterm 214), black on it: the figure and the bar.
+        let highlighted = lines.filter { $0.hasPrefix("\u{1B}[30;48;5;214m") }.map(Self.visible)
+        #expect(highlighted == ["Heart rate  135 bpm   zone 4 for 0:02", "> Zone 4  130-140 bpm        0:02  " + String(repeating: "█", count: 45)])
         // Entered at t = 2, drawn at t = 4: 2 s in zone 4, extrapolated from the last update.
         #expect(model.state(at: Self.t(4)).zones[0].durations[3] == .seconds(2))
         #expect(model.state(at: Self.t(4)).zones[0].inZoneFor == .seconds(2))
@@ -73,10 +73,10 @@ import Zones
     @Test func withoutZonesTheDashboardSaysHowToGetThem() throws {
         let model = try Self.model(heartRates: [140, 141], zones: [])
         var renderer = DashboardRenderer()
-        let frame = renderer.render(model.state(at: Self.t(2.5)), width: 80)
+        let frame = renderer.render(model.state(at: Self.t(2.5)), width: 80, height: 13)
         #expect(frame.lines.contains("Heart rate  141 bpm"))
         #expect(frame.lines.contains { $0.hasPrefix("No zones: give --hr-zones") })
-        #expect(!frame.lines.contains { $0.contains("Zone 1") || $0.contains(DashboardRenderer.highlightOn) })
+        #expect(!frame.lines.contains { $0.contains("Zone 1") || $0.contains("\u{1B}[") })
         #expect(!frame.bell)
     }
 
@@ -98,24 +98,117 @@ import Zones
         fresh.attemptFailed("hr", retryAt: Self.t(3))
         #expect(DashboardRenderer.describe(fresh.state(at: Self.t(1)).sensors[0].link) == "connecting, next try in 2 s")
         // Values go stale: nothing for more than 5 s shows dashes.
-        #expect(renderer.render(model.state(at: Self.t(7)), width: 80).lines.contains { $0.hasPrefix("Heart rate  -- bpm") })
+        #expect(renderer.render(model.state(at: Self.t(7)), width: 80, height: 24).lines.contains { Self.visible($0).hasPrefix("Heart rate  -- bpm") })
     }
 
-    @Test func aZoneChangeRingsTheBellOnce() throws {
+    /// Heart rate through a real state machine with a target of zones 2-3 (0-based 1...2) and a
+    /// debounce of 10 s; returns the bell of a frame drawn at each second.
+    @Test func aTargetAlertRingsOnceAfterTheDebounceAndNeverWhilePaused() throws {
         var machine = WorkoutStateMachine()
         try machine.setCustomZoneConfiguration(Self.heartZones)
         try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 0))
-        var model = DashboardModel(sensors: Self.sensors, configurations: [Self.heartZones])
+        let target = WorkoutTarget(quantityType: .heartRate, zones: 1...2)
+        var model = DashboardModel(
+            sensors: Self.sensors, configurations: [Self.heartZones], targets: [TargetZoneCoach(target: target)])
         var renderer = DashboardRenderer()
-        var bells: [Bool] = []
-        // 115 enters zone 2 (bell), 117 stays (no update, no bell), 125 moves to zone 3 (bell).
-        for (second, value) in [(1, 115.0), (2, 117), (3, 125)] {
+        var bells: [Int] = []
+        var alertLines: [String] = []
+        // Zones change every second in the target (no bell), then zone 4 from t = 10 to 35 with
+        // a pause from 14 to 30, then back in target.
+        for second in 1...40 {
+            if second == 14 { try machine.pause(at: .seconds(second)) }
+            if second == 30 { try machine.resume(at: .seconds(second)) }
+            let value: Double = second < 10 ? (second % 2 == 0 ? 115 : 125) : second < 36 ? 135 : 125
             machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: value, time: .seconds(second)))
             while let output = machine.nextOutput() { model.apply(output) }
-            bells.append(renderer.render(model.state(at: .seconds(second)), width: 80).bell)
-            bells.append(renderer.render(model.state(at: .seconds(second) + .milliseconds(250)), width: 80).bell)
+            let frame = renderer.render(model.state(at: .seconds(second)), width: 80, height: 30)
+            if frame.bell { bells.append(second) }
+            alertLines += frame.lines.filter { $0.hasPrefix(DashboardRenderer.alertOn) }.map(Self.visible)
         }
-        #expect(bells == [true, false, false, false, true, false])
+        // Out from 10 to the pause at 14 (4 s), then from the resume at 30 to 36 (6 s): never
+        // 10 s in a row of active time, so no alert and no bell.
+        #expect(bells.isEmpty)
+        #expect(alertLines.isEmpty)
+        // Out for 12 s without a pause: one bell at the 10th second, the line highlighted until back.
+        var coach = TargetZoneCoach(target: target)
+        coach.zone(3, at: .seconds(50))
+        #expect(!coach.alerting(at: .seconds(59.9)) && coach.alerting(at: .seconds(60)))
+        model.apply(.zoneUpdate(try Self.update(zone: 3, at: 50)))
+        let ringing = (50...62).filter { renderer.render(model.state(at: .seconds($0)), width: 80, height: 30).bell }
+        #expect(ringing == [60])
+        let line = renderer.render(model.state(at: .seconds(61)), width: 80, height: 30).lines.first { $0.hasPrefix(DashboardRenderer.alertOn) }
+        #expect(line.map(Self.visible) == "Target heart-rate zones 2-3: OUT 0:11, too high (zone 4)")
+        model.apply(.zoneUpdate(try Self.update(zone: 1, at: 63)))
+        #expect(renderer.render(model.state(at: .seconds(64)), width: 80, height: 30).lines.map(Self.visible).contains("Target heart-rate zones 2-3: in (zone 2)"))
+    }
+
+    /// A zone update of the heart-rate zones entering `zone` at `seconds`.
+    static func update(zone: Int, at seconds: Int) throws -> ZoneUpdate {
+        var machine = WorkoutStateMachine()
+        try machine.setCustomZoneConfiguration(heartZones)
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 0))
+        let value = [105.0, 115, 125, 135, 145][zone]
+        machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: value, time: .seconds(seconds)))
+        while let output = machine.nextOutput() {
+            if case .zoneUpdate(let update) = output { return update }
+        }
+        throw CancellationError()
+    }
+
+    /// 60 columns by 15 rows: the sensors and the whole message stay on screen, the zones shrink
+    /// to a line each; a large screen gets big digits; messages go after 15 s.
+    @Test func theLayoutFitsSmallScreensAndUsesLargeOnes() throws {
+        var model = try Self.model(heartRates: [105, 115, 125, 125, 125])
+        model.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: 210, time: Self.t(5)))
+        model.connected("hr")
+        model.connected("power")
+        let advice = "the heart-rate strap reports no skin contact: wet the electrodes and wear the strap snugly below the chest"
+        model.show(advice, at: Self.t(5))
+        var renderer = DashboardRenderer()
+        let small = renderer.render(model.state(at: Self.t(5.5)), width: 60, height: 15).lines
+        #expect(small.count <= 15)
+        for line in small { #expect(Self.visible(line).count <= 60, "\(line)") }
+        let visible = small.map(Self.visible)
+        #expect(visible.contains("HRM-Pro (hr)  connected") && visible.contains("Assioma (power)  connected"))
+        #expect(visible.joined(separator: " ").contains(advice))
+        #expect(visible.contains { $0.hasPrefix("HR zones  1 0:01  2 0:01 >3 0:03") })
+        // A large screen: digits five rows high, heart rate on the left and power on the right.
+        let large = renderer.render(model.state(at: Self.t(5.5)), width: 100, height: 50).lines.map(Self.visible)
+        #expect(large[1] == "  " + " █  ███ ███" + String(repeating: " ", count: 17) + "███  █  ███")
+        #expect(large.contains { $0.hasPrefix("> Zone 3") })
+        // The message has gone 15 s later.
+        #expect(!renderer.render(model.state(at: Self.t(20)), width: 60, height: 15).lines.map(Self.visible).joined().contains("skin"))
+    }
+
+    /// A sensor that is lost blanks its values at once, and its 3 s power with them.
+    @Test func aLostSensorShowsDashesAtOnce() {
+        var model = DashboardModel(
+            sensors: Self.sensors, configurations: [], sensorKeys: [SensorID(1): "hr", SensorID(2): "power"])
+        model.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: 210, time: .seconds(1)))
+        model.add(Sample(sensor: SensorID(1), type: .heartRate, value: 130, time: .seconds(1)))
+        #expect(model.state(at: .seconds(1.5)).power == 210)
+        model.lost("power", retryAt: .seconds(3))
+        let state = model.state(at: .seconds(1.5))
+        #expect(state.power == nil && state.power3s == nil && state.power10s == nil && state.heartRate == 130)
+        var renderer = DashboardRenderer()
+        #expect(renderer.render(state, width: 80, height: 13).lines.contains("Power  -- W  3 s -- W  10 s -- W  cadence -- rpm"))
+    }
+
+    /// Lap and ride averages with NP, kJ, %FTP and IF.
+    @Test func lapAndRideAveragesWithPercentOfFTP() throws {
+        var model = DashboardModel(sensors: Self.sensors, configurations: [], functionalThresholdPower: 200)
+        for second in 0..<90 {
+            model.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: second < 30 ? 100 : 300, time: .seconds(second)))
+            if second == 30 { model.apply(.event(WorkoutEvent(time: .seconds(30), kind: .lap))) }
+        }
+        let state = model.state(at: .seconds(89))
+        #expect(state.ride.power.map { abs($0 - 7000.0 / 30) < 1e-9 } == true && state.lapFigures.power == 300)
+        var renderer = DashboardRenderer()
+        let lines = renderer.render(state, width: 100, height: 13).lines
+        #expect(lines.contains("Power  300 W  3 s 300 W  10 s 300 W  cadence -- rpm  150 % FTP"))
+        #expect(lines.contains { $0.hasPrefix("Lap   avg -- bpm  300 W  NP 300 W  ") })
+        let np = try #require(state.ride.normalizedPower)
+        #expect(lines.contains { $0.hasPrefix("Ride  avg -- bpm  233 W  NP \(Int(np.rounded())) W  IF " + String(format: "%.2f", np / 200)) })
     }
 
     @Test func threeSecondPowerIsTheMeanOfTheLastThreeSeconds() {
@@ -125,8 +218,8 @@ import Zones
         }
         model.add(Sample(sensor: SensorID(2), type: .cyclingCadence, value: 88, time: .seconds(4)))
         let state = model.state(at: .seconds(4))
-        #expect(state.power == 400 && state.power3s == 300 && state.cadence == 88)
+        #expect(state.power == 400 && state.power3s == 300 && state.power10s == 250 && state.cadence == 88)
         var renderer = DashboardRenderer()
-        #expect(renderer.render(state, width: 80).lines.contains("Power  400 W  3 s 300 W  cadence 88 rpm"))
+        #expect(renderer.render(state, width: 80, height: 13).lines.contains("Power  400 W  3 s 300 W  10 s 250 W  cadence 88 rpm"))
     }
 }

@@ -182,6 +182,30 @@ import Zones
         #expect(runCLI(["workouts", "load", "--from", "2026-13-01", "--store", store]).status == .usage)
     }
 
+    /// Target zones: the share of active time in them in the summary, the stored workout (JSON)
+    /// and the TCX export; targets outside the zones or without zones are refused.
+    @Test func targetZonesAreSummarisedStoredAndExported() throws {
+        let ride = capture("ride-60min-hr-power.jsonl")
+        let targets = ["--target-hr-zone", "2-3", "--target-power-zone", "3"] + ReplayCommandTests.profile
+        let summary = run(["replay", ride, "--save"] + targets).output
+        #expect(summary.contains("  Target       heart-rate zones 2-3: 60 % of active time (36:00)\n"))
+        #expect(summary.contains("  Target       power zone 3: 13 % of active time (8:00)\n"))
+        let stored = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)["workout"]?["targets"]
+        #expect(stored?.arrayValue?.count == 2)
+        #expect(stored?.arrayValue?.first?["quantityType"] == "heartRate" && stored?.arrayValue?.first?["lowestZoneIndex"] == 1)
+        #expect(stored?.arrayValue?.first?["timeInTarget"] == 2160 && stored?.arrayValue?.first?["share"] == 0.6)
+        let tcx = run(["export", "1", "--format", "tcx", "-o", "-"]).output
+        #expect(tcx.contains("<Notes>Sensors: hr, power; Target heart-rate zones 2-3: 60 % of active time; Target power zone 3: 13 % of active time</Notes>"))
+        // Refused, with the reason.
+        let outside = runCLI(["replay", ride, "--target-hr-zone", "6"] + ReplayCommandTests.profile + ["--store", store])
+        #expect(outside.status == .usage && outside.errors.contains("the zones go from 1 to 5"))
+        let backwards = runCLI(["replay", ride, "--target-power-zone", "4-2", "--store", store])
+        #expect(backwards.status == .usage && backwards.errors.contains("a range of zones such as 2-3"))
+        let noZones = runCLI(["replay", ride, "--target-hr-zone", "2", "--store", folder.appendingPathComponent("none.sqlite").path])
+        #expect(noZones.status == .usage && noZones.errors.contains("--target-hr-zone needs heart-rate zones"))
+        #expect(runCLI(["replay", ride, "--target-debounce", "0", "--store", store]).status == .usage)
+    }
+
     @Test func workoutsZonesRebucketsEveryWorkoutIntoOneConfiguration() throws {
         _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save", "--hr-zones", "120,150"])  // 3 custom zones
         _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"] + ReplayCommandTests.profile)  // 5 system zones

@@ -58,7 +58,7 @@ import Zones
         #expect(try SQLiteConnection(path: path).scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'workout_profiles'") == "0")
 
         let store = try WorkoutStore(path: path)
-        #expect(try store.connection.userVersion == 5)
+        #expect(try store.connection.userVersion == WorkoutStore.schemaVersion)
         #expect(try store.workout(oldID) == old)
         #expect(try store.workout(oldID).profile == nil)
         let new = try ride(minutes: 3, seed: 2, day: 1)
@@ -69,6 +69,30 @@ import Zones
         // Deleting a workout deletes its profile.
         try store.deleteWorkout(newID)
         #expect(try store.count("workout_profiles") == 0)
+    }
+
+    /// Migration 6 on a version-5 store: its workouts have no targets; a workout saved afterwards
+    /// keeps its own, and deleting it deletes them.
+    @Test func migration6AddsTargetZonesToNewWorkoutsOnly() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let old = try ride(minutes: 3)
+        let oldID: WorkoutID
+        do {
+            let version5 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(5)))
+            oldID = try version5.save(old)
+        }
+        let store = try WorkoutStore(path: path)
+        #expect(try store.workout(oldID) == old && old.targets.isEmpty)
+        var new = try ride(minutes: 3, seed: 2, day: 1)
+        new.targets = [
+            WorkoutTarget(quantityType: .heartRate, zones: 1...2), WorkoutTarget(quantityType: .cyclingPower, zones: 3...3),
+        ]
+        let newID = try store.save(new)
+        #expect(try store.workout(newID).targets == new.targets)
+        #expect(try store.workout(newID) == new)
+        try store.deleteWorkout(newID)
+        #expect(try store.count("workout_targets") == 0)
     }
 
     @Test func aFailingMigrationLeavesTheStoreAtItsVersion() throws {

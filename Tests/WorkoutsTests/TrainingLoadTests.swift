@@ -132,3 +132,42 @@ struct TrainingLoadTests {
         #expect(TrainingLoadHistory.days([(first, 100)], from: first.adding(days: 1)!, through: first.adding(days: 1)!)[0].load == 0)
     }
 }
+
+/// Target zones: the coach's debounce and pauses, and the time in target of a zone group.
+struct TargetZoneTests {
+    static let target = WorkoutTarget(quantityType: .heartRate, zones: 1...2)
+
+    @Test func theAlertComesAfterTheDebounceOfActiveTimeOutOfTheTarget() {
+        var coach = TargetZoneCoach(target: Self.target, debounce: .seconds(10))
+        coach.zone(1, at: .seconds(1))
+        #expect(coach.outFor(at: .seconds(30)) == nil)
+        coach.zone(3, at: .seconds(40))
+        #expect(coach.outFor(at: .seconds(45)) == .seconds(5) && !coach.alerting(at: .seconds(49.999)))
+        #expect(coach.alerting(at: .seconds(50)))
+        // A pause stops it; the resume starts it again from zero while still out.
+        coach.pause()
+        #expect(coach.outFor(at: .seconds(60)) == nil && !coach.alerting(at: .seconds(60)))
+        coach.zone(4, at: .seconds(61))
+        #expect(coach.outFor(at: .seconds(70)) == nil)
+        coach.resume(at: .seconds(80))
+        #expect(coach.outFor(at: .seconds(85)) == .seconds(5))
+        // No zone (a stale strap) is not out of the target; below it is.
+        coach.zone(nil, at: .seconds(86))
+        #expect(coach.outFor(at: .seconds(100)) == nil)
+        coach.zone(0, at: .seconds(101))
+        coach.zone(3, at: .seconds(105))  // still out: counted from 101
+        #expect(coach.outFor(at: .seconds(111)) == .seconds(10) && coach.alerting(at: .seconds(111)))
+        coach.zone(2, at: .seconds(112))
+        #expect(!coach.alerting(at: .seconds(200)))
+    }
+
+    @Test func timeInTargetIsTheTargetZonesShareOfActiveTime() throws {
+        let configuration = try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 140, 160])
+        let group = try WorkoutZoneGroup(configuration: configuration, durations: [.seconds(60), .seconds(120), .seconds(180), .seconds(40)])
+        let (time, share) = Self.target.timeInTarget(group, activeDuration: .seconds(500))
+        #expect(time == .seconds(300) && share == 0.6)
+        #expect(WorkoutTarget(quantityType: .heartRate, zones: 3...8).timeInTarget(group, activeDuration: .zero) == (.seconds(40), 0))
+        #expect(Self.target.label == "heart-rate zones 2-3")
+        #expect(WorkoutTarget(quantityType: .cyclingPower, zones: 3...3).label == "power zone 4")
+    }
+}

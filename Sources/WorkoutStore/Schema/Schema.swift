@@ -14,6 +14,7 @@ enum Schema {
         Migration(3, "the application id that marks the file as a SensorBridge store", sql: "PRAGMA application_id = \(applicationID)"),
         Migration(4, "what caused pauses, resumes and laps; sensor states and the time in each", sql: version4),
         Migration(5, "the profile and power-zone model each workout was recorded with", sql: version5),
+        Migration(6, "the target zones a workout was coached to", sql: version6),
     ]
 
     /// The newest schema version this build knows.
@@ -304,5 +305,17 @@ enum Schema {
             functional_threshold_power INTEGER CHECK (functional_threshold_power BETWEEN 20 AND 2500),
             power_zone_model TEXT NOT NULL CHECK (power_zone_model IN ('6', '7'))
         ) STRICT;
+        """
+
+    /// The target zones of a workout (`record --target-hr-zone 2-3`), by index of its zones of the
+    /// quantity (0-based); written when a recording starts and with every finished workout.
+    static let version6 = """
+        CREATE TABLE workout_targets (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            quantity_type INTEGER NOT NULL CHECK (quantity_type IN (1, 2)),
+            lowest_zone INTEGER NOT NULL CHECK (lowest_zone BETWEEN 0 AND 8),
+            highest_zone INTEGER NOT NULL CHECK (highest_zone BETWEEN lowest_zone AND 8),
+            PRIMARY KEY (workout_id, quantity_type)
+        ) STRICT, WITHOUT ROWID;
         """
 }

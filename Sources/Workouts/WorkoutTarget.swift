@@ -1,0 +1,81 @@
+public import SensorCore
+public import Zones
+
+/// A target zone range for one quantity of a workout (`record --target-hr-zone 2-3`): the zones
+/// the rider means to stay in, by index of the workout's zones for that quantity (0-based here,
+/// 1-based on the command line and on screen).
+public struct WorkoutTarget: Sendable, Hashable {
+    public var quantityType: QuantityType
+    public var zones: ClosedRange<Int>
+
+    public init(quantityType: QuantityType, zones: ClosedRange<Int>) {
+        self.quantityType = quantityType
+        self.zones = zones
+    }
+
+    /// `2-3`, or `2` for one zone, 1-based.
+    public var zonesText: String {
+        zones.count == 1 ? "\(zones.lowerBound + 1)" : "\(zones.lowerBound + 1)-\(zones.upperBound + 1)"
+    }
+
+    /// `heart-rate zones 2-3`, `power zone 4`.
+    public var label: String {
+        "\(quantityType == .heartRate ? "heart-rate" : "power") zone\(zones.count == 1 ? "" : "s") \(zonesText)"
+    }
+
+    /// Time in the target zones of `group` and its share of `activeDuration` (0 when there was no
+    /// active time). Zones past the group's last zone count nothing.
+    public func timeInTarget(_ group: WorkoutZoneGroup, activeDuration: Duration) -> (time: Duration, share: Double) {
+        let time = group.durations.indices.filter(zones.contains).reduce(Duration.zero) { $0 + group.durations[$1] }
+        return (time, activeDuration > .zero ? time / activeDuration : 0)
+    }
+}
+
+/// Whether the rider has been out of a target long enough to be told (DESIGN.md §3 "Target
+/// zones"): out of the target from the first zone update outside it, back in from the first one
+/// inside it; the time out does not run while paused, starts again from the resume, and is
+/// unknown (no alert) while the quantity has no current zone (no sample, a stale sensor).
+public struct TargetZoneCoach: Sendable, Hashable {
+    public let target: WorkoutTarget
+    /// How long the rider may be out of the target before the alert.
+    public let debounce: Duration
+    /// The latest current zone, nil for none.
+    public private(set) var currentZone: Int?
+    /// Since when the rider has been out of the target, counting active time only; nil when in
+    /// it, paused, or without a zone.
+    public private(set) var outSince: Duration?
+    private var paused = false
+
+    public static let defaultDebounce = Duration.seconds(10)
+
+    public init(target: WorkoutTarget, debounce: Duration = defaultDebounce) {
+        self.target = target
+        self.debounce = debounce
+    }
+
+    /// A zone update of the target's quantity at `time`.
+    public mutating func zone(_ index: Int?, at time: Duration) {
+        currentZone = index
+        if let index, !target.zones.contains(index) {
+            if outSince == nil, !paused { outSince = time }
+        } else {
+            outSince = nil
+        }
+    }
+
+    public mutating func pause() {
+        paused = true
+        outSince = nil
+    }
+
+    public mutating func resume(at time: Duration) {
+        paused = false
+        if let currentZone, !target.zones.contains(currentZone) { outSince = time }
+    }
+
+    /// How long the rider has been out of the target at `now` (nil when not out).
+    public func outFor(at now: Duration) -> Duration? { outSince.map { max(now - $0, .zero) } }
+
+    /// Whether to alert at `now`: out of the target for the debounce time or longer.
+    public func alerting(at now: Duration) -> Bool { outFor(at: now).map { $0 >= debounce } ?? false }
+}

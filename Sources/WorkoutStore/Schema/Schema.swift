@@ -14,6 +14,7 @@ enum Schema {
         Migration(3, "the application id that marks the file as a SensorBridge store", sql: "PRAGMA application_id = \(applicationID)"),
         Migration(4, "what caused pauses, resumes and laps; sensor states and the time in each", sql: version4),
         Migration(5, "the profile and power-zone model each workout was recorded with", sql: version5),
+        Migration(6, "the lactate-threshold heart rate and the heart-rate zone model", sql: version6),
     ]
 
     /// The newest schema version this build knows.
@@ -304,5 +305,20 @@ enum Schema {
             functional_threshold_power INTEGER CHECK (functional_threshold_power BETWEEN 20 AND 2500),
             power_zone_model TEXT NOT NULL CHECK (power_zone_model IN ('6', '7'))
         ) STRICT;
+        """
+
+    /// The profile gains the lactate-threshold heart rate (the %LTHR model's reference) and the
+    /// heart-rate zone model (`reserve`, `max`, `lthr`), in `profile` and in each workout's
+    /// `workout_profiles` alike. Rows from before have no LTHR and the only model there was,
+    /// heart-rate reserve. The checks mirror `AthleteProfile.heartRateRange` and `HeartRateZoneModel`.
+    static let version6 = """
+        ALTER TABLE profile ADD COLUMN lactate_threshold_heart_rate INTEGER
+            CHECK (lactate_threshold_heart_rate BETWEEN 20 AND 250);
+        ALTER TABLE profile ADD COLUMN heart_rate_zone_model TEXT NOT NULL DEFAULT 'reserve'
+            CHECK (heart_rate_zone_model IN ('reserve', 'max', 'lthr'));
+        ALTER TABLE workout_profiles ADD COLUMN lactate_threshold_heart_rate INTEGER
+            CHECK (lactate_threshold_heart_rate BETWEEN 20 AND 250);
+        ALTER TABLE workout_profiles ADD COLUMN heart_rate_zone_model TEXT NOT NULL DEFAULT 'reserve'
+            CHECK (heart_rate_zone_model IN ('reserve', 'max', 'lthr'));
         """
 }

@@ -39,7 +39,7 @@ enum RecordCommand {
         \(WebOptions.help)
         \(MQTTOptions.help)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
-          --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
+          --lthr, --hr-model, --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
         \(StoreLocation.help)
 
         On a terminal, standard error shows a live dashboard redrawn in place: heart rate,

@@ -106,6 +106,43 @@ import Testing
         #expect(result.errors.contains(message), "\(result.errors)")
     }
 
+    /// Every `$ sensorbridge ...` example of the README's zones section, run in order against a new
+    /// store (SENSORBRIDGE_STORE), prints what the README shows after it (up to a `...` line):
+    /// standard output, or standard error for a refusal.
+    @Test func theREADMEZoneExamplesPrintWhatTheREADMEShows() throws {
+        let readme = try String(
+            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(
+            readme.components(separatedBy: "## `sensorbridge zones defaults`: the zone models\n").dropFirst().first?
+                .components(separatedBy: "\n## ").first)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["SENSORBRIDGE_STORE": folder.appendingPathComponent("workouts.sqlite").path, "TZ": "UTC"]
+
+        var examples: [(command: String, shown: [String])] = []
+        var inBlock = false
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+            } else if inBlock, line.hasPrefix("$ sensorbridge ") {
+                examples.append((String(line.dropFirst(2)), []))
+            } else if inBlock, !examples.isEmpty {
+                examples[examples.count - 1].shown.append(line)
+            }
+        }
+        #expect(examples.count == 7)
+        for (command, shown) in examples {
+            let words = command.split(separator: " ").dropFirst().map(String.init)
+            let result = runCLI(words, environment: environment)
+            let printed = (result.status == .success ? result.output : result.errors).split(separator: "\n").map(String.init)
+            #expect(result.status == .success || result.output.isEmpty, "\(command)")
+            let compared = Array(shown.prefix { $0.trimmingCharacters(in: .whitespaces) != "..." })
+            #expect(Array(printed.prefix(compared.count)) == compared, "\(command)")
+            if compared.count == shown.count { #expect(printed.count == shown.count, "\(command): \(printed)") }
+        }
+    }
+
     @Test func aBirthDateGivesTheSameZonesAsTheAgeItMakesToday() throws {
         // Born exactly 40 years ago today (February 28 for someone born on a February 29).
         let today = Calendar.current.dateComponents([.year, .month, .day], from: Date())

@@ -24,17 +24,22 @@ public struct FITActivityEncoder: Sendable {
     /// Gives `time_in_zone` its maximum and resting heart rate and FTP fields, and `session` its
     /// threshold power, when known. `ExportFormat.fit` gives the workout's own (`Workout.profile`).
     public var profile: AthleteProfile?
+    /// How system heart-rate zones were made, for `time_in_zone.hr_calc_type` (percent of
+    /// heart-rate reserve, of maximum or of LTHR). `ExportFormat.fit` gives the workout's own.
+    public var heartRateZoneModel: HeartRateZoneModel
     /// For `activity.local_timestamp`.
     public var timeZone: TimeZone
 
-    public init(profile: AthleteProfile? = nil) {
+    public init(profile: AthleteProfile? = nil, heartRateZoneModel: HeartRateZoneModel = .reserve) {
         self.profile = profile
+        self.heartRateZoneModel = heartRateZoneModel
         timeZone = .current
     }
 
     /// The FIT file of `workout`.
     public func encode(_ workout: Workout) -> [UInt8] {
-        var encoding = FITActivityEncoding(workout: workout, profile: profile, timeZone: timeZone)
+        var encoding = FITActivityEncoding(
+            workout: workout, profile: profile, heartRateZoneModel: heartRateZoneModel, timeZone: timeZone)
         return encoding.encode()
     }
 }

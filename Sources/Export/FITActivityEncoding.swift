@@ -9,6 +9,7 @@ struct FITActivityEncoding {
 
     let workout: Workout
     let profile: AthleteProfile?
+    let heartRateZoneModel: HeartRateZoneModel
     let timeZone: TimeZone
     private var writer = FITWriter()
     /// The FIT `date_time` of `workout.start`.
@@ -16,9 +17,10 @@ struct FITActivityEncoding {
     /// Messages other than records, with the time they belong at, merged with the records.
     private var pending: [(time: Duration, order: Int, message: FITMessage)] = []
 
-    init(workout: Workout, profile: AthleteProfile?, timeZone: TimeZone) {
+    init(workout: Workout, profile: AthleteProfile?, heartRateZoneModel: HeartRateZoneModel, timeZone: TimeZone) {
         self.workout = workout
         self.profile = profile
+        self.heartRateZoneModel = heartRateZoneModel
         self.timeZone = timeZone
         startTimestamp = Int64(workout.startDate.timeIntervalSince1970.rounded(.down)) - P.epochOffset
     }
@@ -266,8 +268,9 @@ struct FITActivityEncoding {
 
     /// A `time_in_zone` message for a lap or session with zone groups: time per zone (s × 1000,
     /// uint32), each zone's upper boundary (bpm uint8, W uint16; rounded; the top zone has none,
-    /// so it is invalid), how the zones were made (a system zone set is % of heart-rate reserve or
-    /// % of FTP, any other custom) and the profile's maximum and resting heart rate and FTP.
+    /// so it is invalid), how the zones were made (a system zone set is % of heart-rate reserve, of
+    /// maximum or of LTHR by the workout's heart-rate model, or % of FTP; any other custom) and the
+    /// profile's maximum, resting and threshold heart rate and FTP.
     private mutating func addTimeInZone(_ summary: WorkoutSpanSummary, reference: UInt16, index: Int) {
         guard !summary.zoneGroups.isEmpty else { return }
         let T = P.TimeInZone.self
@@ -280,7 +283,7 @@ struct FITActivityEncoding {
             m.add(T.heartRateZoneHighBoundary, .uint8, array: Self.highBoundaries(group))
             m.add(
                 T.heartRateCalculationType, .enum,
-                group.configuration.source == .system ? P.heartRateZonePercentReserve : P.heartRateZoneCustom)
+                group.configuration.source == .system ? Self.calculationType(heartRateZoneModel) : P.heartRateZoneCustom)
         }
         if let group = summary.zoneGroups[.cyclingPower] {
             m.add(T.timeInPowerZone, .uint32, array: Self.milliseconds(group))
@@ -289,6 +292,7 @@ struct FITActivityEncoding {
         }
         m.add(T.maximumHeartRate, .uint8, maximumHeartRate)
         m.add(T.restingHeartRate, .uint8, profile?.restingHeartRate)
+        m.add(T.thresholdHeartRate, .uint8, profile?.lactateThresholdHeartRate)
         m.add(T.functionalThresholdPower, .uint16, profile?.functionalThresholdPower)
         add(m, at: summary.range.upperBound)
     }
@@ -297,6 +301,15 @@ struct FITActivityEncoding {
     private var maximumHeartRate: Double? {
         let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
         return try? profile?.maximumHeartRate(on: CalendarDate(year: day.year, month: day.month, day: day.day))
+    }
+
+    /// `hr_zone_calc` of system zones made by `model`.
+    private static func calculationType(_ model: HeartRateZoneModel) -> Int {
+        switch model {
+        case .reserve: P.heartRateZonePercentReserve
+        case .maximum: P.heartRateZonePercentMaximum
+        case .lactateThreshold: P.heartRateZonePercentLactateThreshold
+        }
     }
 
     private static func milliseconds(_ group: WorkoutZoneGroup) -> [Int64?] {

@@ -83,7 +83,7 @@ enum FITProfile {
         static let timeInHeartRateZone: UInt8 = 2, timeInPowerZone: UInt8 = 5
         static let heartRateZoneHighBoundary: UInt8 = 6, powerZoneHighBoundary: UInt8 = 9
         static let heartRateCalculationType: UInt8 = 10, maximumHeartRate: UInt8 = 11
-        static let restingHeartRate: UInt8 = 12
+        static let restingHeartRate: UInt8 = 12, thresholdHeartRate: UInt8 = 13
         static let powerCalculationType: UInt8 = 14, functionalThresholdPower: UInt8 = 15
     }
 
@@ -117,7 +117,8 @@ enum FITProfile {
     /// `ble_device_type`.
     static let bleHeartRate = 1, bleBikePower = 2, bleBikeSpeedCadence = 3
     /// `hr_zone_calc`.
-    static let heartRateZoneCustom = 0, heartRateZonePercentReserve = 2
+    static let heartRateZoneCustom = 0, heartRateZonePercentMaximum = 1, heartRateZonePercentReserve = 2
+    static let heartRateZonePercentLactateThreshold = 3
     /// `pwr_zone_calc`.
     static let powerZoneCustom = 0, powerZonePercentFTP = 1
     /// `left_right_balance`: bit 7 set when the value is the right pedal's share.

@@ -1,12 +1,15 @@
 public import Workouts
-import Foundation
+public import Foundation
 import SensorCore
 import Zones
 
-/// A workout as a self-contained SVG picture (no scripts, no external resources): a panel per
-/// quantity (heart rate, power) with the value over time on its zone bands (the zones of the
-/// workout's zone group, one colour each, named in the panel's legend), paused time shaded, and
-/// time-in-zone bars per quantity in minutes and percent of the total.
+/// A workout as a self-contained SVG picture (no scripts, no external resources): a title with the
+/// local start (`Tue 1 Dec 2026 18:02`), the activity and the duration; a panel per quantity
+/// (heart rate, power) with the value over time on its zone bands (the zones of the workout's zone
+/// group, in `ZonePalette`'s colours, named in the panel's legend), titled axes, paused time shaded,
+/// laps (`L2`, `L3`, ...) and activity changes (`Running`) marked by thin vertical lines; and
+/// time-in-zone bars per quantity with the time (`m:ss`, `h:mm:ss` from an hour) and percent of
+/// the total.
 ///
 /// The line is the held value of `WorkoutSeconds` averaged over the seconds of each pixel column,
 /// broken where nothing holds. Bars and bands carry ids (`bar-heartRate-0`, `band-cyclingPower-3`)
@@ -20,28 +23,39 @@ public struct SVGChart: Sendable {
     static let barsLeft = 330.0
     static let barsWidth = 460.0
     static let rowHeight = 22.0
+    /// Room under a panel: the time labels and the time axis's title.
+    static let panelGap = 48.0
 
-    public init() {}
+    /// The time zone of the title's date and time.
+    public var timeZone: TimeZone
 
-    /// The colours of `count` zones, low to high: grey, blue, green, yellow, orange, red, then
-    /// purple, pink and brown for models with more than six zones.
-    public static func zoneColors(count: Int) -> [String] {
-        let ramp = ["#9e9e9e", "#42a5f5", "#66bb6a", "#fdd835", "#ffa726", "#ef5350"]
-        guard count > 6 else {
-            guard count > 1 else { return Array(ramp.prefix(count)) }
-            return (0..<count).map { ramp[Int((Double($0) * 5 / Double(count - 1)).rounded())] }
-        }
-        return Array((ramp + ["#ab47bc", "#ec407a", "#8d6e63"]).prefix(count))
+    /// - Parameter timeZone: the zone the start is shown in (the machine's by default).
+    public init(timeZone: TimeZone = .current) {
+        self.timeZone = timeZone
     }
+
+    /// `Tue 1 Dec 2026 18:02 · Cycling · 1:02:11`: the start in `timeZone` to the minute, the
+    /// activity and the duration, with the active time after it when pauses make it shorter.
+    public func title(_ workout: Workout) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "EEE d MMM yyyy HH:mm"
+        var duration = workout.duration.clockText
+        if workout.activeDuration.clockText != duration { duration += " (active \(workout.activeDuration.clockText))" }
+        return [formatter.string(from: workout.startDate), Self.name(workout.activityType), duration]
+            .joined(separator: " · ")
+    }
+
+    /// `Cycling`, `Running`: an activity as a title says it.
+    static func name(_ activity: WorkoutActivityType) -> String { activity.rawValue.capitalized }
 
     public func render(_ workout: Workout) -> String {
         let series = WorkoutSeconds(workout)
         let width = Double(Self.width)
         var body = ""
         var y = 44.0
-        let title = "\(workout.activityType.rawValue.capitalized) workout, "
-            + ISO8601.format(workout.startDate.timeIntervalSince1970) + ", " + workout.duration.clockText
-            + " (active \(workout.activeDuration.clockText))"
+        let title = title(workout)
         body += text(title, x: Self.left, y: 28, size: 18, weight: "bold")
         let panels: [(QuantityType, String, String, KeyPath<WorkoutSeconds.Second, Double?>)] = [
             (.heartRate, "Heart rate", "bpm", \.heartRate), (.cyclingPower, "Power", "W", \.power),
@@ -49,7 +63,7 @@ public struct SVGChart: Sendable {
         var drawn = 0
         for (type, name, unit, value) in panels where series.seconds.contains(where: { $0[keyPath: value] != nil }) {
             body += panel(type: type, name: name, unit: unit, series: series, value: value, workout: workout, top: y + 26)
-            y += 26 + Self.panelHeight + 34
+            y += 26 + Self.panelHeight + Self.panelGap
             drawn += 1
         }
         if drawn == 0 {
@@ -97,7 +111,7 @@ public struct SVGChart: Sendable {
         let line = type == .heartRate ? "#b71c1c" : "#0d47a1"
         svg += text("\(name) (\(unit))", x: Self.left, y: top - 8, size: 14, weight: "bold", fill: line)
         if let configuration {
-            let colors = Self.zoneColors(count: configuration.zones.count)
+            let colors = ZonePalette.hexColors(count: configuration.zones.count)
             var legendX = Self.left + 150
             for zone in configuration.zones {
                 svg += rect(x: legendX, y: top - 19, width: 12, height: 12, fill: colors[zone.index])
@@ -118,10 +132,23 @@ public struct SVGChart: Sendable {
                 x: x(pause.lowerBound), y: top, width: max(x(pause.upperBound) - x(pause.lowerBound), 1),
                 height: Self.panelHeight, fill: "#616161", opacity: 0.35)
         }
-        // Value axis: the range's ends and each zone boundary.
+        // Laps after the first and changes of activity: a thin line at their start, labelled.
+        let marks =
+            workout.laps.enumerated().dropFirst().map { (time: $1.lowerBound, label: "L\($0 + 1)", id: "lap-\($0 + 1)") }
+            + workout.activities.enumerated().dropFirst().map {
+                (time: $1.start, label: Self.name($1.activityType), id: "activity-\($0 + 1)")
+            }
+        for mark in marks where mark.time > workout.start && mark.time < workout.end {
+            let markX = Self.coordinate(x(mark.time))
+            svg += "<line id=\"\(mark.id)-\(type.identifier)\" x1=\"\(markX)\" y1=\"\(Self.coordinate(top))\" x2=\"\(markX)\" y2=\"\(Self.coordinate(bottom))\" stroke=\"#424242\" stroke-width=\"0.8\" stroke-dasharray=\"3 2\"/>\n"
+            svg += text(mark.label, x: x(mark.time) + 3, y: top + 11, size: 10, fill: "#424242")
+        }
+        // Value axis: the range's ends and each zone boundary, and its title.
         for value in Set([low, high] + boundaries.filter { $0 > low && $0 < high }).sorted() {
             svg += text(ExportNumber.text(value), x: Self.left - 6, y: y(value) + 4, size: 11, anchor: "end")
         }
+        let middle = Self.coordinate(top + Self.panelHeight / 2)
+        svg += "<text id=\"axis-\(type.identifier)\" x=\"16\" y=\"\(middle)\" font-size=\"11\" fill=\"#424242\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(middle))\">\(XMLText.escaped("\(name.lowercased()) (\(unit))"))</text>\n"
         // Time axis: ticks at a round step giving at most ten labels (whole multiples of 8 hours
         // past 4 hours, however long the workout).
         let step =
@@ -134,6 +161,7 @@ public struct SVGChart: Sendable {
             svg += text(Duration.seconds(tick).hoursAndMinutesText, x: tickX, y: bottom + 16, size: 11, anchor: "middle")
             tick += step
         }
+        svg += text("time (h:mm)", x: Self.left + plotWidth / 2, y: bottom + 32, size: 11, fill: "#424242", anchor: "middle")
         // The line: the mean held value of each pixel column's seconds. Column c shows seconds
         // c·n/columns ..< (c+1)·n/columns of the n the workout spans (at least one second each), found
         // by binary search among the seconds that hold values: no work for the seconds that do not.
@@ -167,14 +195,14 @@ public struct SVGChart: Sendable {
     }
 
     /// Time-in-zone bars of one quantity: a row per zone with its range, a bar as long as its
-    /// share of the longest zone, and its minutes and percent of the total.
+    /// share of the longest zone, and its time and percent of the total.
     private func bars(_ group: WorkoutZoneGroup, type: QuantityType, name: String, unit: String, top: Double) -> String {
-        let colors = Self.zoneColors(count: group.durations.count)
+        let colors = ZonePalette.hexColors(count: group.durations.count)
         let total = group.totalDuration.seconds
         let longest = group.durations.map(\.seconds).max() ?? 0
         var svg = "<g id=\"bars-\(type.identifier)\">\n"
         svg += text(
-            "\(name): time in zone (\(group.configuration.source.rawValue) zones, \(Self.minutes(total)) in zones)",
+            "\(name): time in zone (\(group.configuration.source.rawValue) zones, \(group.totalDuration.clockText) in zones)",
             x: Self.left, y: top + 14, size: 14, weight: "bold")
         for zone in group.configuration.zones {
             let rowTop = top + 24 + Self.rowHeight * Double(zone.index)
@@ -187,15 +215,9 @@ public struct SVGChart: Sendable {
                 x: Self.barsLeft, y: rowTop + 2, width: barWidth, height: Self.rowHeight - 6, fill: colors[zone.index],
                 id: "bar-\(type.identifier)-\(zone.index)")
             let percent = total > 0 ? " (\(ExportNumber.text(seconds / total * 100)) %)" : ""
-            svg += text(Self.minutes(seconds) + percent, x: Self.barsLeft + barWidth + 8, y: rowTop + 15, size: 12)
+            svg += text(group.durations[zone.index].clockText + percent, x: Self.barsLeft + barWidth + 8, y: rowTop + 15, size: 12)
         }
         return svg + "</g>\n"
-    }
-
-    /// `28.0 min`.
-    static func minutes(_ seconds: Double) -> String {
-        let tenths = (seconds / 6).rounded()
-        return "\(Int(tenths) / 10).\(Int(tenths) % 10) min"
     }
 
     /// A coordinate with one decimal.

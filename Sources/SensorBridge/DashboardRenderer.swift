@@ -1,4 +1,3 @@
-import Export
 import SensorCore
 import Workouts
 import Zones
@@ -11,8 +10,8 @@ import Zones
 /// What is drawn always: the time line, the figures, the averages, the targets, the sensors, the
 /// message (wrapped, never cut) and the keys. The zones get what is left: bars when they fit, else
 /// a line per quantity, else nothing; big digits come last, when 5 more rows and 60 columns are
-/// free. The current zone is drawn in its colour (`SVGChart.zoneColors`, one palette by zone
-/// index for the dashboard, the chart and the web page). The bell rings once each time a target
+/// free. The current zone is drawn in its colour (`ZonePalette`, one palette by zone index for the
+/// dashboard, the chart and the web page). The bell rings once each time a target
 /// alert starts, never on an ordinary zone change.
 struct DashboardRenderer {
     /// One screen: its lines and whether to ring.
@@ -106,16 +105,9 @@ struct DashboardRenderer {
         }
     }
 
-    /// Black on the zone's colour (the nearest of the 256 xterm colours to the palette's).
+    /// Black on the zone's colour (`ZonePalette`'s nearest xterm-256 colour).
     static func zoneColor(_ index: Int, of count: Int) -> String {
-        let hex = SVGChart.zoneColors(count: count)[min(index, count - 1)].dropFirst()
-        let value = Int(hex, radix: 16) ?? 0
-        let levels = [0, 95, 135, 175, 215, 255]
-        func level(_ component: Int) -> Int {
-            levels.indices.min { abs(levels[$0] - component) < abs(levels[$1] - component) }!
-        }
-        let cube = 16 + 36 * level(value >> 16 & 0xFF) + 6 * level(value >> 8 & 0xFF) + level(value & 0xFF)
-        return "\u{1B}[30;48;5;\(cube)m"
+        "\u{1B}[30;48;5;\(ZonePalette.colors(count: count)[min(index, count - 1)].ansi256)m"
     }
 
     private static func style(_ zones: DashboardState.Zones?) -> Style {

@@ -130,7 +130,7 @@ enum ExportCommand {
                     "sensorbridge export: workout \(id) was saved before sensorbridge kept the profile with each workout; "
                         + "its FIT file has no FTP, maximum or resting heart rate (today's profile may not be the one its zones came from)")
             }
-            let bytes = format.encode(workout)
+            let bytes = format.encode(workout, timeZone: context.timeZone)
             guard let path = paths[id] else {
                 context.output.write(bytes: bytes)
                 continue

@@ -241,7 +241,7 @@ final class LiveFeed: Sendable {
     }
 
     /// What the live page shows, as the `live` event carries it: times in seconds, zones with
-    /// their colours (the SVG chart's), sensors with their link.
+    /// their colours (`ZonePalette`'s, as the SVG chart's), sensors with their link.
     static func json(_ state: DashboardState) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 10).rounded() / 10) } ?? .null }
         let zones: [JSONValue] = state.zones.map { zones in
@@ -250,7 +250,7 @@ final class LiveFeed: Sendable {
                 "current": zones.current.map { .number(Double($0)) } ?? .null,
                 "inZoneFor": .number(zones.inZoneFor.seconds.rounded()),
                 "durations": .array(zones.durations.map { .number($0.seconds.rounded()) }),
-                "colors": .array(SVGChart.zoneColors(count: zones.durations.count).map(JSONValue.string)),
+                "colors": .array(ZonePalette.hexColors(count: zones.durations.count).map(JSONValue.string)),
             ])
         }
         let sensors: [JSONValue] = state.sensors.map { sensor in

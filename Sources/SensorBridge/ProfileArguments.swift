@@ -3,9 +3,12 @@ import SensorCore
 import Zones
 
 /// The profile flags shared by the commands that compute system zones (`zones defaults`,
-/// `replay`): --age or --birth-date, --resting-hr, --max-hr, --ftp, --power-model.
+/// `replay`): --age or --birth-date, --resting-hr, --max-hr, --lthr, --ftp, --power-model, --hr-model.
 enum ProfileArguments {
-    static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "ftp", "power-model"]
+    static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "lthr", "ftp", "power-model", "hr-model"]
+
+    /// The flags that give a heart rate of the profile.
+    static let heartRateOptions = ["age", "birth-date", "resting-hr", "max-hr", "lthr"]
 
     /// The profile the flags give (empty when none is given).
     static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
@@ -14,7 +17,8 @@ enum ProfileArguments {
             restingHeartRate: try wholeNumber(arguments, "resting-hr", in: AthleteProfile.heartRateRange, example: "50 (bpm)"),
             maximumHeartRate: try wholeNumber(arguments, "max-hr", in: AthleteProfile.heartRateRange, example: "185 (bpm)"),
             functionalThresholdPower: try wholeNumber(
-                arguments, "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"))
+                arguments, "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"),
+            lactateThresholdHeartRate: try wholeNumber(arguments, "lthr", in: AthleteProfile.heartRateRange, example: "165 (bpm)"))
         if let text = arguments["birth-date"] {
             guard profile.age == nil else { throw UsageError("give --age or --birth-date, not both") }
             guard let birthDate = CalendarDate(iso8601: text) else {
@@ -25,9 +29,9 @@ enum ProfileArguments {
         return profile
     }
 
-    /// Whether any heart-rate profile flag was given.
+    /// Whether any heart-rate profile flag (or `--hr-model`) was given.
     static func wantsHeartRate(_ arguments: CommandArguments) -> Bool {
-        ["age", "birth-date", "resting-hr", "max-hr"].contains { arguments[$0] != nil }
+        (heartRateOptions + ["hr-model"]).contains { arguments[$0] != nil }
     }
 
     /// When profile flags were given for a model, the model must work on `date`: a resting heart
@@ -69,6 +73,33 @@ enum ProfileArguments {
         return model
     }
 
+    /// The heart-rate model `--hr-model` names, or nil when it is not given.
+    static func givenHeartRateZoneModel(_ arguments: CommandArguments) throws(UsageError) -> HeartRateZoneModel? {
+        guard let text = arguments["hr-model"] else { return nil }
+        guard let model = HeartRateZoneModel(rawValue: text) else {
+            throw UsageError(
+                "--hr-model takes reserve (heart-rate reserve, Karvonen), max (percent of maximum) or lthr "
+                    + "(Friel's percent of lactate-threshold heart rate), not '\(text)'")
+        }
+        return model
+    }
+
+    /// The heart-rate model for zones computed from these flags alone: `--hr-model` needs a heart
+    /// rate to compute from.
+    static func heartRateZoneModel(_ arguments: CommandArguments) throws(UsageError) -> HeartRateZoneModel {
+        guard let model = try givenHeartRateZoneModel(arguments) else { return .reserve }
+        guard heartRateOptions.contains(where: { arguments[$0] != nil }) else {
+            let needs =
+                switch model {
+                case .reserve: "--resting-hr BPM and --age YEARS (or --max-hr BPM)"
+                case .maximum: "--max-hr BPM (or --age YEARS)"
+                case .lactateThreshold: "--lthr BPM"
+                }
+            throw UsageError("--hr-model \(model.rawValue) needs \(needs) to compute heart-rate zones")
+        }
+        return model
+    }
+
     /// The power model for zones computed from these flags alone: `--power-model` needs `--ftp`.
     static func powerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel {
         guard let model = try givenPowerZoneModel(arguments) else { return .sixZones }
@@ -90,6 +121,7 @@ enum ProfileArguments {
         profile.restingHeartRate = given.restingHeartRate ?? profile.restingHeartRate
         profile.maximumHeartRate = given.maximumHeartRate ?? profile.maximumHeartRate
         profile.functionalThresholdPower = given.functionalThresholdPower ?? profile.functionalThresholdPower
+        profile.lactateThresholdHeartRate = given.lactateThresholdHeartRate ?? profile.lactateThresholdHeartRate
         return profile
     }
 
@@ -122,6 +154,13 @@ enum ProfileArguments {
             return "--resting-hr \(resting) must be at least \(least) below the maximum heart rate "
                 + "\(maximum.formatted) estimated from the age (208 - 0.7 x age); check --resting-hr, or give your "
                 + "measured --max-hr"
+        case .missingLactateThresholdHeartRate:
+            return "the %LTHR model needs your lactate-threshold heart rate: add --lthr BPM, as in "
+                + "'sensorbridge profile set --lthr 165' (the average heart rate of the last 20 minutes of a "
+                + "30-minute time trial ridden alone)"
+        case .lactateThresholdTooLow(let value, let least):
+            return "--lthr \(value) is too low for seven distinct %LTHR zones; give your lactate-threshold heart rate "
+                + "(at least \(least) bpm)"
         case .birthDateAfterDate(let birthDate, let date):
             return "--birth-date \(birthDate) is after today (\(date)); give your birth date as YYYY-MM-DD"
         case .outOfRange(.age, let value, let allowed) where profile.birthDate != nil:

@@ -6,13 +6,15 @@ import Zones
 enum ProfileCommand {
     static let help = """
         Usage: sensorbridge profile set [--age N | --birth-date YYYY-MM-DD] [--resting-hr N] [--max-hr N]
-                                        [--ftp N] [--power-model 6|7] [--store PATH]
+                                        [--lthr N] [--hr-model reserve|max|lthr] [--ftp N]
+                                        [--power-model 6|7] [--store PATH]
                sensorbridge profile show [--json] [--store PATH]
                sensorbridge profile reset [--store PATH]
 
         Your profile, from which the system zones come: heart-rate zones by heart-rate reserve
-        (needs an age or birth date, or a measured maximum, and a resting heart rate), power zones
-        by percent of FTP. Recordings and 'workouts zones' use it unless your preferred zones
+        (the default; needs an age or birth date, or a measured maximum, and a resting heart rate),
+        by percent of the maximum (--hr-model max) or by Friel's percent of the lactate-threshold
+        heart rate (--hr-model lthr; needs --lthr), power zones by percent of FTP. Recordings and 'workouts zones' use it unless your preferred zones
         ('sensorbridge zones set') or a command's flags say otherwise. An age from a birth date is
         taken on the day the command runs.
 
@@ -22,6 +24,8 @@ enum ProfileCommand {
           --age N | --birth-date YYYY-MM-DD
           --resting-hr N             resting heart rate, bpm
           --max-hr N                 measured maximum heart rate, bpm (else 208 - 0.7 x age)
+          --lthr N                   lactate-threshold heart rate, bpm
+          --hr-model reserve|max|lthr  heart-rate zones by reserve (default), % of maximum or % of LTHR
           --ftp N                    functional threshold power, W
           --power-model 6|7          six power zones (default) or Coggan's seven
           --json                     with show: {"birthDate":null,"age":40,...}
@@ -29,6 +33,7 @@ enum ProfileCommand {
 
         Examples:
           sensorbridge profile set --age 40 --resting-hr 50 --max-hr 185 --ftp 250
+          sensorbridge profile set --lthr 165 --hr-model lthr
           sensorbridge profile show --json
         """
 
@@ -51,6 +56,7 @@ enum ProfileCommand {
             var preferences = try store.preferences()
             preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
             if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
+            if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
             try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
             try store.savePreferences(preferences)
             context.output.write(text(preferences, context))
@@ -63,6 +69,7 @@ enum ProfileCommand {
             var preferences = try store.preferences()
             preferences.profile = AthleteProfile()
             preferences.powerZoneModel = .sixZones
+            preferences.heartRateZoneModel = .reserve
             try store.savePreferences(preferences)
             context.output.line("Profile reset; system zones need a new profile ('sensorbridge profile set').")
         default:
@@ -81,6 +88,8 @@ enum ProfileCommand {
         object.append("maximumHeartRate", number(p.maximumHeartRate))
         object.append("functionalThresholdPower", number(p.functionalThresholdPower))
         object.append("powerZoneModel", .string(preferences.powerZoneModel.rawValue))
+        object.append("lactateThresholdHeartRate", number(p.lactateThresholdHeartRate))
+        object.append("heartRateZoneModel", .string(preferences.heartRateZoneModel.rawValue))
         return .object(object)
     }
 
@@ -100,7 +109,9 @@ enum ProfileCommand {
             "  Age             " + (p.birthDate.map { "born \($0)" } ?? value(p.age, "")),
             "  Resting HR      " + value(p.restingHeartRate, " bpm"),
             "  Maximum HR      " + maximum,
+            "  Threshold HR    " + value(p.lactateThresholdHeartRate, " bpm (LTHR)"),
             "  FTP             " + value(p.functionalThresholdPower, " W"),
+            "  HR zones        " + heartRateModelText(preferences.heartRateZoneModel),
             "  Power zones     " + (preferences.powerZoneModel == .sixZones ? "6 zones" : "7 zones (Coggan)"),
         ]
         for type in [QuantityType.heartRate, .cyclingPower] {
@@ -109,5 +120,14 @@ enum ProfileCommand {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `heart-rate reserve (Karvonen), 5 zones`, ...
+    static func heartRateModelText(_ model: HeartRateZoneModel) -> String {
+        switch model {
+        case .reserve: "reserve: % of heart-rate reserve (Karvonen), 5 zones"
+        case .maximum: "max: % of maximum heart rate, 5 zones"
+        case .lactateThreshold: "lthr: % of lactate-threshold heart rate (Friel), 7 zones"
+        }
     }
 }

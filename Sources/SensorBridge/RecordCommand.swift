@@ -39,7 +39,7 @@ enum RecordCommand {
         \(WebOptions.help)
         \(MQTTOptions.help)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
-          --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
+          --lthr, --hr-model, --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
           --target-hr-zone N[-M], --target-power-zone N[-M], --target-debounce SECONDS
                                      coach to target zones: the dashboard highlights the target
                                      line and rings the bell once when you have been out of it for

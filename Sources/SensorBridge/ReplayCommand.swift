@@ -21,11 +21,16 @@ enum ReplayCommand {
                                      it is shows on standard error when that is a terminal)
           --activity TYPE            the activity when the trace names none: cycling (default),
                                      running, walking, hiking, rowing, swimming, other
-          --hr-zones A,B,C,D         heart-rate zone boundaries in bpm (2 to 8, increasing): custom zones
-          --power-zones A,B,...      power zone boundaries in W: custom zones
+          --hr-zones A,B,C,D         heart-rate zone boundaries in bpm (2 to 8, increasing, from 30
+                                     to 250, at least 1 apart): custom zones
+          --power-zones A,B,...      power zone boundaries in W (above 0, at most 3000, at least 1
+                                     apart): custom zones
           --age N | --birth-date YYYY-MM-DD
-          --resting-hr N --max-hr N  profile for the system heart-rate zones (heart-rate reserve)
+          --resting-hr N --max-hr N  profile for the system heart-rate zones
+          --lthr N                   lactate-threshold heart rate in bpm, for --hr-model lthr
+          --hr-model reserve|max|lthr  the system heart-rate model (see 'sensorbridge zones defaults --help')
           --ftp N                    functional threshold power in W for the system power zones
+          --power-model 6|7          six power zones or Coggan's seven
           --json                     one JSON object instead of the summary
           --events                   with --json, also every zone update, whole (zones left and
                                      entered with their durations, the running zone group)

@@ -1,10 +1,11 @@
 import Export
 import Foundation
 import SensorCore
+import Zones
 
 /// The web page: server-rendered HTML with a little plain JavaScript and no outside files (it
 /// works with no internet), readable on a phone. Pages are built from the CLI's own JSON (what the
-/// API serves), so the page and the API never disagree. Zone colours are the SVG chart's.
+/// API serves), so the page and the API never disagree. Zone colours are `ZonePalette`'s, as in the SVG chart.
 enum WebPages {
     /// `1:02:03` or `4:05` for seconds.
     static func clock(_ seconds: Double?) -> String {
@@ -225,7 +226,7 @@ enum WebPages {
         let zones = group["configuration"]?["zones"]?.arrayValue ?? []
         let durations = (group["zoneDurations"]?.arrayValue ?? []).map { $0["duration"]?.doubleValue ?? 0 }
         let total = max(durations.reduce(0, +), 1)
-        let colors = SVGChart.zoneColors(count: zones.count)
+        let colors = ZonePalette.hexColors(count: zones.count)
         let unit = group["configuration"]?["unit"]?.stringValue == "W" ? "W" : "bpm"
         let rows = zones.enumerated().map { index, zone -> String in
             let low = zone["minimum"]?.doubleValue.map { number($0) }
@@ -263,7 +264,9 @@ enum WebPages {
         }
         let profileFields: [(String, String, String)] = [
             ("age", "Age", "age"), ("birth-date", "Birth date", "birthDate"), ("resting-hr", "Resting HR", "restingHeartRate"),
-            ("max-hr", "Max HR", "maximumHeartRate"), ("ftp", "FTP (W)", "functionalThresholdPower"), ("power-model", "Power zones (6 or 7)", "powerZoneModel"),
+            ("max-hr", "Max HR", "maximumHeartRate"), ("lthr", "Threshold HR (LTHR)", "lactateThresholdHeartRate"),
+            ("hr-model", "HR zones (reserve, max or lthr)", "heartRateZoneModel"), ("ftp", "FTP (W)", "functionalThresholdPower"),
+            ("power-model", "Power zones (6 or 7)", "powerZoneModel"),
         ]
         let inputs = profileFields.map { option, label, key -> String in
             let value = profile[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? $0.doubleValue.map { number($0) }) } ?? ""
@@ -312,7 +315,7 @@ enum WebPages {
         let periods = totals["periods"]?.arrayValue ?? []
         guard !periods.isEmpty else { return "<p class=\"muted\">No workouts in these periods.</p>" }
         let zoneCount = totals["configuration"]?["zones"]?.arrayValue?.count ?? 0
-        let colors = SVGChart.zoneColors(count: zoneCount)
+        let colors = ZonePalette.hexColors(count: zoneCount)
         let longest = max(periods.map { $0["totalDuration"]?.doubleValue ?? 0 }.max() ?? 1, 1)
         let rowHeight = 26.0
         let width = 640.0

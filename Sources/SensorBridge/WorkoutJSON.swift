@@ -61,7 +61,7 @@ enum WorkoutJSON {
         w.append(
             "profile",
             workout.profile.map {
-                ProfileCommand.json(ZonePreferences(profile: $0.athlete, powerZoneModel: $0.powerZoneModel))
+                ProfileCommand.json($0.preferences)
             } ?? .null)
         var root = JSONObject()
         if let id { root.append("id", .number(Double(id.rawValue))) }

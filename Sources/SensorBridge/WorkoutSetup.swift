@@ -46,6 +46,7 @@ struct WorkoutSetup {
         var preferences = try store?.preferences() ?? ZonePreferences()
         preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
         if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
+        if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
         machine = WorkoutStateMachine(activityType: activity, preferences: preferences)
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             if let text = arguments[flag] {
@@ -226,8 +227,8 @@ struct WorkoutSetup {
         }
     }
 
-    /// Parses `120,140,155,170` into custom zones of `type`; `label` names the argument in messages
-    /// (`--hr-zones`).
+    /// Parses `120,140,155,170` into custom zones of `type`, which must be plausible
+    /// (`ZonePlausibility`); `label` names the argument in messages (`--hr-zones`).
     static func zoneConfiguration(_ text: String, _ type: QuantityType, label: String) throws(UsageError)
         -> WorkoutZoneConfiguration
     {
@@ -242,7 +243,9 @@ struct WorkoutSetup {
             values.append(value)
         }
         do {
-            return try WorkoutZoneConfiguration(quantityType: type, boundaryValues: values)
+            let configuration = try WorkoutZoneConfiguration(quantityType: type, boundaryValues: values)
+            try ZonePlausibility.check(configuration)
+            return configuration
         } catch {
             throw UsageError("\(label) \(text): \(error)")
         }

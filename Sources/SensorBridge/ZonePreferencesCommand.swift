@@ -21,7 +21,9 @@ enum ZonePreferencesCommand {
         'reset' goes back to the system zones (both quantities when none is named).
 
         Boundaries are bpm for heart rate and W for power: 2 to 8 increasing numbers make 3 to 9
-        zones; zone 1 is below the first boundary and the last zone from the last one up.
+        zones; zone 1 is below the first boundary and the last zone from the last one up. Only
+        zones a person could have are taken: heart-rate boundaries from 30 to 250 bpm, power
+        boundaries above 0 and at most 3000 W, each at least 1 above the one before.
 
         Options:
           --json                     with show: {"heartRate":{"source":"user","unit":"count/min",
@@ -73,7 +75,11 @@ enum ZonePreferencesCommand {
                 arguments.positionals[1], type, label: "zones set \(arguments.positionals[0])")
             let store = try StoreLocation.open(arguments, context)
             var preferences = try store.preferences()
-            preferences.setPreferredConfiguration(configuration)
+            do {
+                try preferences.setUserConfiguration(configuration)
+            } catch {
+                throw UsageError("zones set \(arguments.positionals[0]) \(arguments.positionals[1]): \(error)")
+            }
             try store.savePreferences(preferences)
             context.output.write(text(preferences, context, only: type))
         case "show":
@@ -112,7 +118,10 @@ enum ZonePreferencesCommand {
                 lines.append(contentsOf: WorkoutSummary.bars(WorkoutZoneGroup(configuration: configuration), durations: false))
             } else {
                 lines.append(
-                    type == .heartRate
+                    type == .heartRate && preferences.heartRateZoneModel == .lactateThreshold
+                        ? "Heart rate zones: none; the %LTHR model needs your lactate-threshold heart rate: "
+                            + "sensorbridge profile set --lthr 165"
+                        : type == .heartRate
                         ? "Heart rate zones: none; 'sensorbridge zones set heart-rate 120,140,155,170', or a profile "
                             + "with 'sensorbridge profile set --age 40 --resting-hr 50'"
                         : "Power zones: none; 'sensorbridge zones set power 150,200,250,300', or a profile with "

@@ -13,7 +13,7 @@ enum ZonesCommand {
         Usage: sensorbridge zones defaults|set|show|reset [options]
 
         Commands:
-          defaults  the default (system) zones from age, resting heart rate, maximum heart rate and FTP
+          defaults  the default (system) zones from age, resting, maximum or threshold heart rate and FTP
           set       make boundaries your preferred zones: zones set heart-rate 120,140,155,170
           show      the zones in effect (preferred, else system from your stored profile)
           reset     back to the system zones
@@ -28,12 +28,19 @@ enum ZonesCommand {
 
     static let defaultsHelp = """
         Usage: sensorbridge zones defaults [--age YEARS | --birth-date YYYY-MM-DD] [--resting-hr BPM]
-                                           [--max-hr BPM] [--ftp WATTS] [--power-model 6|7] [--json]
+                                           [--max-hr BPM] [--lthr BPM] [--hr-model reserve|max|lthr]
+                                           [--ftp WATTS] [--power-model 6|7] [--json]
 
         Prints the zones SensorBridge uses when you have set none of your own:
-          heart rate     5 zones by heart-rate reserve (Karvonen): resting + 60, 70, 80 and 90 % of
-                         (maximum - resting). The maximum is --max-hr, else 208 - 0.7 x age (Tanaka).
-                         Needs --resting-hr and one of --age, --birth-date or --max-hr.
+          heart rate     by --hr-model:
+                         reserve (the default): 5 zones by heart-rate reserve (Karvonen): resting +
+                           60, 70, 80 and 90 % of (maximum - resting). Needs --resting-hr and one of
+                           --age, --birth-date or --max-hr.
+                         max: 5 zones at 60, 70, 80 and 90 % of the maximum. Needs one of --age,
+                           --birth-date or --max-hr.
+                         lthr: Joe Friel's 7 cycling zones (1, 2, 3, 4, 5a, 5b, 5c) from 81, 90, 94,
+                           100, 103 and 106 % of the lactate-threshold heart rate. Needs --lthr.
+                         The maximum is --max-hr, else 208 - 0.7 x age (Tanaka).
           cycling power  6 zones at 55, 75, 90, 105 and 120 % of FTP, or Coggan's 7 adding 150 %
                          (--power-model 7). Needs --ftp.
         Boundaries are rounded to whole bpm or W, halves up. A value on a boundary belongs to the
@@ -44,6 +51,8 @@ enum ZonesCommand {
           --birth-date DATE       birth date as YYYY-MM-DD; the age is taken on today's date
           --resting-hr BPM        resting heart rate in beats per minute (20 to 250)
           --max-hr BPM            measured maximum heart rate (20 to 250), instead of the estimate
+          --lthr BPM              lactate-threshold heart rate (20 to 250), for --hr-model lthr
+          --hr-model MODEL        reserve (the default), max or lthr
           --ftp WATTS             functional threshold power (20 to 2500)
           --power-model 6|7       6 zones (the default) or Coggan's 7
           --json                  print {"heartRate": {...}, "cyclingPower": {...}} instead of tables
@@ -51,6 +60,8 @@ enum ZonesCommand {
         Examples:
           sensorbridge zones defaults --age 40 --resting-hr 50
           sensorbridge zones defaults --birth-date 1985-04-23 --resting-hr 48 --max-hr 186 --ftp 250 --json
+          sensorbridge zones defaults --max-hr 180 --hr-model max
+          sensorbridge zones defaults --lthr 165 --hr-model lthr
           sensorbridge zones defaults --ftp 250 --power-model 7
         """
 
@@ -86,32 +97,47 @@ enum ZonesCommand {
 
         let profile = try ProfileArguments.profile(from: arguments)
         let powerModel = try ProfileArguments.powerZoneModel(arguments)
+        let heartRateModel = try ProfileArguments.heartRateZoneModel(arguments)
 
-        let wantsHeartRate = ["age", "birth-date", "resting-hr", "max-hr"].contains { arguments[$0] != nil }
+        let wantsHeartRate = ProfileArguments.wantsHeartRate(arguments)
         guard wantsHeartRate || profile.functionalThresholdPower != nil else {
             throw UsageError(
                 "give a profile: --age N (or --birth-date YYYY-MM-DD) and --resting-hr N for heart-rate zones, "
                     + "--ftp W for power zones; run 'sensorbridge zones defaults --help' for examples")
         }
-        if wantsHeartRate, profile.restingHeartRate == nil,
+        if wantsHeartRate, heartRateModel != .lactateThreshold, profile.restingHeartRate == nil,
             profile.age == nil, profile.birthDate == nil, profile.maximumHeartRate == nil
         {
-            throw UsageError("heart-rate zones need --resting-hr N and one of --age N, --birth-date YYYY-MM-DD or --max-hr N")
+            // Only --lthr was given, for a model that does not use it.
+            throw UsageError(
+                "--lthr is for Friel's %LTHR zones: add --hr-model lthr (\(heartRateModel.shortName) zones need "
+                    + (heartRateModel == .reserve ? "--resting-hr N and " : "") + "one of --age N, --birth-date YYYY-MM-DD or --max-hr N)")
         }
 
         let today = ProfileArguments.today()
         var sections: [Section] = []
         do {
             if wantsHeartRate {
-                let configuration = try profile.heartRateZoneConfiguration(on: today)
-                let origin =
-                    profile.maximumHeartRate != nil ? "measured" : "208 - 0.7 x age \(try profile.age(on: today))"
+                let configuration = try profile.heartRateZoneConfiguration(model: heartRateModel, on: today)
+                func maximum() throws(ZoneProfileError) -> String {
+                    let origin =
+                        profile.maximumHeartRate != nil ? "measured" : "208 - 0.7 x age \(try profile.age(on: today))"
+                    return "maximum \(try profile.maximumHeartRate(on: today).formatted) (\(origin))"
+                }
+                let (title, basis) =
+                    switch heartRateModel {
+                    case .reserve:
+                        ("Heart-rate zones (system, count/min): resting \(profile.restingHeartRate ?? 0), \(try maximum())",
+                         "of reserve")
+                    case .maximum: ("Heart-rate zones (system, count/min, % of maximum): \(try maximum())", "of maximum")
+                    case .lactateThreshold:
+                        ("Heart-rate zones (system, count/min, Friel's % of LTHR): LTHR \(profile.lactateThresholdHeartRate ?? 0)",
+                         "of LTHR")
+                    }
                 sections.append(
                     Section(
-                        configuration: configuration,
-                        title: "Heart-rate zones (system, count/min): resting \(profile.restingHeartRate ?? 0), "
-                            + "maximum \(try profile.maximumHeartRate(on: today).formatted) (\(origin))",
-                        basis: "of reserve", percentages: AthleteProfile.heartRateReservePercentages))
+                        configuration: configuration, title: title, basis: basis,
+                        percentages: heartRateModel.percentages, names: heartRateModel.zoneNames))
             }
             if let ftp = profile.functionalThresholdPower {
                 let configuration = try profile.cyclingPowerZoneConfiguration(model: powerModel)
@@ -119,7 +145,8 @@ enum ZonesCommand {
                     Section(
                         configuration: configuration,
                         title: "Cycling-power zones (system, W): FTP \(ftp), \(configuration.zones.count) zones",
-                        basis: "of FTP", percentages: powerModel.percentages))
+                        basis: "of FTP", percentages: powerModel.percentages,
+                        names: configuration.zones.map { String($0.index + 1) }))
             }
         } catch {
             throw UsageError(ProfileArguments.advice(for: error, profile: profile))
@@ -146,8 +173,10 @@ enum ZonesCommand {
         let basis: String
         /// The model's boundaries in percent, one per boundary.
         let percentages: [Int]
+        /// The zones' names, one per zone: 1, 2, ... (Friel's: 1, 2, 3, 4, 5a, 5b, 5c).
+        let names: [String]
 
-        /// The title, then one line per zone (numbered from 1) with its bounds and share.
+        /// The title, then one line per zone (named, numbered from 1) with its bounds and share.
         var table: String {
             func column(_ text: String, _ width: Int) -> String {
                 String(repeating: " ", count: max(0, width - text.count)) + text
@@ -161,7 +190,7 @@ enum ZonesCommand {
                     default: "\(percentages[zone.index - 1]) to \(percentages[zone.index]) %"
                     }
                 lines.append(
-                    column(String(zone.index + 1), 6) + column(zone.minimum.map { $0.value.formatted } ?? "-", 11)
+                    column(names[zone.index], 6) + column(zone.minimum.map { $0.value.formatted } ?? "-", 11)
                         + column(zone.maximum.map { $0.value.formatted } ?? "-", 8) + "  " + share)
             }
             return lines.joined(separator: "\n")

@@ -1,13 +1,14 @@
 public import Zones
+import Workouts
 
 extension WorkoutStore {
-    /// The person's profile, power-zone model and preferred zones; empty preferences when none were saved.
+    /// The person's profile, zone models and preferred zones; empty preferences when none were saved.
     public func preferences() throws(WorkoutStoreError) -> ZonePreferences {
         try perform {
             var preferences = ZonePreferences()
             try connection.statement("SELECT \(Self.profileColumns) FROM profile WHERE id = 1").forEachRow { row in
                 let profile = try profile(from: row)
-                preferences = ZonePreferences(profile: profile.athlete, powerZoneModel: profile.powerZoneModel)
+                preferences = profile.preferences
             }
             var preferredIDs: [Int64] = []
             try connection.statement("SELECT configuration_id FROM preferred_zone_configurations ORDER BY quantity_type")
@@ -17,19 +18,19 @@ extension WorkoutStore {
         }
     }
 
-    /// Replaces the stored profile, power-zone model and preferred zones with `preferences`, in one transaction.
+    /// Replaces the stored profile, zone models and preferred zones with `preferences`, in one transaction.
     public func savePreferences(_ preferences: ZonePreferences) throws(WorkoutStoreError) {
         try performTransaction {
             let profile = preferences.profile
             try connection.statement(
                 """
-                INSERT OR REPLACE INTO profile (id, birth_date, age, resting_heart_rate, maximum_heart_rate,
-                    functional_threshold_power, power_zone_model)
-                VALUES (1, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO profile (id, \(Self.profileColumns))
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ).run(
                 profile.birthDate?.description, profile.age, profile.restingHeartRate, profile.maximumHeartRate,
-                profile.functionalThresholdPower, preferences.powerZoneModel.rawValue)
+                profile.functionalThresholdPower, preferences.powerZoneModel.rawValue, profile.lactateThresholdHeartRate,
+                preferences.heartRateZoneModel.rawValue)
             try connection.execute("DELETE FROM preferred_zone_configurations")
             for configuration in preferences.preferredConfigurations.values {
                 try connection.statement(

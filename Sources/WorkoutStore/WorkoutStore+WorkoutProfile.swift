@@ -5,17 +5,19 @@ import Zones
 extension WorkoutStore {
     /// The columns a profile is kept in, in `profile` and `workout_profiles` alike.
     static let profileColumns =
-        "birth_date, age, resting_heart_rate, maximum_heart_rate, functional_threshold_power, power_zone_model"
+        "birth_date, age, resting_heart_rate, maximum_heart_rate, functional_threshold_power, power_zone_model, "
+        + "lactate_threshold_heart_rate, heart_rate_zone_model"
 
-    /// Stores the profile `workout` was recorded with (`workout_profiles`, migration 5); the caller
+    /// Stores the profile `workout` was recorded with (`workout_profiles`, migrations 5 and 6); the caller
     /// holds a transaction.
     func insertProfile(_ profile: WorkoutProfile, workout: Int64) throws {
         let athlete = profile.athlete
         try connection.statement(
-            "INSERT INTO workout_profiles (workout_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO workout_profiles (workout_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ).run(
             workout, athlete.birthDate?.description, athlete.age, athlete.restingHeartRate, athlete.maximumHeartRate,
-            athlete.functionalThresholdPower, profile.powerZoneModel.rawValue)
+            athlete.functionalThresholdPower, profile.powerZoneModel.rawValue, athlete.lactateThresholdHeartRate,
+            profile.heartRateZoneModel.rawValue)
     }
 
     /// The profile `workout` was recorded with; nil for a workout stored before migration 5.
@@ -24,7 +26,7 @@ extension WorkoutStore {
             .firstRow(workout) { try profile(from: $0) }
     }
 
-    /// The profile in the row's first six columns, `profileColumns`.
+    /// The profile in the row's first eight columns, `profileColumns`.
     func profile(from row: SQLiteStatement) throws -> WorkoutProfile {
         var birthDate: CalendarDate?
         if let text = row.optionalText(0) {
@@ -36,11 +38,15 @@ extension WorkoutStore {
         guard let model = PowerZoneModel(rawValue: row.text(5)) else {
             throw WorkoutStoreError.invalidData(path: path, reason: "unknown power zone model \(row.text(5))")
         }
+        guard let heartRateModel = HeartRateZoneModel(rawValue: row.text(7)) else {
+            throw WorkoutStoreError.invalidData(path: path, reason: "unknown heart-rate zone model \(row.text(7))")
+        }
         return WorkoutProfile(
             athlete: AthleteProfile(
                 birthDate: birthDate, age: row.optionalInt(1), restingHeartRate: row.optionalInt(2),
-                maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4)),
-            powerZoneModel: model)
+                maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4),
+                lactateThresholdHeartRate: row.optionalInt(6)),
+            powerZoneModel: model, heartRateZoneModel: heartRateModel)
     }
 
     /// Stores the target zones of `workout` (`workout_targets`); the caller holds a transaction.

@@ -41,12 +41,10 @@ public struct WorkoutLoad: Sendable, Hashable {
     ///     (values in count/min, any order).
     ///   - zoneGroups: the workout's time in zone by quantity type.
     ///   - athlete: the profile the workout was recorded with (nil: nothing that needs one).
-    ///   - lactateThresholdHeartRate: in count/min, for hrTSS.
     ///   - day: the workout's day, for an age from a birth date.
     public init(
         activeDuration: Duration, normalizedPower: Double?, heartRateTimes: [(value: Double, duration: Duration)],
-        zoneGroups: [QuantityType: WorkoutZoneGroup], athlete: AthleteProfile?, lactateThresholdHeartRate: Int? = nil,
-        on day: CalendarDate?
+        zoneGroups: [QuantityType: WorkoutZoneGroup], athlete: AthleteProfile?, on day: CalendarDate?
     ) {
         self.normalizedPower = normalizedPower
         functionalThresholdPower = athlete?.functionalThresholdPower
@@ -58,7 +56,7 @@ public struct WorkoutLoad: Sendable, Hashable {
         let maximum = try? athlete?.maximumHeartRate(on: day)
         if let maximum, maximum > 0, !heartRateTimes.isEmpty {
             trimp = Self.edwardsTRIMP(heartRateTimes, maximum: maximum)
-            if let resting = athlete?.restingHeartRate, let threshold = lactateThresholdHeartRate,
+            if let resting = athlete?.restingHeartRate, let threshold = athlete?.lactateThresholdHeartRate,
                 Double(resting) < Double(threshold), Double(threshold) <= maximum
             {
                 let reserve = maximum - Double(resting)

@@ -1,6 +1,6 @@
 public import Zones
 
-/// The athlete profile and power-zone model in effect when a workout was recorded: what its
+/// The athlete profile and heart-rate and power zone models in effect when a workout was recorded: what its
 /// system zones were computed from, and what its exports carry (FTP, maximum and resting heart
 /// rate), however the person's profile changes afterwards.
 public struct WorkoutProfile: Sendable, Hashable {
@@ -9,15 +9,30 @@ public struct WorkoutProfile: Sendable, Hashable {
     public var athlete: AthleteProfile
     /// Six power zones or Coggan's seven.
     public var powerZoneModel: PowerZoneModel
+    /// Heart-rate reserve, percent of maximum or percent of LTHR (reserve for workouts stored
+    /// before the store kept it, which had no other).
+    public var heartRateZoneModel: HeartRateZoneModel
 
-    public init(athlete: AthleteProfile = AthleteProfile(), powerZoneModel: PowerZoneModel = .sixZones) {
+    public init(
+        athlete: AthleteProfile = AthleteProfile(), powerZoneModel: PowerZoneModel = .sixZones,
+        heartRateZoneModel: HeartRateZoneModel = .reserve
+    ) {
         self.athlete = athlete
         self.powerZoneModel = powerZoneModel
+        self.heartRateZoneModel = heartRateZoneModel
     }
 
-    /// The profile and power-zone model of `preferences`. (Its preferred zones are not kept here:
+    /// The profile and zone models of `preferences`. (Its preferred zones are not kept here:
     /// the zones a workout used are its zone groups' configurations.)
     public init(_ preferences: ZonePreferences) {
-        self.init(athlete: preferences.profile, powerZoneModel: preferences.powerZoneModel)
+        self.init(
+            athlete: preferences.profile, powerZoneModel: preferences.powerZoneModel,
+            heartRateZoneModel: preferences.heartRateZoneModel)
+    }
+
+    /// Preferences with this profile and these models, and no preferred zones: what gives the
+    /// workout's system zones again.
+    public var preferences: ZonePreferences {
+        ZonePreferences(profile: athlete, powerZoneModel: powerZoneModel, heartRateZoneModel: heartRateZoneModel)
     }
 }

@@ -14,28 +14,34 @@ public struct AthleteProfile: Sendable, Hashable {
     public var maximumHeartRate: Int?
     /// Functional threshold power in W.
     public var functionalThresholdPower: Int?
+    /// Lactate-threshold heart rate in count/min (the %LTHR model's reference).
+    public var lactateThresholdHeartRate: Int?
 
     public init(
         birthDate: CalendarDate? = nil, age: Int? = nil, restingHeartRate: Int? = nil, maximumHeartRate: Int? = nil,
-        functionalThresholdPower: Int? = nil
+        functionalThresholdPower: Int? = nil, lactateThresholdHeartRate: Int? = nil
     ) {
         self.birthDate = birthDate
         self.age = age
         self.restingHeartRate = restingHeartRate
         self.maximumHeartRate = maximumHeartRate
         self.functionalThresholdPower = functionalThresholdPower
+        self.lactateThresholdHeartRate = lactateThresholdHeartRate
     }
 
     /// Ages the models accept, in years.
     public static let ageRange = 1...120
-    /// Resting and maximum heart rates the models accept, in count/min.
+    /// Resting, maximum and lactate-threshold heart rates the models accept, in count/min.
     public static let heartRateRange = 20...250
     /// Functional threshold powers the models accept, in W (from 20 W the six or seven zones are distinct).
     public static let functionalThresholdPowerRange = 20...2500
     /// The least heart-rate reserve (maximum - resting, count/min) that keeps five distinct zones.
     public static let minimumHeartRateReserve = 10
     /// The heart-rate zone boundaries in percent of the heart-rate reserve (Karvonen), increasing.
-    public static let heartRateReservePercentages = [60, 70, 80, 90]
+    public static let heartRateReservePercentages = HeartRateZoneModel.reserve.percentages
+    /// The least lactate-threshold heart rate (count/min) whose seven %LTHR zones are distinct:
+    /// below 25, 103 % and 106 % round to the same count/min.
+    public static let minimumLactateThresholdHeartRate = 25
 
     /// The age in whole years on `date`: from the birth date when there is one (then `date` is
     /// needed), else `age`.
@@ -58,26 +64,51 @@ public struct AthleteProfile: Sendable, Hashable {
         Double(try maximumHeartRateTenths(on: date)) / 10
     }
 
-    /// The system heart-rate zones: five zones by heart-rate reserve (Karvonen), boundaries
-    /// `resting + {60, 70, 80, 90} % x (maximum - resting)` rounded to whole count/min, halves away
-    /// from zero. Age 40 and resting 50 give a maximum of 180 and boundaries 128, 141, 154, 167.
+    /// The system heart-rate zones of `model`, boundaries rounded to whole count/min, halves away
+    /// from zero:
+    /// - `.reserve` (Karvonen): `resting + {60, 70, 80, 90} % x (maximum - resting)`. Age 40 and
+    ///   resting 50 give a maximum of 180 and boundaries 128, 141, 154, 167.
+    /// - `.maximum`: `{60, 70, 80, 90} % x maximum`. A maximum of 180 gives 108, 126, 144, 162.
+    /// - `.lactateThreshold` (Friel): `{81, 90, 94, 100, 103, 106} % x LTHR`, seven zones. An LTHR of
+    ///   165 gives 134, 149, 155, 165, 170, 175.
+    ///
+    /// The maximum is the measured one, else Tanaka's 208 - 0.7 x age.
     ///
     /// - Parameter date: the day the zones are for; needed only when the age comes from a birth date.
-    public func heartRateZoneConfiguration(on date: CalendarDate? = nil) throws(ZoneProfileError)
-        -> WorkoutZoneConfiguration
+    /// - Throws: `ZoneProfileError` naming what the model needs and the profile lacks, or what is
+    ///   out of range.
+    public func heartRateZoneConfiguration(model: HeartRateZoneModel = .reserve, on date: CalendarDate? = nil)
+        throws(ZoneProfileError) -> WorkoutZoneConfiguration
     {
-        guard let resting = restingHeartRate else { throw .missingRestingHeartRate }
-        try Self.check(.restingHeartRate, resting, in: Self.heartRateRange)
-        let maximumTenths = try maximumHeartRateTenths(on: date)
-        let reserveTenths = maximumTenths - 10 * resting
-        guard reserveTenths >= 10 * Self.minimumHeartRateReserve else {
-            throw .heartRateReserveTooSmall(resting: resting, maximum: Double(maximumTenths) / 10)
+        let boundaries: [Int]
+        switch model {
+        case .reserve:
+            guard let resting = restingHeartRate else { throw .missingRestingHeartRate }
+            try Self.check(.restingHeartRate, resting, in: Self.heartRateRange)
+            let maximumTenths = try maximumHeartRateTenths(on: date)
+            let reserveTenths = maximumTenths - 10 * resting
+            guard reserveTenths >= 10 * Self.minimumHeartRateReserve else {
+                throw .heartRateReserveTooSmall(resting: resting, maximum: Double(maximumTenths) / 10)
+            }
+            // resting + p/100 x reserveTenths/10, in thousandths of a count/min: exact integers.
+            boundaries = model.percentages.map { percent in
+                Self.roundedQuotient(1000 * resting + percent * reserveTenths, 1000)
+            }
+        case .maximum:
+            // p/100 x maximumTenths/10; a maximum of at least 20 (or Tanaka's at 120 years, 124)
+            // keeps the 10-point steps at least 2 count/min apart.
+            let maximumTenths = try maximumHeartRateTenths(on: date)
+            boundaries = model.percentages.map { percent in Self.roundedQuotient(percent * maximumTenths, 1000) }
+        case .lactateThreshold:
+            guard let threshold = lactateThresholdHeartRate else { throw .missingLactateThresholdHeartRate }
+            try Self.check(.lactateThresholdHeartRate, threshold, in: Self.heartRateRange)
+            guard threshold >= Self.minimumLactateThresholdHeartRate else {
+                throw .lactateThresholdTooLow(threshold, least: Self.minimumLactateThresholdHeartRate)
+            }
+            boundaries = model.percentages.map { percent in Self.roundedQuotient(percent * threshold, 100) }
         }
-        // resting + p/100 x reserveTenths/10, in thousandths of a count/min: exact integers.
-        let boundaries = Self.heartRateReservePercentages.map { percent in
-            Double(Self.roundedQuotient(1000 * resting + percent * reserveTenths, 1000))
-        }
-        return WorkoutZoneConfiguration(quantityType: .heartRate, checkedBoundaryValues: boundaries, source: .system)
+        return WorkoutZoneConfiguration(
+            quantityType: .heartRate, checkedBoundaryValues: boundaries.map(Double.init), source: .system)
     }
 
     /// The system cycling-power zones: `model`'s percentages of FTP rounded to whole W, halves away

@@ -1,23 +1,41 @@
 public import SensorCore
 
-/// A person's zone settings: their profile, the power model they chose and the configurations they
-/// prefer (DESIGN.md §3 "Zones"). Answers which zones a workout uses when it sets none of its own.
+/// A person's zone settings: their profile, the heart-rate and power models they chose and the
+/// configurations they prefer (DESIGN.md §3 "Zones"). Answers which zones a workout uses when it sets none of its own.
 public struct ZonePreferences: Sendable, Hashable {
     /// What the default models compute from.
     public var profile: AthleteProfile
     /// Six zones (default) or Coggan's seven for the system cycling-power configuration.
     public var powerZoneModel: PowerZoneModel
+    /// Heart-rate reserve (default), percent of maximum or Friel's percent of LTHR for the system
+    /// heart-rate configuration.
+    public var heartRateZoneModel: HeartRateZoneModel
     /// The person's own configurations by quantity type, each with source `.user`.
     public private(set) var preferredConfigurations: [QuantityType: WorkoutZoneConfiguration] = [:]
 
-    public init(profile: AthleteProfile = AthleteProfile(), powerZoneModel: PowerZoneModel = .sixZones) {
+    public init(
+        profile: AthleteProfile = AthleteProfile(), powerZoneModel: PowerZoneModel = .sixZones,
+        heartRateZoneModel: HeartRateZoneModel = .reserve
+    ) {
         self.profile = profile
         self.powerZoneModel = powerZoneModel
+        self.heartRateZoneModel = heartRateZoneModel
     }
 
     /// Makes `configuration` the preferred one for its quantity type; it is kept with source `.user`.
+    /// Takes it as it is: for a configuration a person gives, `setUserConfiguration(_:)` checks it
+    /// first. (A stored one is loaded as it was saved.)
     public mutating func setPreferredConfiguration(_ configuration: WorkoutZoneConfiguration) {
         preferredConfigurations[configuration.quantityType] = configuration.withSource(.user)
+    }
+
+    /// Makes zones a person gives the preferred ones, when they are plausible (`ZonePlausibility`).
+    ///
+    /// - Throws: `ZonePlausibilityError` for the first boundary no person's zones would have;
+    ///   the preferences are then unchanged.
+    public mutating func setUserConfiguration(_ configuration: WorkoutZoneConfiguration) throws(ZonePlausibilityError) {
+        try ZonePlausibility.check(configuration)
+        setPreferredConfiguration(configuration)
     }
 
     /// Goes back to the system configuration for `quantityType`.
@@ -33,7 +51,7 @@ public struct ZonePreferences: Sendable, Hashable {
         throws(ZoneProfileError) -> WorkoutZoneConfiguration
     {
         switch quantityType {
-        case .heartRate: try profile.heartRateZoneConfiguration(on: date)
+        case .heartRate: try profile.heartRateZoneConfiguration(model: heartRateZoneModel, on: date)
         case .cyclingPower: try profile.cyclingPowerZoneConfiguration(model: powerZoneModel)
         default: throw .noDefaultModel(quantityType)
         }

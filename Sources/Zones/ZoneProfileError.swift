@@ -4,7 +4,7 @@ public import SensorCore
 public enum ZoneProfileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A value of the profile, for messages and for a command line to name its flag.
     public enum Field: String, Sendable, Hashable, CaseIterable {
-        case age, birthDate, restingHeartRate, maximumHeartRate, functionalThresholdPower
+        case age, birthDate, restingHeartRate, maximumHeartRate, functionalThresholdPower, lactateThresholdHeartRate
     }
 
     /// Heart-rate zones need an age or a birth date, unless the profile has a maximum heart rate.
@@ -13,6 +13,10 @@ public enum ZoneProfileError: Error, Sendable, Hashable, CustomStringConvertible
     case missingRestingHeartRate
     /// Cycling-power zones need a functional threshold power.
     case missingFunctionalThresholdPower
+    /// The %LTHR heart-rate model needs a lactate-threshold heart rate.
+    case missingLactateThresholdHeartRate
+    /// The lactate-threshold heart rate is below `least`, where the seven %LTHR zones stop being distinct.
+    case lactateThresholdTooLow(Int, least: Int)
     /// The value is outside what a person can have.
     case outOfRange(Field, value: Int, allowed: ClosedRange<Int>)
     /// The resting heart rate must be at least `AthleteProfile.minimumHeartRateReserve` below the
@@ -32,6 +36,10 @@ public enum ZoneProfileError: Error, Sendable, Hashable, CustomStringConvertible
                 + "208 - 0.7 x age), or a measured maximum heart rate"
         case .missingRestingHeartRate: "heart-rate zones need a resting heart rate (heart-rate reserve method)"
         case .missingFunctionalThresholdPower: "cycling-power zones need a functional threshold power (FTP)"
+        case .missingLactateThresholdHeartRate:
+            "the %LTHR model needs your lactate-threshold heart rate (LTHR)"
+        case .lactateThresholdTooLow(let value, let least):
+            "a lactate-threshold heart rate of \(value) is too low for seven distinct %LTHR zones; it must be at least \(least)"
         case .outOfRange(let field, let value, let allowed):
             "\(field.rawValue) \(value) is out of range; give a value from \(allowed.lowerBound) to \(allowed.upperBound)"
         case .heartRateReserveTooSmall(let resting, let maximum):

@@ -196,6 +196,32 @@ struct FITDecodeTests {
         #expect(balance == Array(repeating: .number(Double(0x80 | 52)), count: 62) + Array(repeating: .null, count: 58))
     }
 
+    /// System heart-rate zones say how they were made: the workout's model gives `hr_calc_type`, and
+    /// its lactate-threshold heart rate `threshold_heart_rate`; custom zones stay custom.
+    @Test(arguments: [
+        (HeartRateZoneModel.reserve, "percent_hrr", [128, 141, 154, 167] as [Int]),
+        (.maximum, "percent_max_hr", [108, 126, 144, 162]),
+        (.lactateThreshold, "percent_lthr", [134, 149, 155, 165, 170, 175]),
+    ])
+    func theHeartRateModelAndThresholdAreInTimeInZone(model: HeartRateZoneModel, calculation: String, boundaries: [Int]) throws {
+        var athlete = Self.profile
+        athlete.lactateThresholdHeartRate = 165
+        let zones = ZonePreferences(profile: athlete, heartRateZoneModel: model)
+        let workout = try Self.workout(seconds: 300, zones: zones) { second in [(.heartRate, 120 + Double(second % 60))] }
+        #expect(workout.profile?.heartRateZoneModel == model)
+        let decoded = try FITCheck.decode(ExportFormat.fit.encode(workout))
+        let session = try #require(decoded["timeInZone"]?.arrayValue?.first { $0["reference_mesg"] == "session" })
+        #expect(session["hr_calc_type"] == .string(calculation))
+        #expect(session["threshold_heart_rate"] == 165)
+        #expect(session["hr_zone_high_boundary"] == .array(boundaries.map { .number(Double($0)) } + [.null]))
+
+        var custom = zones
+        custom.setPreferredConfiguration(try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 150]))
+        let customWorkout = try Self.workout(seconds: 120, zones: custom) { _ in [(.heartRate, 130)] }
+        let customZones = try FITCheck.decode(ExportFormat.fit.encode(customWorkout))["timeInZone"]?.arrayValue?.first
+        #expect(customZones?["hr_calc_type"] == "custom")
+    }
+
     /// The profile changes after a ride is saved: its FIT file carries the FTP and heart rates it
     /// was recorded with, not today's. A workout stored without a profile (as before store
     /// migration 5) gets none of those fields, never today's, and a note says so.

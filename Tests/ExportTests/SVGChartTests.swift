@@ -1,5 +1,8 @@
 import Export
 import Foundation
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 import SensorCore
 import SensorTestSupport
 import Testing
@@ -41,11 +44,63 @@ import Zones
                 #expect(svg.contains("Zone \(index + 1)</text>"))
             }
         }
-        // Each bar is labelled with its minutes.
-        let first = try #require(workout.zoneGroupsByType[.heartRate]?.durations[0].seconds)
-        #expect(svg.contains(String(format: "%.1f min", first / 60)))
-        #expect(SVGChart.zoneColors(count: 5) == ["#9e9e9e", "#42a5f5", "#fdd835", "#ffa726", "#ef5350"])
-        #expect(Set(SVGChart.zoneColors(count: 9)).count == 9)
+        // Each bar is labelled with its time as m:ss (never decimal minutes), then its share.
+        for group in workout.zoneGroupsByType.values {
+            for duration in group.durations { #expect(svg.contains(">\(duration.clockText) (")) }
+        }
+        #expect(!svg.contains(" min"))
+        // The bands and bars are in the palette's colours.
+        for (index, hex) in ZonePalette.hexColors(count: 5).enumerated() {
+            #expect(svg.contains("id=\"bar-heartRate-\(index)\"") && svg.contains("fill=\"\(hex)\""))
+        }
+    }
+
+    /// The title in the given time zone, to the minute; axis titles; a line and label at each lap
+    /// after the first and at the change to running; time in zone from an hour as h:mm:ss; and
+    /// the whole is well-formed XML.
+    @Test func titleAxesLapsActivitiesAndClockTimes() throws {
+        let workout = try SyntheticRide.workout(seconds: 3731, seed: 11, startDate: CSVEncoderTests.startDate, runAfter: 2400)
+        // 2026-11-02T17:30:00Z was a Monday, 18:30 in Paris (UTC+1 in November).
+        let paris = SVGChart(timeZone: try #require(TimeZone(identifier: "Europe/Paris")))
+        #expect(workout.duration == .seconds(3731) && workout.activeDuration.clockText == "59:43")
+        #expect(paris.title(workout) == "Mon 2 Nov 2026 18:30 · Multisport · 1:02:11 (active 59:43)")
+        let utc = SVGChart(timeZone: try #require(TimeZone(identifier: "UTC")))
+        #expect(utc.title(workout).hasPrefix("Mon 2 Nov 2026 17:30 · "))
+        let svg = paris.render(workout)
+        #expect(svg.contains("<title>Mon 2 Nov 2026 18:30 · Multisport · 1:02:11 (active 59:43)</title>"))
+        #expect(!svg.contains("2026-11-02T"))
+        for axis in ["heart rate (bpm)", "power (W)", "time (h:mm)"] { #expect(svg.contains(">\(axis)</text>"), "\(axis)") }
+
+        // Marks in both panels, where the time axis puts them: 70 px + offset / duration x 866 px.
+        #expect(workout.laps.count > 3 && workout.activities.map(\.activityType) == [.cycling, .running])
+        let marks = workout.laps.enumerated().dropFirst().map { ("lap-\($0 + 1)", "L\($0 + 1)", $1.lowerBound) }
+            + [("activity-2", "Running", workout.activities[1].start)]
+        for (id, label, time) in marks {
+            #expect(svg.contains(">\(label)</text>"), "\(label)")
+            for type in ["heartRate", "cyclingPower"] {
+                let x = try #require(Self.attributes(of: "\(id)-\(type)", in: svg)["x1"], "\(id)-\(type)")
+                #expect(abs(x - (70 + (time - workout.start).seconds / 3731 * 866)) <= 0.05)
+            }
+        }
+        #expect(!svg.contains("id=\"lap-1-") && !svg.contains("id=\"activity-1-"))
+
+        // An hour in one zone reads h:mm:ss.
+        var long = workout
+        var group = try #require(long.zoneGroupsByType[.heartRate])
+        group = try WorkoutZoneGroup(configuration: group.configuration, durations: [.seconds(3725)] + group.durations.dropFirst().map { _ in .zero })
+        long.zoneGroupsByType[.heartRate] = group
+        #expect(paris.render(long).contains(">1:02:05 (100 %)</text>"))
+
+        #if canImport(FoundationXML)
+            final class Errors: NSObject, XMLParserDelegate {
+                var error: (any Error)?
+                func parser(_ parser: XMLParser, parseErrorOccurred error: any Error) { self.error = error }
+            }
+            let parser = XMLParser(data: Data(svg.utf8))
+            let errors = Errors()
+            parser.delegate = errors
+            #expect(parser.parse(), "\(String(describing: errors.error))")
+        #endif
     }
 
     @Test func aWorkoutWithoutHeartRateOrPowerSaysSo() throws {
@@ -106,7 +161,7 @@ import Zones
         let colors = try #require(result["pixels"]?.arrayValue).map { pixel in
             (pixel.arrayValue ?? []).compactMap(\.integerValue)
         }
-        for (index, hex) in SVGChart.zoneColors(count: group.durations.count).enumerated() where group.durations[index] > .seconds(30) {
+        for (index, hex) in ZonePalette.hexColors(count: group.durations.count).enumerated() where group.durations[index] > .seconds(30) {
             let expected = stride(from: 1, to: 7, by: 2).map { Int(hex.dropFirst($0).prefix(2), radix: 16) ?? -1 }
             #expect(colors[index] == expected, "bar of zone \(index + 1)")
         }

@@ -165,7 +165,8 @@ import WorkoutStore
         let shown = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)
         #expect(shown["workout"]?["profile"] == .object([
             "birthDate": .null, "age": 40, "restingHeartRate": 50, "maximumHeartRate": .null,
-            "functionalThresholdPower": 250, "powerZoneModel": "6",
+            "functionalThresholdPower": 250, "powerZoneModel": "6", "lactateThresholdHeartRate": .null,
+            "heartRateZoneModel": "reserve",
         ]))
         let workouts = try WorkoutStore(path: store)
         var workout = try workouts.workout(WorkoutID(1))

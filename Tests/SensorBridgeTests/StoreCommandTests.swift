@@ -180,6 +180,14 @@ import Zones
         _ = run(["workouts", "load", "--svg", svg, "--force"])
         #expect(runCLI(["workouts", "load", "--force", "--store", store]).status == .usage)
         #expect(runCLI(["workouts", "load", "--from", "2026-13-01", "--store", store]).status == .usage)
+        // With a lactate-threshold heart rate, a workout without power has its hrTSS as its load.
+        _ = run(["profile", "set", "--lthr", "165"])
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"])
+        let run = try JSONValue(parsing: run(["workouts", "show", "4", "--json"]).output)["workout"]?["load"]
+        let hrTSS = try #require(run?["heartRateStressScore"]?.doubleValue)
+        #expect(hrTSS > 20 && hrTSS < 60 && run?["trainingStressScore"] == .null)
+        let day = try JSONValue(parsing: self.run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-01", "--json"]).output)
+        #expect(day["days"]?.arrayValue?.first?["load"]?.doubleValue == hrTSS)
     }
 
     /// Target zones: the share of active time in them in the summary, the stored workout (JSON)
@@ -274,7 +282,8 @@ import Zones
         #expect(
             json == .object([
                 "birthDate": nil, "age": 40, "restingHeartRate": 50, "maximumHeartRate": 185,
-                "functionalThresholdPower": 265, "powerZoneModel": "7",
+                "functionalThresholdPower": 265, "powerZoneModel": "7", "lactateThresholdHeartRate": nil,
+                "heartRateZoneModel": "reserve",
             ]))
         _ = run(["profile", "set", "--birth-date", "1986-02-28"])
         let born = try JSONValue(parsing: run(["profile", "show", "--json"]).output)
@@ -284,6 +293,61 @@ import Zones
         #expect(runCLI(["profile", "set", "--power-model", "5", "--store", store]).status == .usage)
         _ = run(["profile", "reset"])
         #expect(try JSONValue(parsing: run(["profile", "show", "--json"]).output)["functionalThresholdPower"] == .null)
+    }
+
+    /// `profile set --lthr --hr-model`, as `--power-model`: kept, shown, used by `zones show` and
+    /// by later recordings, which keep the model; refused when the model lacks its value.
+    @Test func profileTakesTheThresholdAndTheHeartRateModel() throws {
+        let refused = runCLI(["profile", "set", "--hr-model", "lthr", "--store", store])
+        #expect(refused.status == .usage)
+        #expect(refused.errors.contains("the %LTHR model needs your lactate-threshold heart rate: add --lthr BPM, as in 'sensorbridge profile set --lthr 165'"))
+        _ = run(["profile", "set", "--age", "40", "--resting-hr", "50"])
+        let set = run(["profile", "set", "--lthr", "165", "--hr-model", "lthr"]).output
+        #expect(set.contains("  Threshold HR    165 bpm (LTHR)\n"))
+        #expect(set.contains("  HR zones        lthr: % of lactate-threshold heart rate (Friel), 7 zones\n"))
+        let json = try JSONValue(parsing: run(["profile", "show", "--json"]).output)
+        #expect(json["lactateThresholdHeartRate"] == 165 && json["heartRateZoneModel"] == "lthr")
+        let zones = try JSONValue(parsing: run(["zones", "show", "--json"]).output)
+        #expect(zones["heartRate"]?["zones"]?.arrayValue?.compactMap { $0["maximum"]?.integerValue } == [134, 149, 155, 165, 170, 175])
+        #expect(runCLI(["profile", "set", "--lthr", "251", "--store", store]).errors.contains("--lthr 251 is out of range"))
+
+        // A recording keeps the model and the threshold; a later change of the profile changes neither.
+        _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save"])
+        _ = run(["profile", "set", "--hr-model", "max"])
+        let shown = try JSONValue(parsing: run(["workouts", "show", "latest", "--json"]).output)
+        #expect(shown["workout"]?["profile"]?["heartRateZoneModel"] == "lthr")
+        #expect(shown["workout"]?["profile"]?["lactateThresholdHeartRate"] == 165)
+        #expect(shown["workout"]?["zoneGroups"]?["heartRate"]?["configuration"]?["zones"]?.arrayValue?.count == 7)
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json"]).output)["heartRateZoneModel"] == "max")
+
+        // Reset goes back to heart-rate reserve.
+        _ = run(["profile", "reset"])
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json"]).output)["heartRateZoneModel"] == "reserve")
+        // A stored %LTHR model without the threshold: no heart-rate zones, and what to do.
+        try WorkoutStore(path: store).savePreferences(ZonePreferences(heartRateZoneModel: .lactateThreshold))
+        #expect(run(["zones", "show"]).output.contains(
+            "Heart rate zones: none; the %LTHR model needs your lactate-threshold heart rate: sensorbridge profile set --lthr 165"))
+    }
+
+    /// Zones a person could not have are refused with the reason, by `zones set`, `--hr-zones`,
+    /// `--power-zones` and `workouts zones --zones`, and nothing is stored.
+    @Test func implausibleZonesAreRefused() throws {
+        for (words, message) in [
+            (["zones", "set", "heart-rate", "1,2"], "zones set heart-rate 1,2: boundary 1 is 1 bpm, which no heart-rate zone starts at; give heart-rate boundaries from 30 to 250 bpm"),
+            (["zones", "set", "heart-rate", "0.5,100000"], "boundary 1 is 0.5 bpm"),
+            (["zones", "set", "heart-rate", "120,120.5,150"], "boundary 2 (120.5) is less than 1 bpm above boundary 1 (120)"),
+            (["zones", "set", "power", "150,3001"], "boundary 2 is 3001 W, above the 3000 W"),
+            (["zones", "set", "power", "0.5,100000"], "boundary 2 is 100000 W"),
+            (["replay", capture("ride-60min-hr-power.jsonl"), "--hr-zones", "1,2"], "--hr-zones 1,2: boundary 1 is 1 bpm"),
+            (["replay", capture("ride-60min-hr-power.jsonl"), "--power-zones", "100,100.5"], "--power-zones 100,100.5: boundary 2 (100.5) is less than 1 W above"),
+            (["workouts", "zones", "--quantity", "heart-rate", "--by", "week", "--zones", "20,140"], "--zones 20,140: boundary 1 is 20 bpm"),
+        ] {
+            let result = runCLI(words + ["--store", store])
+            #expect(result.status == .usage, "\(words)")
+            #expect(result.errors.contains(message), "\(words): \(result.errors)")
+        }
+        _ = run(["zones", "set", "heart-rate", "30,250"])  // the ends of the range are zones a person can have
+        #expect(try JSONValue(parsing: run(["zones", "show", "--json"]).output)["cyclingPower"] == .null)
     }
 
     @Test func zonesSetShowAndReset() throws {

@@ -78,8 +78,11 @@ extension BridgeOutTests {
 
         }
 
+        /// `sensorbridge ARGUMENTS` in UTC, as the web's own commands run when TZ is not set (the
+        /// chart's title is local time).
         static func cli(_ arguments: [String]) -> (status: SensorBridge.ExitStatus, output: [UInt8], errors: String) {
-            let context = CommandContext(input: LineReader(text: ""), output: TextOutput(), errors: TextOutput())
+            let context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: ["TZ": "UTC"])
             let status = SensorBridgeCLI.run(arguments, context: context)
             return (status, context.output.bytes, context.errors.text)
         }
@@ -151,6 +154,17 @@ extension BridgeOutTests {
             #expect(badFTP.status == 400 && badFTP.text.contains("--ftp -5 is out of range"), "\(badFTP.text)")
             #expect(try Self.curl(base + "/api/profile", withToken + ["--data", #"{"ftp":"250","age":"40","resting-hr":"50"}"#]).status == 204)
             #expect(String(decoding: Self.cli(["profile", "show", "--json", "--store", store]).output, as: UTF8.self).contains(#""functionalThresholdPower":250"#))
+            // The threshold heart rate and the heart-rate model, through the CLI's checks; the page shows them.
+            let noThreshold = try Self.curl(base + "/api/profile", withToken + ["--data", #"{"hr-model":"lthr"}"#])
+            #expect(noThreshold.status == 400 && noThreshold.text.contains("sensorbridge profile set --lthr 165"), "\(noThreshold.text)")
+            #expect(try Self.curl(base + "/api/profile", withToken + ["--data", #"{"lthr":165,"hr-model":"lthr"}"#]).status == 204)
+            #expect(String(decoding: Self.cli(["profile", "show", "--json", "--store", store]).output, as: UTF8.self)
+                .contains(#""lactateThresholdHeartRate":165,"heartRateZoneModel":"lthr""#))
+            let zonesPage = try Self.curl(base + "/zones").text
+            #expect(zonesPage.contains(#"<input name="lthr" value="165""#) && zonesPage.contains(#"<input name="hr-model" value="lthr""#))
+            #expect(zonesPage.contains(#"value="134,149,155,165,170,175""#))  // Friel's zones of 165 are in effect
+            let implausible = try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"1,2"}"#])
+            #expect(implausible.status == 400 && implausible.text.contains("give heart-rate boundaries from 30 to 250 bpm"), "\(implausible.text)")
             #expect(try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"120,140,155,170"}"#]).status == 204)
             #expect(try Self.curl(base + "/api/workouts/1/delete", withToken).status == 204)
             #expect(try Self.curl(base + "/api/workouts/1").status == 404)

@@ -56,6 +56,93 @@ import Testing
         #expect(lines.contains("     5        171       -  90 % and above"))
     }
 
+    @Test func percentOfMaximumAndFrielsPercentOfThreshold() throws {
+        func maxima(_ arguments: [String]) throws -> [Int?] {
+            let result = run(["zones", "defaults", "--json"] + arguments)
+            #expect(result.status == .success, "\(result.errors)")
+            return try #require(try JSONValue(parsing: result.output)["heartRate"]?["zones"]?.arrayValue).map { $0["maximum"]?.integerValue }
+        }
+        // 60, 70, 80, 90 % of 180; Tanaka's maximum at 40 is 180 too.
+        #expect(try maxima(["--max-hr", "180", "--hr-model", "max"]) == [108, 126, 144, 162, nil])
+        #expect(try maxima(["--age", "40", "--hr-model", "max"]) == [108, 126, 144, 162, nil])
+        // 81, 90, 94, 100, 103, 106 % of 165: 133.65, 148.5, 155.1, 165, 169.95, 174.9.
+        #expect(try maxima(["--lthr", "165", "--hr-model", "lthr"]) == [134, 149, 155, 165, 170, 175, nil])
+        // Reserve stays the default.
+        #expect(try maxima(["--age", "40", "--resting-hr", "50", "--hr-model", "reserve"]) == [128, 141, 154, 167, nil])
+
+        let table = run(["zones", "defaults", "--lthr", "165", "--hr-model", "lthr"]).output
+        #expect(
+            table == """
+                Heart-rate zones (system, count/min, Friel's % of LTHR): LTHR 165
+                  zone  from (>=)  to (<)  of LTHR
+                     1          -     134  below 81 %
+                     2        134     149  81 to 90 %
+                     3        149     155  90 to 94 %
+                     4        155     165  94 to 100 %
+                    5a        165     170  100 to 103 %
+                    5b        170     175  103 to 106 %
+                    5c        175       -  106 % and above
+
+                """)
+        let maximum = run(["zones", "defaults", "--max-hr", "180", "--hr-model", "max"]).output
+        #expect(maximum.hasPrefix("Heart-rate zones (system, count/min, % of maximum): maximum 180 (measured)\n"))
+        #expect(maximum.contains("     2        108     126  60 to 70 %\n"))
+    }
+
+    @Test(arguments: [
+        (["--lthr", "165", "--hr-model", "zone2"], "--hr-model takes reserve (heart-rate reserve, Karvonen), max (percent of maximum) or lthr"),
+        (["--hr-model", "lthr"], "--hr-model lthr needs --lthr BPM to compute heart-rate zones"),
+        (["--ftp", "250", "--hr-model", "max"], "--hr-model max needs --max-hr BPM (or --age YEARS)"),
+        (["--age", "40", "--resting-hr", "50", "--hr-model", "lthr"],
+         "the %LTHR model needs your lactate-threshold heart rate: add --lthr BPM, as in 'sensorbridge profile set --lthr 165'"),
+        (["--lthr", "165"], "--lthr is for Friel's %LTHR zones: add --hr-model lthr (%HRR zones need --resting-hr N and one of"),
+        (["--lthr", "22", "--hr-model", "lthr"], "--lthr 22 is too low for seven distinct %LTHR zones"),
+        (["--lthr", "300", "--hr-model", "lthr"], "--lthr 300 is out of range; give a value from 20 to 250"),
+        (["--resting-hr", "50", "--hr-model", "max"], "heart-rate zones need your maximum heart rate: add --age N"),
+    ])
+    func heartRateModelErrorsNameWhatIsMissing(arguments: [String], message: String) {
+        let result = run(["zones", "defaults"] + arguments)
+        #expect(result.status == .usage)
+        #expect(result.errors.contains(message), "\(result.errors)")
+    }
+
+    /// Every `$ sensorbridge ...` example of the README's zones section, run in order against a new
+    /// store (SENSORBRIDGE_STORE), prints what the README shows after it (up to a `...` line):
+    /// standard output, or standard error for a refusal.
+    @Test func theREADMEZoneExamplesPrintWhatTheREADMEShows() throws {
+        let readme = try String(
+            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(
+            readme.components(separatedBy: "## `sensorbridge zones defaults`: the zone models\n").dropFirst().first?
+                .components(separatedBy: "\n## ").first)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["SENSORBRIDGE_STORE": folder.appendingPathComponent("workouts.sqlite").path, "TZ": "UTC"]
+
+        var examples: [(command: String, shown: [String])] = []
+        var inBlock = false
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+            } else if inBlock, line.hasPrefix("$ sensorbridge ") {
+                examples.append((String(line.dropFirst(2)), []))
+            } else if inBlock, !examples.isEmpty {
+                examples[examples.count - 1].shown.append(line)
+            }
+        }
+        #expect(examples.count == 7)
+        for (command, shown) in examples {
+            let words = command.split(separator: " ").dropFirst().map(String.init)
+            let result = runCLI(words, environment: environment)
+            let printed = (result.status == .success ? result.output : result.errors).split(separator: "\n").map(String.init)
+            #expect(result.status == .success || result.output.isEmpty, "\(command)")
+            let compared = Array(shown.prefix { $0.trimmingCharacters(in: .whitespaces) != "..." })
+            #expect(Array(printed.prefix(compared.count)) == compared, "\(command)")
+            if compared.count == shown.count { #expect(printed.count == shown.count, "\(command): \(printed)") }
+        }
+    }
+
     @Test func aBirthDateGivesTheSameZonesAsTheAgeItMakesToday() throws {
         // Born exactly 40 years ago today (February 28 for someone born on a February 29).
         let today = Calendar.current.dateComponents([.year, .month, .day], from: Date())

@@ -53,7 +53,9 @@ import Zones
             let version4 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(4)))
             #expect(try version4.connection.userVersion == 4)
             oldID = try version4.save(old)
-            try version4.savePreferences(ZonePreferences(profile: AthleteProfile(age: 40, functionalThresholdPower: 250)))
+            // The profile as a version-4 build wrote it (this build's writes name later columns).
+            try version4.connection.execute(
+                "INSERT INTO profile (id, age, functional_threshold_power, power_zone_model) VALUES (1, 40, 250, '6')")
         }
         #expect(try SQLiteConnection(path: path).scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'workout_profiles'") == "0")
 
@@ -71,16 +73,65 @@ import Zones
         #expect(try store.count("workout_profiles") == 0)
     }
 
-    /// Migration 6 on a version-5 store: its workouts have no targets; a workout saved afterwards
+    /// Migration 6 on a version-5 store: the stored profile and every recorded one keep their
+    /// values and get the only heart-rate model there was, heart-rate reserve, and no LTHR; both
+    /// can be set afterwards.
+    @Test func migration6GivesVersion5ProfilesHeartRateReserveAndNoThreshold() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let old = try ride(minutes: 3)
+        #expect(old.profile == WorkoutProfile(athlete: AthleteProfile(age: 40, restingHeartRate: 50, functionalThresholdPower: 250)))
+        let stored = ZonePreferences(
+            profile: AthleteProfile(age: 40, restingHeartRate: 50, maximumHeartRate: 185, functionalThresholdPower: 250),
+            powerZoneModel: .sevenZones)
+        let oldID: WorkoutID
+        do {
+            let version5 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(5)))
+            #expect(try version5.connection.userVersion == 5)
+            // The workout and the profiles as a version-5 build wrote them (this build's writes name
+            // the columns of migration 6).
+            var withoutProfile = old
+            withoutProfile.profile = nil
+            oldID = try version5.save(withoutProfile)
+            try version5.connection.execute(
+                """
+                INSERT INTO workout_profiles (workout_id, age, resting_heart_rate, functional_threshold_power, power_zone_model)
+                    VALUES (\(oldID.rawValue), 40, 50, 250, '6');
+                INSERT INTO profile (id, age, resting_heart_rate, maximum_heart_rate, functional_threshold_power, power_zone_model)
+                    VALUES (1, 40, 50, 185, 250, '7');
+                """)
+        }
+        #expect(
+            try SQLiteConnection(path: path).scalarText(
+                "SELECT count(*) FROM pragma_table_info('profile') WHERE name = 'heart_rate_zone_model'") == "0")
+
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == WorkoutStore.schemaVersion)
+        let migrated = try store.preferences()
+        #expect(migrated == stored)
+        #expect(migrated.heartRateZoneModel == .reserve && migrated.profile.lactateThresholdHeartRate == nil)
+        let workout = try store.workout(oldID)
+        #expect(workout == old)
+        #expect(workout.profile?.heartRateZoneModel == .reserve && workout.profile?.athlete.lactateThresholdHeartRate == nil)
+
+        var changed = migrated
+        changed.profile.lactateThresholdHeartRate = 165
+        changed.heartRateZoneModel = .lactateThreshold
+        try store.savePreferences(changed)
+        #expect(try WorkoutStore(path: path).preferences() == changed)
+        #expect(try store.workout(oldID) == old)
+    }
+
+    /// Migration 7 on a version-6 store: its workouts have no targets; a workout saved afterwards
     /// keeps its own, and deleting it deletes them.
-    @Test func migration6AddsTargetZonesToNewWorkoutsOnly() throws {
+    @Test func migration7AddsTargetZonesToNewWorkoutsOnly() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
         let old = try ride(minutes: 3)
         let oldID: WorkoutID
         do {
-            let version5 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(5)))
-            oldID = try version5.save(old)
+            let version6 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(6)))
+            oldID = try version6.save(old)
         }
         let store = try WorkoutStore(path: path)
         #expect(try store.workout(oldID) == old && old.targets.isEmpty)

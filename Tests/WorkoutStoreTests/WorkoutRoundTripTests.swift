@@ -107,6 +107,20 @@ import Zones
         preferences.profile.functionalThresholdPower = nil
         try WorkoutStore(path: path).savePreferences(preferences)
         #expect(try WorkoutStore(path: path).preferences() == preferences)
+        // The lactate-threshold heart rate and each heart-rate model.
+        preferences.profile.lactateThresholdHeartRate = 167
+        for model in HeartRateZoneModel.allCases {
+            preferences.heartRateZoneModel = model
+            try WorkoutStore(path: path).savePreferences(preferences)
+            #expect(try WorkoutStore(path: path).preferences() == preferences)
+        }
+        // The schema refuses what the Swift ranges refuse.
+        #expect(throws: SQLiteError.self) {
+            try WorkoutStore(path: path).connection.execute("UPDATE profile SET lactate_threshold_heart_rate = 251")
+        }
+        #expect(throws: SQLiteError.self) {
+            try WorkoutStore(path: path).connection.execute("UPDATE profile SET heart_rate_zone_model = 'zone2'")
+        }
     }
 
     /// A workout keeps the profile it was recorded with, whatever the stored preferences say; an
@@ -124,13 +138,19 @@ import Zones
         try store.savePreferences(ZonePreferences(profile: AthleteProfile(age: 30, functionalThresholdPower: 300)))
         #expect(try store.workout(full) == workout)
         #expect(try store.workout(full).profile?.athlete.functionalThresholdPower == 287)
+        // The heart-rate model and LTHR it was recorded with, whatever the person's are now.
+        workout.profile?.heartRateZoneModel = .lactateThreshold
+        workout.profile?.athlete.lactateThresholdHeartRate = 171
+        let friel = try store.save(workout)
+        try store.savePreferences(ZonePreferences(profile: AthleteProfile(lactateThresholdHeartRate: 150), heartRateZoneModel: .maximum))
+        #expect(try store.workout(friel).profile == workout.profile)
 
         workout.profile = WorkoutProfile()
         #expect(try store.workout(try store.save(workout)).profile == WorkoutProfile())
         workout.profile = nil
         let none = try store.save(workout)
         #expect(try store.workout(none).profile == nil)
-        #expect(try store.count("workout_profiles") == 2)
+        #expect(try store.count("workout_profiles") == 3)  // full, friel and the empty one
     }
 
     /// A profile outside what the schema allows is refused with the whole workout: nothing is left.

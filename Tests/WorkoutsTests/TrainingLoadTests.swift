@@ -12,9 +12,11 @@ struct TrainingLoadTests {
         active: Duration = .seconds(3600), np: Double? = nil, heartRates: [(Double, Duration)] = [],
         zoneGroups: [QuantityType: WorkoutZoneGroup] = [:], athlete: AthleteProfile? = athlete, threshold: Int? = nil
     ) -> WorkoutLoad {
-        WorkoutLoad(
+        var athlete = athlete
+        athlete?.lactateThresholdHeartRate = threshold
+        return WorkoutLoad(
             activeDuration: active, normalizedPower: np, heartRateTimes: heartRates.map { (value: $0.0, duration: $0.1) },
-            zoneGroups: zoneGroups, athlete: athlete, lactateThresholdHeartRate: threshold, on: nil)
+            zoneGroups: zoneGroups, athlete: athlete, on: nil)
     }
 
     @Test func trainingStressScoreAndIntensityFactorFromNormalizedPower() throws {

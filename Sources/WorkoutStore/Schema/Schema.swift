@@ -14,7 +14,8 @@ enum Schema {
         Migration(3, "the application id that marks the file as a SensorBridge store", sql: "PRAGMA application_id = \(applicationID)"),
         Migration(4, "what caused pauses, resumes and laps; sensor states and the time in each", sql: version4),
         Migration(5, "the profile and power-zone model each workout was recorded with", sql: version5),
-        Migration(6, "the target zones a workout was coached to", sql: version6),
+        Migration(6, "the lactate-threshold heart rate and the heart-rate zone model", sql: version6),
+        Migration(7, "the target zones a workout was coached to", sql: version7),
     ]
 
     /// The newest schema version this build knows.
@@ -307,9 +308,24 @@ enum Schema {
         ) STRICT;
         """
 
+    /// The profile gains the lactate-threshold heart rate (the %LTHR model's reference) and the
+    /// heart-rate zone model (`reserve`, `max`, `lthr`), in `profile` and in each workout's
+    /// `workout_profiles` alike. Rows from before have no LTHR and the only model there was,
+    /// heart-rate reserve. The checks mirror `AthleteProfile.heartRateRange` and `HeartRateZoneModel`.
+    static let version6 = """
+        ALTER TABLE profile ADD COLUMN lactate_threshold_heart_rate INTEGER
+            CHECK (lactate_threshold_heart_rate BETWEEN 20 AND 250);
+        ALTER TABLE profile ADD COLUMN heart_rate_zone_model TEXT NOT NULL DEFAULT 'reserve'
+            CHECK (heart_rate_zone_model IN ('reserve', 'max', 'lthr'));
+        ALTER TABLE workout_profiles ADD COLUMN lactate_threshold_heart_rate INTEGER
+            CHECK (lactate_threshold_heart_rate BETWEEN 20 AND 250);
+        ALTER TABLE workout_profiles ADD COLUMN heart_rate_zone_model TEXT NOT NULL DEFAULT 'reserve'
+            CHECK (heart_rate_zone_model IN ('reserve', 'max', 'lthr'));
+        """
+
     /// The target zones of a workout (`record --target-hr-zone 2-3`), by index of its zones of the
     /// quantity (0-based); written when a recording starts and with every finished workout.
-    static let version6 = """
+    static let version7 = """
         CREATE TABLE workout_targets (
             workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
             quantity_type INTEGER NOT NULL CHECK (quantity_type IN (1, 2)),

@@ -2,8 +2,9 @@
 /// pages and the live page's tiles, and (by `Color.ansi256`) a terminal.
 ///
 /// Low to high: grey, blue, green, yellow, orange, red, then purple, pink and brown for models
-/// with more than six zones. A model with fewer than six zones spreads over the first six evenly
-/// (five zones skip green), so its lowest zone is grey and its highest red.
+/// with more than six zones. Zone N has the same colour in every model, heart rate and power
+/// alike (a five-zone model ends at orange), so one colour never stands for two zone numbers on
+/// one screen.
 public enum ZonePalette {
     /// One zone's colour.
     public struct Color: Sendable, Hashable {
@@ -34,16 +35,8 @@ public enum ZonePalette {
         Color(hex: "#8d6e63", ansi256: 95),  // brown
     ]
 
-    /// The colours of a model of `count` zones (0 to 9), by zone index: the first six spread evenly
-    /// for up to six zones, else the first `count`.
-    public static func colors(count: Int) -> [Color] {
-        let count = min(max(count, 0), colors.count)
-        guard count > 6 else {
-            guard count > 1 else { return Array(colors.prefix(count)) }
-            return (0..<count).map { colors[(10 * $0 + count - 1) / (2 * (count - 1))] }
-        }
-        return Array(colors.prefix(count))
-    }
+    /// The colours of a model of `count` zones (0 to 9), by zone index: the first `count`.
+    public static func colors(count: Int) -> [Color] { Array(colors.prefix(max(count, 0))) }
 
     /// `colors(count:)` as `#rrggbb`.
     public static func hexColors(count: Int) -> [String] { colors(count: count).map(\.hex) }

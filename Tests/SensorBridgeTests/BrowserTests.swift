@@ -155,8 +155,8 @@ extension BridgeOutTests {
             try browser.waitUntil("zone 2") { try browser.text("#zone-heartRate b") == "Z2" }
             try browser.click("button[data-action=lap]")
             try browser.waitUntil("heart rate 180, zone 5") { try browser.text("#zone-heartRate b") == "Z5" }
-            // Zone 5 in the chart's colour for zone 5 of five.
-            #expect(try browser.script("return getComputedStyle(document.getElementById('zone-heartRate')).backgroundColor").stringValue == "rgb(239, 83, 80)")
+            // Zone 5 in the palette's colour for zone 5 (orange, #ffa726), as on the chart and the dashboard.
+            #expect(try browser.script("return getComputedStyle(document.getElementById('zone-heartRate')).backgroundColor").stringValue == "rgb(255, 167, 38)")
             #expect(try browser.text("#lap") == "2")
             if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/live.png") }
             try browser.click("button[data-action=pause]")

@@ -62,8 +62,8 @@ import Zones
         let model = try Self.model(heartRates: [105, 135])
         var renderer = DashboardRenderer()
         let lines = renderer.render(model.state(at: Self.t(4)), width: 80, height: 24).lines
-        // Zone 4 of 5 in the palette's orange (#ffa726, xterm 214), black on it: the figure and the bar.
-        let highlighted = lines.filter { $0.hasPrefix("\u{1B}[30;48;5;214m") }.map(Self.visible)
+        // Zone 4 in the palette's yellow (#fdd835, xterm 221), black on it: the figure and the bar.
+        let highlighted = lines.filter { $0.hasPrefix("\u{1B}[30;48;5;221m") }.map(Self.visible)
         #expect(highlighted == ["Heart rate  135 bpm   zone 4 for 0:02", "> Zone 4  130-140 bpm        0:02  " + String(repeating: "█", count: 45)])
         // Entered at t = 2, drawn at t = 4: 2 s in zone 4, extrapolated from the last update.
         #expect(model.state(at: Self.t(4)).zones[0].durations[3] == .seconds(2))

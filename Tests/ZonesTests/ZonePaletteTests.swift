@@ -22,10 +22,10 @@ import Zones
         }
     }
 
-    @Test func modelsOfUpToSixZonesSpreadOverTheFirstSix() {
-        #expect(ZonePalette.hexColors(count: 5) == ["#9e9e9e", "#42a5f5", "#fdd835", "#ffa726", "#ef5350"])
+    @Test func aZoneHasTheSameColourInEveryModel() {
+        #expect(ZonePalette.hexColors(count: 5) == ["#9e9e9e", "#42a5f5", "#66bb6a", "#fdd835", "#ffa726"])
         #expect(ZonePalette.hexColors(count: 6) == ZonePalette.colors.prefix(6).map(\.hex))
-        #expect(ZonePalette.hexColors(count: 3) == ["#9e9e9e", "#fdd835", "#ef5350"])
+        #expect(ZonePalette.hexColors(count: 3) == ["#9e9e9e", "#42a5f5", "#66bb6a"])
         #expect(ZonePalette.hexColors(count: 7) == ZonePalette.colors.prefix(7).map(\.hex))
         #expect(Set(ZonePalette.hexColors(count: 9)).count == 9)
         #expect(ZonePalette.colors(count: 12).count == 9 && ZonePalette.colors(count: 0).isEmpty)

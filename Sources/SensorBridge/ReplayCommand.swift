@@ -73,7 +73,12 @@ enum ReplayCommand {
         do {
             reader = try CaptureFile.openTrace(URL(fileURLWithPath: path), assumedHandles: handles)
         } catch {
-            context.errors.line("sensorbridge replay: \(path): \(error)")
+            // A file that cannot be read, or is neither kind, is named by the message itself.
+            if case .file = error {
+                context.errors.line("sensorbridge replay: \(error)")
+            } else {
+                context.errors.line("sensorbridge replay: \(path): \(error)")
+            }
             return .failure
         }
         let capture = reader as? BtsnoopTraceReader

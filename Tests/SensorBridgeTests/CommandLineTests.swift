@@ -1,0 +1,103 @@
+import Foundation
+@testable import SensorBridge
+import SensorCore
+import Testing
+
+/// The command line itself (issue 17): "did you mean" for options, negative numbers as values,
+/// completion scripts and the manual page from the commands' own declarations, --json everywhere it
+/// is taken, questions before deleting, and file errors in plain words. Commands run in-process
+/// against stores in a temporary folder; the shells, groff and man run as child processes.
+@Suite final class CommandLineTests {
+    let folder: URL
+    let store: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-cl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        store = folder.appendingPathComponent("workouts.sqlite").path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// `sensorbridge ARGUMENTS --store STORE` in UTC, which must succeed.
+    @discardableResult
+    func run(_ arguments: [String], input: String = "") -> (output: String, errors: String) {
+        let run = runCLI(arguments + ["--store", store], input: input, environment: ["TZ": "UTC"])
+        #expect(run.status == .success, "\(arguments): \(run.errors)")
+        return (run.output, run.errors)
+    }
+
+    func capture(_ name: String) -> String { ReplayCommandTests.captures.appendingPathComponent(name).path }
+
+    /// A program's status, standard output and standard error (files, so that neither pipe fills).
+    static func child(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> (status: Int32, output: String, errors: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("sb-child-\(UUID().uuidString)")
+        let (out, err) = (base.appendingPathExtension("out"), base.appendingPathExtension("err"))
+        for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        defer { for file in [out, err] { try? FileManager.default.removeItem(at: file) } }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8)
+        )
+    }
+
+    static func installed(_ program: String) -> String? {
+        ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    // MARK: 8. files
+
+    @Test func fileErrorsNameTheFileAndTheProblem() throws {
+        let garbage = folder.appendingPathComponent("garbage.bin")
+        try Data((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }).write(to: garbage)
+        let latin1 = folder.appendingPathComponent("latin1.jsonl")
+        try Data([0x7B, 0x22, 0xE9, 0x22, 0x7D, 0x0A]).write(to: latin1)
+        let text = folder.appendingPathComponent("notes.txt")
+        try "ride notes\n".write(to: text, atomically: true, encoding: .utf8)
+        let missing = folder.appendingPathComponent("missing.jsonl").path
+        let cases: [(words: [String], message: String)] = [
+            (["replay", folder.path], "sensorbridge replay: cannot read \(folder.path): it is a folder, not a file"),
+            (["replay", garbage.path], "sensorbridge replay: \(garbage.path) is neither a JSONL trace nor a btsnoop capture"),
+            (["replay", latin1.path], "sensorbridge replay: \(latin1.path) is neither a JSONL trace nor a btsnoop capture"),
+            (["replay", text.path], "sensorbridge replay: \(text.path) is neither a JSONL trace nor a btsnoop capture"),
+            (["replay", missing], "sensorbridge replay: cannot read \(missing): there is no such file"),
+            (["decode", "--capture", folder.path], "sensorbridge decode: cannot read \(folder.path): it is a folder, not a file"),
+            (["decode", "--capture", garbage.path], "sensorbridge decode: \(garbage.path) is neither a JSONL trace nor a btsnoop capture"),
+            (["convert", missing, folder.appendingPathComponent("out.btsnoop").path], "sensorbridge convert: cannot read \(missing): there is no such file"),
+        ]
+        for (words, message) in cases {
+            let run = runCLI(words)
+            #expect(run.status == .failure, "\(words)")
+            #expect(run.errors == message + "\n", "\(words)")
+        }
+        // A trace that starts as one and goes wrong is still told by its line.
+        let broken = folder.appendingPathComponent("broken.jsonl")
+        try "{\"sensorbridge\":\"trace\"\n".write(to: broken, atomically: true, encoding: .utf8)
+        #expect(runCLI(["replay", broken.path]).errors.hasPrefix("sensorbridge replay: \(broken.path): line 1: "))
+        // The path as typed, relative or not.
+        let relative = runCLI(["replay", "."])
+        #expect(relative.errors == "sensorbridge replay: cannot read .: it is a folder, not a file\n", "\(relative.errors)")
+        // Permission denied: as an unprivileged user (root reads anything), through the built binary.
+        let locked = folder.appendingPathComponent("locked.jsonl")
+        try "{}\n".write(to: locked, atomically: true, encoding: .utf8)
+        chmod(locked.path, 0o000)
+        let binary = try CrashRecoveryTests.executable().path
+        let denied =
+            geteuid() == 0
+            ? try Self.child("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "replay", locked.path])
+            : try Self.child(binary, ["replay", locked.path])
+        #expect(denied.status == 1)
+        #expect(denied.errors == "sensorbridge replay: cannot read \(locked.path): permission denied (you may not read it)\n", "\(denied.errors)")
+    }
+
+}

@@ -55,6 +55,46 @@ import Testing
         ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    // MARK: 1. did you mean, for options
+
+    @Test func misspeltOptionsAreAnsweredWithTheClosestForEveryCommand() throws {
+        for (words, message) in [
+            (["record", "--trce", "ride.jsonl"], "unknown option '--trce' for 'record' (did you mean '--trace'?)"),
+            (["workouts", "list", "--actvity", "cycling"], "unknown option '--actvity' for 'workouts list' (did you mean '--activity'?)"),
+            (["export", "1", "--fromat", "fit"], "unknown option '--fromat' for 'export' (did you mean '--format'?)"),
+            (["profile", "set", "--rseting-hr", "50"], "unknown option '--rseting-hr' for 'profile set' (did you mean '--resting-hr'?)"),
+            (["replay", "ride.jsonl", "-save"], "unknown option '-save' for 'replay' (did you mean '--save'?)"),
+        ] {
+            let run = runCLI(words)
+            #expect(run.status == .usage, "\(words)")
+            #expect(run.errors.contains(message), "\(words): \(run.errors)")
+            #expect(run.errors.contains("run 'sensorbridge \(words[0])"), "\(words): \(run.errors)")
+        }
+        // Nothing like any option: no guess.
+        let nothingLike = runCLI(["replay", "ride.jsonl", "--xyzzy"])
+        #expect(nothingLike.status == .usage && nothingLike.errors.contains("unknown option '--xyzzy' for 'replay'; run"))
+    }
+
+    // MARK: 2. negative numbers
+
+    @Test func negativeNumbersAreValuesNotOptions() throws {
+        let parsed = try CommandArguments(
+            ["-5", "--age", "-3", "-0.5", "-.5", "-1e3", "-5,120,140", "--ftp=-2"], command: "test", options: ["age", "ftp"])
+        #expect(parsed.positionals == ["-5", "-0.5", "-.5", "-1e3", "-5,120,140"])
+        #expect(parsed["age"] == "-3" && parsed["ftp"] == "-2")
+        for word in ["-x", "-inf", "-nan", "-5,x", "--5"] {
+            #expect(throws: UsageError.self, "\(word)") { try CommandArguments([word], command: "test") }
+        }
+        // What the command says of the value instead of "unknown option".
+        let id = runCLI(["workouts", "delete", "-3", "--store", store])
+        #expect(id.status == .usage && id.errors.contains("'-3' is not a workout id"), "\(id.errors)")
+        let age = runCLI(["zones", "defaults", "--age", "-5"])
+        #expect(age.status == .usage && age.errors.contains("--age -5 is out of range"), "\(age.errors)")
+        // A boundary list starting below zero reaches the zone checks.
+        let zones = runCLI(["zones", "set", "heart-rate", "-5,140,155,170", "--store", store])
+        #expect(!zones.errors.contains("unknown option"), "\(zones.errors)")
+    }
+
     // MARK: 8. files
 
     @Test func fileErrorsNameTheFileAndTheProblem() throws {

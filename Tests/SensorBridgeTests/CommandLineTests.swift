@@ -21,8 +21,8 @@ import Testing
 
     /// `sensorbridge ARGUMENTS --store STORE` in UTC, which must succeed.
     @discardableResult
-    func run(_ arguments: [String], input: String = "") -> (output: String, errors: String) {
-        let run = runCLI(arguments + ["--store", store], input: input, environment: ["TZ": "UTC"])
+    func run(_ arguments: [String], input: String = "", terminal: Bool = false) -> (output: String, errors: String) {
+        let run = runCLI(arguments + ["--store", store], input: input, environment: ["TZ": "UTC"], inputIsTerminal: terminal)
         #expect(run.status == .success, "\(arguments): \(run.errors)")
         return (run.output, run.errors)
     }
@@ -64,6 +64,7 @@ import Testing
             (["export", "1", "--fromat", "fit"], "unknown option '--fromat' for 'export' (did you mean '--format'?)"),
             (["profile", "set", "--rseting-hr", "50"], "unknown option '--rseting-hr' for 'profile set' (did you mean '--resting-hr'?)"),
             (["replay", "ride.jsonl", "-save"], "unknown option '-save' for 'replay' (did you mean '--save'?)"),
+            (["workouts", "delete", "1", "--yse"], "unknown option '--yse' for 'workouts delete' (did you mean '--yes'?)"),
         ] {
             let run = runCLI(words)
             #expect(run.status == .usage, "\(words)")
@@ -93,6 +94,65 @@ import Testing
         // A boundary list starting below zero reaches the zone checks.
         let zones = runCLI(["zones", "set", "heart-rate", "-5,140,155,170", "--store", store])
         #expect(!zones.errors.contains("unknown option"), "\(zones.errors)")
+    }
+
+    // MARK: 5. --json
+
+    @Test func setAndResetPrintJSONWithJSON() throws {
+        let set = try JSONValue(parsing: run(["profile", "set", "--age", "40", "--resting-hr", "50", "--ftp", "250", "--json"]).output)
+        #expect(set == (try JSONValue(parsing: run(["profile", "show", "--json"]).output)))
+        #expect(set["functionalThresholdPower"] == 250 && set["age"] == 40)
+        let zones = try JSONValue(parsing: run(["zones", "set", "heart-rate", "120,140,155,170", "--json"]).output)
+        #expect(zones == (try JSONValue(parsing: run(["zones", "show", "--json"]).output)))
+        #expect(zones["heartRate"]?["source"] == "user" && zones["cyclingPower"]?["source"] == "system")
+        let zonesReset = try JSONValue(parsing: run(["zones", "reset", "heart-rate", "--json"]).output)
+        #expect(zonesReset["heartRate"]?["source"] == "system")
+        let reset = try JSONValue(parsing: run(["profile", "reset", "--json"]).output)
+        #expect(reset["functionalThresholdPower"] == .null && reset["powerZoneModel"] == "6")
+        // Errors stay text on standard error.
+        let refused = runCLI(["profile", "set", "--age", "400", "--json", "--store", store])
+        #expect(refused.status == .usage && refused.output.isEmpty && refused.errors.hasPrefix("sensorbridge profile: --age"))
+        // Options a subcommand does not use are refused, not ignored.
+        #expect(runCLI(["profile", "show", "--age", "40", "--store", store]).status == .usage)
+        #expect(runCLI(["profile", "set", "--age", "40", "--yes", "--store", store]).status == .usage)
+    }
+
+    // MARK: 6. questions before deleting
+
+    @Test func deleteAndResetAskOnATerminalOnly() throws {
+        for _ in 0..<3 { run(["replay", capture("run-30min-hr.jsonl"), "--save"]) }
+        let question = "Delete workout 1 (2026-11-01 07:00, running, 30:00)? [y/N] "
+        // No: nothing deleted, status 1.
+        for answer in ["n\n", "\n", "", "nope\n"] {
+            let declined = runCLI(
+                ["workouts", "delete", "1", "--store", store], input: answer, environment: ["TZ": "UTC"], inputIsTerminal: true)
+            #expect(declined.status == .failure, "\(answer)")
+            #expect(declined.errors.hasPrefix(question), "\(declined.errors)")
+            #expect(declined.errors.contains("workout 1 kept; nothing was deleted"))
+            #expect(declined.output.isEmpty)
+        }
+        #expect(run(["workouts", "list", "--json"]).output.contains("\"id\":1,"))
+        let yes = run(["workouts", "delete", "1"], input: "y\n", terminal: true)
+        #expect(yes.errors == question && yes.output == "Deleted workout 1.\n")
+        // --yes and -y: no question; not a terminal: no question (scripts, as before).
+        #expect(run(["workouts", "delete", "2", "--yes"], terminal: true).errors.isEmpty)
+        #expect(run(["workouts", "delete", "3", "-y"], terminal: true).errors.isEmpty)
+        let script = run(["replay", capture("run-30min-hr.jsonl"), "--save"])
+        #expect(script.output.hasSuffix("Saved as workout 4 in \(store).\n"), "ids are never given again")
+        #expect(run(["workouts", "delete", "4"]).errors.isEmpty)
+        // No such workout: nothing to ask, the usual error.
+        let missing = runCLI(["workouts", "delete", "9", "--store", store], inputIsTerminal: true)
+        #expect(missing.status == .failure && !missing.errors.contains("[y/N]"))
+
+        run(["profile", "set", "--age", "40", "--resting-hr", "50", "--ftp", "250", "--power-model", "7"])
+        let kept = runCLI(["profile", "reset", "--store", store], input: "no\n", inputIsTerminal: true)
+        #expect(kept.status == .failure)
+        #expect(kept.errors.hasPrefix("Reset your profile (age 40, resting HR 50 bpm, FTP 250 W, 7 power zones)? [y/N] "), "\(kept.errors)")
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json"]).output)["age"] == 40)
+        #expect(run(["profile", "reset"], input: "yes\n", terminal: true).output.hasPrefix("Profile reset"))
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json"]).output)["age"] == .null)
+        // Nothing left to forget: nothing to ask.
+        #expect(run(["profile", "reset"], terminal: true).errors.isEmpty)
     }
 
     // MARK: 8. files

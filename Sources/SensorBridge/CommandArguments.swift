@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A mistake on the command line: says what is wrong and what to do, and exits with status 2.
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
@@ -12,6 +14,9 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 /// option, so a negative value reaches the command's own checks. Every option and flag must be
 /// declared, so a typo is an error that names the command's `--help` (and the closest option, when
 /// one is close enough to be meant), never a silently ignored word.
+///
+/// What a command declares is its option list: `completion` and `man` read it (`declarations`),
+/// so completions offer exactly what the parser takes.
 public struct CommandArguments: Sendable {
     public private(set) var values: [String: String] = [:]
     public private(set) var flags: Set<String> = []
@@ -30,6 +35,8 @@ public struct CommandArguments: Sendable {
         shortOptions: [String: String] = [:], shortFlags: [String: String] = [:]
     ) throws(UsageError) {
         self.command = command
+        Self.declarations?.record(
+            Declaration(command: command, options: options, flags: flags, shortOptions: shortOptions, shortFlags: shortFlags))
         var iterator = words.makeIterator()
         var onlyPositionals = false
         while let word = iterator.next() {
@@ -127,6 +134,27 @@ public struct CommandArguments: Sendable {
                 "unexpected argument '\(positionals[allowed])' for '\(command)'; run 'sensorbridge \(command) --help'")
         }
     }
+}
+
+extension CommandArguments {
+    /// What one parse of a command's words accepts: the option list its `--help` describes.
+    struct Declaration: Sendable, Equatable {
+        let command: String
+        let options: Set<String>
+        let flags: Set<String>
+        let shortOptions: [String: String]
+        let shortFlags: [String: String]
+    }
+
+    /// Collects the declarations of the parses made while it is set (`declarations`).
+    final class DeclarationLog: Sendable {
+        private let entries = Mutex<[Declaration]>([])
+        func record(_ declaration: Declaration) { entries.withLock { $0.append(declaration) } }
+        var all: [Declaration] { entries.withLock { $0 } }
+    }
+
+    /// Set while `CommandTable` runs a command's `--help` to learn its options.
+    @TaskLocal static var declarations: DeclarationLog?
 }
 
 extension Double {

@@ -26,6 +26,7 @@ enum ReplayCommand {
           --age N | --birth-date YYYY-MM-DD
           --resting-hr N --max-hr N  profile for the system heart-rate zones (heart-rate reserve)
           --ftp N                    functional threshold power in W for the system power zones
+          --power-model 6|7          six system power zones (default) or Coggan's seven
           --json                     one JSON object instead of the summary
           --events                   with --json, also every zone update, whole (zones left and
                                      entered with their durations, the running zone group)

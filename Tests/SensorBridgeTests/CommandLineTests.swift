@@ -74,6 +74,17 @@ import Testing
         // Nothing like any option: no guess.
         let nothingLike = runCLI(["replay", "ride.jsonl", "--xyzzy"])
         #expect(nothingLike.status == .usage && nothingLike.errors.contains("unknown option '--xyzzy' for 'replay'; run"))
+        // Every command and subcommand: its longest option with one letter dropped is answered
+        // with an option that command takes.
+        for entry in CommandReference.make().entries where entry.options.count + entry.flags.count > 1 {
+            let option = try #require((entry.options + entry.flags).filter { $0.hasPrefix("--") }.max { $0.count < $1.count })
+            var typo = option
+            typo.remove(at: typo.index(typo.startIndex, offsetBy: 3))
+            let run = runCLI(entry.words + [typo, "1"])
+            let suggested = run.errors.components(separatedBy: "(did you mean '").dropFirst().first?.components(separatedBy: "'").first
+            #expect(run.status == .usage, "\(entry.words) \(typo)")
+            #expect(suggested.map { (entry.options + entry.flags).contains($0) } == true, "\(entry.words) \(typo): \(run.errors)")
+        }
     }
 
     // MARK: 2. negative numbers
@@ -94,6 +105,121 @@ import Testing
         // A boundary list starting below zero reaches the zone checks.
         let zones = runCLI(["zones", "set", "heart-rate", "-5,140,155,170", "--store", store])
         #expect(!zones.errors.contains("unknown option"), "\(zones.errors)")
+    }
+
+    // MARK: 3. completion
+
+    /// Every option a command's parser declares is in its help, so completion, the manual page and
+    /// --help agree.
+    @Test func everyDeclaredOptionIsInItsCommandsHelp() {
+        let reference = CommandReference.make()
+        #expect(reference.entries.count == SensorBridgeCLI.subcommands.map { max(1, $0.subcommands.count + 1) }.reduce(0, +))
+        for entry in reference.entries {
+            for option in entry.options + entry.flags where option != "--help" {
+                #expect(entry.help.contains(option), "\(entry.words): \(option) is not in its help")
+            }
+        }
+        #expect(reference.entry(["workouts", "delete"])?.flags.contains("-y") == true)
+        #expect(reference.entry(["export"])?.options.contains("-o") == true)
+        #expect(reference.entry(["profile", "show"])?.options == ["--store"])
+    }
+
+    /// bash loads the script, registers it for sensorbridge, and the function answers as bash's
+    /// completion would call it.
+    @Test func bashCompletesCommandsSubcommandsAndOptions() throws {
+        let script = folder.appendingPathComponent("sensorbridge.bash")
+        let generated = runCLI(["completion", "bash"])
+        #expect(generated.status == .success)
+        try generated.output.write(to: script, atomically: true, encoding: .utf8)
+        let syntax = try Self.child("/bin/bash", ["-n", script.path])
+        #expect(syntax.status == 0, "\(syntax.errors)")
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let run = try Self.child(
+                "/bin/bash",
+                [
+                    "-c",
+                    "source '\(script.path)' && complete -p sensorbridge && COMP_WORDS=(\(quoted)) && COMP_CWORD=\(words.count - 1) "
+                        + "&& _sensorbridge && printf 'reply %s\\n' \"${COMPREPLY[@]}\"",
+                ])
+            #expect(run.status == 0, "\(words): \(run.errors)")
+            let lines = run.output.split(separator: "\n").map(String.init)
+            #expect(lines.first == "complete -o default -F _sensorbridge sensorbridge", "\(run.output)")
+            return lines.filter { $0.hasPrefix("reply ") }.map { String($0.dropFirst(6)) }.filter { !$0.isEmpty }
+        }
+        #expect(try complete(["sensorbridge", "rec"]) == ["record"])
+        #expect(try complete(["sensorbridge", "co"]) == ["convert", "completion"])
+        #expect(try complete(["sensorbridge", "workouts", "l"]) == ["list"])
+        #expect(try complete(["sensorbridge", "zones", "s"]) == ["set", "show"])
+        #expect(try complete(["sensorbridge", "help", "exp"]) == ["export"])
+        #expect(try complete(["sensorbridge", "record", "--tr"]) == ["--trace"])
+        #expect(try complete(["sensorbridge", "workouts", "delete", "7", "--y"]) == ["--yes"])
+        #expect(try complete(["sensorbridge", "workouts", "zones", "--n"]) == ["--normalize"])
+        #expect(try complete(["sensorbridge", "profile", "show", "--"]) == ["--store", "--help", "--json"])
+        // After an option that takes a value, and for arguments: nothing, so bash completes files.
+        #expect(try complete(["sensorbridge", "export", "--output", ""]) == [])
+        #expect(try complete(["sensorbridge", "replay", "Capt"]) == [])
+    }
+
+    @Test func zshAndFishScriptsAreValid() throws {
+        for (shell, check) in [("zsh", ["-n"]), ("fish", ["--no-execute"])] {
+            let generated = runCLI(["completion", shell])
+            #expect(generated.status == .success && generated.output.contains("sensorbridge"))
+            guard let program = Self.installed(shell) else {
+                print("CommandLineTests: \(shell) is not installed; its completion script's syntax is not checked")
+                continue
+            }
+            let script = folder.appendingPathComponent("completion.\(shell)")
+            try generated.output.write(to: script, atomically: true, encoding: .utf8)
+            let run = try Self.child(program, check + [script.path])
+            #expect(run.status == 0 && run.errors.isEmpty, "\(shell): \(run.errors)")
+        }
+        let zsh = runCLI(["completion", "zsh"]).output
+        #expect(zsh.hasPrefix("#compdef sensorbridge\n") && zsh.contains("'workouts list') sb_options=(--activity --from --store --to)"))
+        let fish = runCLI(["completion", "fish"]).output
+        #expect(fish.contains("complete -c sensorbridge -n '__sensorbridge_in workouts delete' -s y\n"))
+        #expect(fish.contains("complete -c sensorbridge -n '__sensorbridge_in export' -l format -r -F\n"))
+        let unknown = runCLI(["completion", "bsh"])
+        #expect(unknown.status == .usage && unknown.errors.contains("(did you mean 'bash'?)"))
+    }
+
+    // MARK: 4. manual page
+
+    @Test func theManualPageIsCleanRoffWithEveryCommand() throws {
+        let generated = runCLI(["man"])
+        #expect(generated.status == .success)
+        let page = generated.output
+        for section in [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH COMMANDS", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH FILES"] {
+            #expect(page.contains("\n" + section + "\n"), "\(section)")
+        }
+        for entry in CommandReference.make().entries {
+            #expect(page.contains(".SS \"sensorbridge \(entry.words.joined(separator: " "))\""), "\(entry.words)")
+        }
+        #expect(page.contains("\\-\\-store PATH") && page.contains(".B SENSORBRIDGE_STORE"))
+        // No line is taken for a request but those written as one.
+        for line in page.split(separator: "\n") where line.hasPrefix(".") || line.hasPrefix("'") {
+            #expect(line.range(of: #"^\.(TH|SH|SS|PP|TP|B|I|BR|RI|br|nf|fi|RS|RE)( |$)"#, options: .regularExpression) != nil, "\(line)")
+        }
+        #expect(ManualPage.escape(".x 'y") == "\\&.x 'y")
+        #expect(ManualPage.escape("'quoted") == "\\&'quoted")
+        #expect(ManualPage.escape("--a\\b é █") == "\\-\\-a\\eb \\[u00E9] \\[u2588]")
+        let file = folder.appendingPathComponent("sensorbridge.1")
+        try page.write(to: file, atomically: true, encoding: .utf8)
+        if let groff = Self.installed("groff") {
+            let run = try Self.child(groff, ["-man", "-Tutf8", "-ww", "-z", file.path])
+            #expect(run.status == 0 && run.errors.isEmpty, "\(run.errors)")
+        } else {
+            print("CommandLineTests: groff is not installed; the manual page is not checked with it")
+        }
+        if let man = Self.installed("man") {
+            let run = try Self.child(man, ["-l", file.path], environment: ["MANWIDTH": "100", "MANPAGER": "cat", "PATH": "/usr/bin:/bin"])
+            #expect(run.status == 0, "\(run.errors)")
+            for text in ["EXIT STATUS", "sensorbridge workouts delete", "--store PATH", "SENSORBRIDGE_STORE", "-y, --yes"] {
+                #expect(run.output.contains(text), "\(text)")
+            }
+        } else {
+            print("CommandLineTests: man is not installed; the manual page is not rendered")
+        }
     }
 
     // MARK: 5. --json

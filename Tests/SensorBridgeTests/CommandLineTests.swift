@@ -326,4 +326,28 @@ import Testing
         #expect(denied.errors == "sensorbridge replay: cannot read \(locked.path): permission denied (you may not read it)\n", "\(denied.errors)")
     }
 
+    // MARK: README
+
+    /// The README's completion and manual page lines, run as written in a home of their own with
+    /// the built sensorbridge first in PATH.
+    @Test func theREADMECompletionAndManualLinesWork() throws {
+        let readme = try String(
+            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "### Shell completion and the manual page\n").dropFirst().first)
+        let block = section.components(separatedBy: "```sh\n")[1].components(separatedBy: "\n```")[0]
+        let home = folder.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let bin = try CrashRecoveryTests.executable().deletingLastPathComponent().path
+        let run = try Self.child(
+            "/bin/bash", ["-e", "-c", block], environment: ["HOME": home.path, "PATH": "\(bin):/usr/bin:/bin", "MANPAGER": "cat"])
+        #expect(run.status == 0, "\(run.errors)")
+        for (file, start) in [
+            (".local/share/bash-completion/completions/sensorbridge", "# bash completion for sensorbridge"),
+            (".zfunc/_sensorbridge", "#compdef sensorbridge"), (".config/fish/completions/sensorbridge.fish", "# fish completion"),
+            (".local/share/man/man1/sensorbridge.1", ".TH SENSORBRIDGE 1"),
+        ] {
+            let text = (try? String(contentsOf: home.appendingPathComponent(file), encoding: .utf8)) ?? ""
+            #expect(text.hasPrefix(start), "\(file)")
+        }
+    }
 }

@@ -40,7 +40,7 @@ enum CompletionCommand {
     }
 
     /// The top-level words: every command, `help`, `--help`, `--version`.
-    static func commandWords(_ reference: CommandReference) -> [String] {
+    static var commandWords: [String] {
         SensorBridgeCLI.subcommandNames + ["help", "--help", "--version"]
     }
 
@@ -65,7 +65,7 @@ enum CompletionCommand {
                 local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} key=${COMP_WORDS[1]}
                 COMPREPLY=()
                 if [ "$COMP_CWORD" -eq 1 ]; then
-                    COMPREPLY=($(compgen -W '\(commandWords(reference).joined(separator: " "))' -- "$cur"))
+                    COMPREPLY=($(compgen -W '\(commandWords.joined(separator: " "))' -- "$cur"))
                     return
                 fi
                 case $key in
@@ -190,17 +190,15 @@ enum CompletionCommand {
             "# Whether the words after 'sensorbridge' on the command line are exactly the arguments.",
             "function __sensorbridge_at",
             "    set -l words (commandline -opc)",
-            "    test (count $words) -eq (math (count $argv) + 1); or return 1",
-            "    for i in (seq (count $argv))",
-            "        test \"$words[(math $i + 1)]\" = \"$argv[$i]\"; or return 1",
-            "    end",
+            "    test (count $words) -eq (math (count $argv) + 1); and __sensorbridge_in $argv",
             "end",
             "# Whether the words after 'sensorbridge' start with the arguments.",
             "function __sensorbridge_in",
             "    set -l words (commandline -opc)",
-            "    test (count $words) -gt (count $argv); or return 1",
+            "    set -e words[1]",
+            "    test (count $words) -ge (count $argv); or return 1",
             "    for i in (seq (count $argv))",
-            "        test \"$words[(math $i + 1)]\" = \"$argv[$i]\"; or return 1",
+            "        test \"$words[$i]\" = \"$argv[$i]\"; or return 1",
             "    end",
             "end",
             "complete -c sensorbridge -n '__sensorbridge_at' -f",

@@ -173,6 +173,18 @@ import Testing
             try generated.output.write(to: script, atomically: true, encoding: .utf8)
             let run = try Self.child(program, check + [script.path])
             #expect(run.status == 0 && run.errors.isEmpty, "\(shell): \(run.errors)")
+            guard shell == "fish" else { continue }
+            // fish answers as it would at the prompt (complete -C): commands, subcommands, options.
+            for (line, expected) in [
+                ("sensorbridge rec", ["record"]), ("sensorbridge workouts l", ["list"]), ("sensorbridge zones s", ["set", "show"]),
+                ("sensorbridge workouts delete 3 --y", ["--yes"]), ("sensorbridge workouts zones --n", ["--normalize"]),
+                ("sensorbridge help exp", ["export"]),
+            ] {
+                let completed = try Self.child(program, ["--no-config", "-c", "source \(script.path); complete -C '\(line)'"])
+                #expect(completed.errors.isEmpty, "\(line): \(completed.errors)")
+                let words = completed.output.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+                #expect(words == expected, "\(line): \(completed.output)")
+            }
         }
         let zsh = runCLI(["completion", "zsh"]).output
         #expect(zsh.hasPrefix("#compdef sensorbridge\n") && zsh.contains("'workouts list') sb_options=(--activity --from --store --to)"))

@@ -293,6 +293,32 @@ import Testing
         #expect(run(["profile", "reset"], terminal: true).errors.isEmpty)
     }
 
+    /// The built binary on a real terminal (a pseudo-terminal as its standard input and error):
+    /// it asks, reads the answer as it is typed, and keeps or deletes the workout.
+    @Test(.timeLimit(.minutes(1))) func theBuiltBinaryAsksOnARealTerminal() throws {
+        for _ in 0..<2 { run(["replay", capture("run-30min-hr.jsonl"), "--save"]) }
+        let binary = try CrashRecoveryTests.executable()
+        for (answer, status, left) in [("n\n", Int32(1), [1, 2]), ("y\n", Int32(0), [2])] {
+            let terminal = try PseudoTerminal()
+            let child = Process()
+            child.executableURL = binary
+            child.arguments = ["workouts", "delete", "1", "--store", store]
+            child.environment = ["TZ": "UTC"]
+            child.standardInput = terminal.follower
+            child.standardError = terminal.follower
+            child.standardOutput = FileHandle.nullDevice
+            try child.run()
+            let asked = terminal.waitFor("Delete workout 1 (2026-11-01 07:00, running, 30:00)? [y/N] ", timeout: .seconds(30))
+            if !asked { child.terminate() }
+            #expect(asked, "\(terminal.screen)")
+            terminal.type(answer)
+            child.waitUntilExit()
+            #expect(child.terminationStatus == status, "\(terminal.screen)")
+            let listed = try JSONValue(parsing: run(["workouts", "list", "--json"]).output)["workouts"]?.arrayValue ?? []
+            #expect(listed.compactMap { $0["id"]?.integerValue } == left)
+        }
+    }
+
     // MARK: 8. files
 
     @Test func fileErrorsNameTheFileAndTheProblem() throws {

@@ -173,7 +173,36 @@ import Testing
             try generated.output.write(to: script, atomically: true, encoding: .utf8)
             let run = try Self.child(program, check + [script.path])
             #expect(run.status == 0 && run.errors.isEmpty, "\(shell): \(run.errors)")
-            guard shell == "fish" else { continue }
+            if shell == "zsh" {
+                // The function run with the completion system's builtins stubbed (they only exist
+                // inside a completion widget): what it offers for the words, before zsh filters
+                // by the prefix, and _files where file names are due.
+                let driver = folder.appendingPathComponent("drive.zsh")
+                try """
+                    compdef() { :; }
+                    compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }
+                    _describe() { local name; for name in ${(P)${@[-1]}}; do print -r -- ${name%%:*}; done; }
+                    _files() { print -r -- FILES; }
+                    source $1
+                    shift
+                    PREFIX=${@[-1]}
+                    words=("$@")
+                    CURRENT=$#
+                    _sensorbridge
+
+                    """.write(to: driver, atomically: true, encoding: .utf8)
+                for (line, expected) in [
+                    ("sensorbridge rec", SensorBridgeCLI.subcommandNames + ["help", "--help", "--version"]),
+                    ("sensorbridge workouts l", WorkoutsCommand.subcommands),
+                    ("sensorbridge workouts delete 3 --y", ["--store", "--help", "--yes", "-y"]),
+                    ("sensorbridge export --output x", ["FILES"]), ("sensorbridge replay Capt", ["FILES"]),
+                ] {
+                    let offered = try Self.child(program, ["-f", driver.path, script.path] + line.split(separator: " ").map(String.init))
+                    #expect(offered.errors.isEmpty, "\(line): \(offered.errors)")
+                    #expect(offered.output.split(separator: "\n").map(String.init) == expected, "\(line): \(offered.output)")
+                }
+                continue
+            }
             // fish answers as it would at the prompt (complete -C): commands, subcommands, options.
             for (line, expected) in [
                 ("sensorbridge rec", ["record"]), ("sensorbridge workouts l", ["list"]), ("sensorbridge zones s", ["set", "show"]),

@@ -49,10 +49,9 @@ public final class BtsnoopReader {
     public convenience init(contentsOf url: URL, assumedHandles: [UInt16: BluetoothUUID] = [:]) throws(BtsnoopError) {
         let handle: FileHandle
         do {
-            handle = try FileHandle(forReadingFrom: url)
+            handle = try InputFile.open(url)
         } catch {
-            throw BtsnoopError(
-                .unreadable, record: 0, offset: 0, "cannot read \(url.path): \(error.localizedDescription)")
+            throw BtsnoopError(.unreadable, record: 0, offset: 0, error.description)
         }
         try self.init(ByteChunks(handle: handle), assumedHandles: assumedHandles)
     }
@@ -79,7 +78,7 @@ public final class BtsnoopReader {
 
     /// Whether the file at `url` starts with the btsnoop magic.
     public static func isBtsnoop(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        guard let handle = try? InputFile.open(url) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: magic.count)).map { [UInt8]($0) == magic } ?? false
     }

@@ -21,9 +21,9 @@ public final class TraceReader {
     public convenience init(contentsOf url: URL) throws(TraceError) {
         let handle: FileHandle
         do {
-            handle = try FileHandle(forReadingFrom: url)
+            handle = try InputFile.open(url)
         } catch {
-            throw TraceError(line: 0, "cannot read \(url.path): \(error.localizedDescription)")
+            throw TraceError(line: 0, error.description)
         }
         try self.init(lines: LineChunks(handle: handle))
     }

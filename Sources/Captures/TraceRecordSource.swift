@@ -14,18 +14,19 @@ extension TraceReader: TraceRecordSource {}
 
 /// Opening capture files of either kind.
 public enum CaptureFile {
-    /// Opens a btsnoop capture (recognised by its magic, `btsnoop\0`) or else a JSONL trace, as
-    /// trace records.
+    /// Opens a btsnoop capture (recognised by its magic, `btsnoop\0`) or a JSONL trace (a first
+    /// line that is a JSON object), as trace records.
     /// - Parameter assumedHandles: for btsnoop, characteristics of handles no discovery names.
+    /// - Throws: `.file` for a file that cannot be read or is neither kind, naming it.
     public static func openTrace(_ url: URL, assumedHandles: [UInt16: BluetoothUUID] = [:]) throws(CaptureError)
         -> any TraceRecordSource
     {
-        do {
-            if BtsnoopReader.isBtsnoop(url) {
+        if try kind(of: url) == .btsnoop {
+            do {
                 return try BtsnoopTraceReader(contentsOf: url, assumedHandles: assumedHandles)
+            } catch {
+                throw .btsnoop(error)
             }
-        } catch {
-            throw .btsnoop(error)
         }
         do {
             return try TraceReader(contentsOf: url)
@@ -35,10 +36,23 @@ public enum CaptureFile {
     }
 }
 
+extension CaptureFile {
+    /// What `url` holds (`InputFile.kind(of:)`), or `.file` naming it and the problem.
+    public static func kind(of url: URL) throws(CaptureError) -> InputFile.Kind {
+        do {
+            return try InputFile.kind(of: url)
+        } catch {
+            throw .file(error)
+        }
+    }
+}
+
 /// Why a capture file could not be read, converted or written.
 public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case trace(TraceError)
     case btsnoop(BtsnoopError)
+    /// The file cannot be opened, or is neither a trace nor a capture; the message names it.
+    case file(InputFileError)
     /// The trace holds something a btsnoop capture cannot carry.
     case notRepresentable(String)
     case unwritable(String)
@@ -47,6 +61,7 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .trace(let error): error.description
         case .btsnoop(let error): error.description
+        case .file(let error): error.description
         case .notRepresentable(let message), .unwritable(let message): message
         }
     }

@@ -27,7 +27,14 @@ enum CaptureDecoding {
         let url = URL(fileURLWithPath: path)
         var printer = Printer(jsonl: jsonl, output: context.output)
         let failure: String?
-        if BtsnoopReader.isBtsnoop(url) {
+        let kind: InputFile.Kind
+        do {
+            kind = try CaptureFile.kind(of: url)
+        } catch {
+            context.errors.line("sensorbridge decode: \(error)")
+            return .failure
+        }
+        if kind == .btsnoop {
             failure = btsnoop(url, handles: handles, &printer, context)
         } else {
             guard handles.isEmpty else {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A mistake on the command line: says what is wrong and what to do, and exits with status 2.
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
@@ -7,9 +9,14 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// The parsed words of one subcommand: options with values, flags and positional arguments.
 ///
-/// `--name value` and `--name=value` are both accepted; `--` ends option parsing. Every option
-/// and flag must be declared, so a typo is an error that names the command's `--help`, never a
-/// silently ignored word.
+/// `--name value` and `--name=value` are both accepted; `--` ends option parsing. A word that is a
+/// number or a comma-separated list of numbers (`-5`, `-0.5`, `-5,120,140`) is a value, never an
+/// option, so a negative value reaches the command's own checks. Every option and flag must be
+/// declared, so a typo is an error that names the command's `--help` (and the closest option, when
+/// one is close enough to be meant), never a silently ignored word.
+///
+/// What a command declares is its option list: `completion` and `man` read it (`declarations`),
+/// so completions offer exactly what the parser takes.
 public struct CommandArguments: Sendable {
     public private(set) var values: [String: String] = [:]
     public private(set) var flags: Set<String> = []
@@ -22,15 +29,18 @@ public struct CommandArguments: Sendable {
     ///   - options: option names (without `--`) that take a value.
     ///   - flags: option names that take none.
     ///   - shortOptions: one-letter spellings of options that take a value (`-o` for `output`).
+    ///   - shortFlags: one-letter spellings of flags (`-y` for `yes`).
     public init(
         _ words: some Sequence<String>, command: String, options: Set<String> = [], flags: Set<String> = [],
-        shortOptions: [String: String] = [:]
+        shortOptions: [String: String] = [:], shortFlags: [String: String] = [:]
     ) throws(UsageError) {
         self.command = command
+        Self.declarations?.record(
+            Declaration(command: command, options: options, flags: flags, shortOptions: shortOptions, shortFlags: shortFlags))
         var iterator = words.makeIterator()
         var onlyPositionals = false
         while let word = iterator.next() {
-            if onlyPositionals || !word.hasPrefix("-") || word == "-" {
+            if onlyPositionals || !word.hasPrefix("-") || word == "-" || Self.isNumeric(word) {
                 positionals.append(word)
                 continue
             }
@@ -51,8 +61,11 @@ public struct CommandArguments: Sendable {
                     values[name] = value
                     continue
                 }
-                throw UsageError(
-                    "unknown option '\(word)' for '\(command)'; run 'sensorbridge \(command) --help' for the options")
+                if let name = shortFlags[word] {
+                    self.flags.insert(name)
+                    continue
+                }
+                throw Self.unknown(word, command: command, known: options.union(flags))
             }
             var name = String(word.dropFirst(2))
             var inlineValue: String?
@@ -72,9 +85,29 @@ public struct CommandArguments: Sendable {
                 guard values[name] == nil else { throw UsageError("--\(name) is given twice; give it once") }
                 values[name] = value
             } else {
-                throw UsageError(
-                    "unknown option '--\(name)' for '\(command)'; run 'sensorbridge \(command) --help' for the options")
+                throw Self.unknown("--\(name)", command: command, known: options.union(flags))
             }
+        }
+    }
+
+    /// `unknown option '--trce' for 'record' (did you mean '--trace'?)`, the suggestion only when
+    /// one of `known` (names without `--`) is close enough to be what was meant.
+    static func unknown(_ word: String, command: String, known: Set<String>) -> UsageError {
+        let typed = String(word.drop(while: { $0 == "-" }))
+        let suggestion = Suggestion.closest(to: typed, among: known.union(["help"]).sorted()).map {
+            " (did you mean '--\($0)'?)"
+        }
+        return UsageError(
+            "unknown option '\(word)' for '\(command)'\(suggestion ?? ""); run 'sensorbridge \(command) --help' for the options")
+    }
+
+    /// Whether `word` is a number or a comma-separated list of numbers (`-5`, `-0.5`, `-.5`,
+    /// `-1e3`, `-5,120`): a value, however it starts. `-inf` and `-nan` are not numbers here.
+    static func isNumeric(_ word: String) -> Bool {
+        word.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { part in
+            let digits = part.drop(while: { $0 == "-" || $0 == "+" })
+            guard let first = digits.first, first.isASCII, first.isNumber || first == "." else { return false }
+            return Double(part).map(\.isFinite) ?? false
         }
     }
 
@@ -101,6 +134,27 @@ public struct CommandArguments: Sendable {
                 "unexpected argument '\(positionals[allowed])' for '\(command)'; run 'sensorbridge \(command) --help'")
         }
     }
+}
+
+extension CommandArguments {
+    /// What one parse of a command's words accepts: the option list its `--help` describes.
+    struct Declaration: Sendable, Equatable {
+        let command: String
+        let options: Set<String>
+        let flags: Set<String>
+        let shortOptions: [String: String]
+        let shortFlags: [String: String]
+    }
+
+    /// Collects the declarations of the parses made while it is set (`declarations`).
+    final class DeclarationLog: Sendable {
+        private let entries = Mutex<[Declaration]>([])
+        func record(_ declaration: Declaration) { entries.withLock { $0.append(declaration) } }
+        var all: [Declaration] { entries.withLock { $0 } }
+    }
+
+    /// Set while `CommandTable` runs a command's `--help` to learn its options.
+    @TaskLocal static var declarations: DeclarationLog?
 }
 
 extension Double {

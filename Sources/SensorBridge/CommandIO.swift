@@ -85,8 +85,13 @@ public final class LineReader {
     private var start = 0
     private var finished = false
 
+    /// Whether a read takes what is there (a terminal: the line just typed) rather than waiting
+    /// for a whole chunk.
+    private let readsWhatIsThere: Bool
+
     init(fileHandle: FileHandle) {
         handle = fileHandle
+        readsWhatIsThere = isatty(fileHandle.fileDescriptor) == 1
     }
 
     /// A reader over fixed text, for tests.
@@ -94,6 +99,7 @@ public final class LineReader {
         handle = nil
         pending = Array(text.utf8)
         finished = true
+        readsWhatIsThere = false
     }
 
     /// The next line without its terminator (`\n` or `\r\n`), or nil at the end of input.
@@ -115,7 +121,7 @@ public final class LineReader {
             }
             pending.removeSubrange(0..<start)
             start = 0
-            let chunk = handle?.readData(ofLength: 256 * 1024) ?? Data()
+            let chunk = (readsWhatIsThere ? handle?.availableData : handle?.readData(ofLength: 256 * 1024)) ?? Data()
             if chunk.isEmpty { finished = true } else { pending.append(contentsOf: chunk) }
         }
     }
@@ -132,12 +138,14 @@ public struct CommandContext {
     public var outputIsTerminal: Bool
     /// Whether standard error is a terminal (progress lines only then).
     public var errorsAreTerminal: Bool
+    /// Whether standard input is a terminal: someone to ask before deleting (`confirm`).
+    public var inputIsTerminal: Bool
     /// Ends a live recording from another thread (tests); the process's own signals do it otherwise.
     public var recordingControl: RecordingControl?
 
     public init(
         input: LineReader, output: TextOutput, errors: TextOutput, environment: [String: String] = [:],
-        outputIsTerminal: Bool = false, errorsAreTerminal: Bool = false
+        outputIsTerminal: Bool = false, errorsAreTerminal: Bool = false, inputIsTerminal: Bool = false
     ) {
         self.input = input
         self.output = output
@@ -145,6 +153,22 @@ public struct CommandContext {
         self.environment = environment
         self.outputIsTerminal = outputIsTerminal
         self.errorsAreTerminal = errorsAreTerminal
+        self.inputIsTerminal = inputIsTerminal
+    }
+
+    /// Asks `question` (ending in `[y/N] `) on standard error and reads the answer from standard
+    /// input: true for y or yes, false for anything else or the end of input (then a newline ends
+    /// the question's line). Callers ask only when `inputIsTerminal`: from a script or a pipe
+    /// nobody answers, and commands go ahead as they always did.
+    func confirm(_ question: String) -> Bool {
+        errors.write(question)
+        errors.flush()
+        guard let answer = input.nextLine() else {
+            errors.line("")
+            return false
+        }
+        let word = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+        return word == "y" || word == "yes"
     }
 
     /// The time zone of dates on the command line and in human output: `TZ` from the environment
@@ -176,7 +200,8 @@ public struct CommandContext {
             errors: TextOutput(fileHandle: .standardError),
             environment: ProcessInfo.processInfo.environment,
             outputIsTerminal: isatty(STDOUT_FILENO) == 1,
-            errorsAreTerminal: isatty(STDERR_FILENO) == 1
+            errorsAreTerminal: isatty(STDERR_FILENO) == 1,
+            inputIsTerminal: isatty(STDIN_FILENO) == 1
         )
     }
 }

@@ -57,7 +57,14 @@ enum ConvertCommand {
         defer { signals.cancel() }
         let summary: CaptureConversion.Summary
         let kinds: String
-        if BtsnoopReader.isBtsnoop(input) {
+        let kind: InputFile.Kind
+        do {
+            kind = try CaptureFile.kind(of: input)
+        } catch {
+            context.errors.line("sensorbridge convert: \(error)")
+            return .failure
+        }
+        if kind == .btsnoop {
             guard !["btsnoop", "log", "cfa"].contains(output.pathExtension.lowercased()) else {
                 throw UsageError(
                     "\(input.lastPathComponent) is a btsnoop capture, so OUT is a JSONL trace; name it .jsonl")

@@ -9,7 +9,8 @@ struct LivePathOptions {
     static let flags: Set<String> = ["acquire-notify", "no-acquire-notify"]
     static let help = """
           --no-acquire-notify        read notifications as D-Bus signals (StartNotify) even where BlueZ
-                                     offers an AcquireNotify socket (the default reads the socket)
+                                     offers an AcquireNotify socket (the default, --acquire-notify,
+                                     reads the socket)
           --latency-budget MS        while values stream in faster than one per MS milliseconds, take them
                                      in batches at most MS old instead of waking for each (default 10; 0:
                                      wake for every value); a slower stream is applied as it arrives

@@ -7,9 +7,9 @@ enum ProfileCommand {
     static let help = """
         Usage: sensorbridge profile set [--age N | --birth-date YYYY-MM-DD] [--resting-hr N] [--max-hr N]
                                         [--lthr N] [--hr-model reserve|max|lthr] [--ftp N]
-                                        [--power-model 6|7] [--store PATH]
+                                        [--power-model 6|7] [--json] [--store PATH]
                sensorbridge profile show [--json] [--store PATH]
-               sensorbridge profile reset [--store PATH]
+               sensorbridge profile reset [--yes] [--json] [--store PATH]
 
         Your profile, from which the system zones come: heart-rate zones by heart-rate reserve
         (the default; needs an age or birth date, or a measured maximum, and a resting heart rate),
@@ -18,7 +18,8 @@ enum ProfileCommand {
         ('sensorbridge zones set') or a command's flags say otherwise. An age from a birth date is
         taken on the day the command runs.
 
-        'set' changes the values given and keeps the others; 'reset' forgets the whole profile.
+        'set' changes the values given and keeps the others; 'reset' forgets the whole profile,
+        asking first on a terminal (not from a script or a pipe).
 
         Options:
           --age N | --birth-date YYYY-MM-DD
@@ -28,7 +29,9 @@ enum ProfileCommand {
           --hr-model reserve|max|lthr  heart-rate zones by reserve (default), % of maximum or % of LTHR
           --ftp N                    functional threshold power, W
           --power-model 6|7          six power zones (default) or Coggan's seven
-          --json                     with show: {"birthDate":null,"age":40,...}
+          --json                     the profile afterwards (set, reset) or now (show):
+                                     {"birthDate":null,"age":40,...}
+          -y, --yes                  with reset: do not ask
         \(StoreLocation.help)
 
         Examples:
@@ -37,11 +40,15 @@ enum ProfileCommand {
           sensorbridge profile show --json
         """
 
+    static let subcommands = ["set", "show", "reset"]
+
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let subcommand = words.first ?? ""
+        // Each subcommand takes what it uses: the profile's values only 'set', --yes only 'reset'.
         let arguments = try CommandArguments(
             words.dropFirst(), command: "profile \(subcommand)",
-            options: ProfileArguments.options.union([StoreLocation.option]), flags: ["json"])
+            options: subcommand == "set" ? ProfileArguments.options.union([StoreLocation.option]) : [StoreLocation.option],
+            flags: subcommand == "reset" ? ["json", "yes"] : ["json"], shortFlags: subcommand == "reset" ? ["-y": "yes"] : [:])
         if arguments.has("help") || subcommand == "--help" || subcommand == "-h" {
             context.output.line(help)
             return .success
@@ -59,7 +66,7 @@ enum ProfileCommand {
             if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
             try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
             try store.savePreferences(preferences)
-            context.output.write(text(preferences, context))
+            context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
         case "show":
             let store = try StoreLocation.openForReading(arguments, context)
             let preferences = try store.preferences()
@@ -67,15 +74,38 @@ enum ProfileCommand {
         case "reset":
             let store = try StoreLocation.open(arguments, context)
             var preferences = try store.preferences()
+            let what = described(preferences)
+            if !arguments.has("yes"), context.inputIsTerminal, !what.isEmpty {
+                guard context.confirm("Reset your profile (\(what.joined(separator: ", ")))? [y/N] ") else {
+                    context.errors.line("sensorbridge profile reset: your profile is kept; nothing was changed")
+                    return .failure
+                }
+            }
             preferences.profile = AthleteProfile()
             preferences.powerZoneModel = .sixZones
             preferences.heartRateZoneModel = .reserve
             try store.savePreferences(preferences)
-            context.output.line("Profile reset; system zones need a new profile ('sensorbridge profile set').")
+            if arguments.has("json") {
+                context.output.line(json(preferences).serialized)
+            } else {
+                context.output.line("Profile reset; system zones need a new profile ('sensorbridge profile set').")
+            }
         default:
             throw UsageError("give a subcommand: set, show or reset; run 'sensorbridge profile --help'")
         }
         return .success
+    }
+
+    /// What a reset forgets, for its question: `age 40`, `FTP 250 W`, ...; empty when nothing.
+    static func described(_ preferences: ZonePreferences) -> [String] {
+        let p = preferences.profile
+        var what: [String] = []
+        if let born = p.birthDate { what.append("born \(born)") } else if let age = p.age { what.append("age \(age)") }
+        if let resting = p.restingHeartRate { what.append("resting HR \(resting) bpm") }
+        if let maximum = p.maximumHeartRate { what.append("maximum HR \(maximum) bpm") }
+        if let ftp = p.functionalThresholdPower { what.append("FTP \(ftp) W") }
+        if preferences.powerZoneModel != .sixZones { what.append("7 power zones") }
+        return what
     }
 
     static func json(_ preferences: ZonePreferences) -> JSONValue {

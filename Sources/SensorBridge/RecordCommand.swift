@@ -27,7 +27,7 @@ enum RecordCommand {
           --speed SENSOR             a speed sensor (1816; or a power meter that measures the wheel)
           --adapter hciN             the Bluetooth adapter (default: the first)
           --duration SECONDS         stop after this long (default: until stopped)
-          --no-save                  do not store the workout (it is stored by default)
+          --no-save                  do not store the workout (it is stored by default: --save)
           --trace FILE.jsonl         also write everything received as a trace for 'replay', as it
                                      arrives; an existing file is refused unless --force
           --force                    let --trace replace an existing file (when the recording ends)

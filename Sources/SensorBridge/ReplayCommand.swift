@@ -30,7 +30,7 @@ enum ReplayCommand {
           --lthr N                   lactate-threshold heart rate in bpm, for --hr-model lthr
           --hr-model reserve|max|lthr  the system heart-rate model (see 'sensorbridge zones defaults --help')
           --ftp N                    functional threshold power in W for the system power zones
-          --power-model 6|7          six power zones or Coggan's seven
+          --power-model 6|7          six system power zones (default) or Coggan's seven
           --json                     one JSON object instead of the summary
           --events                   with --json, also every zone update, whole (zones left and
                                      entered with their durations, the running zone group)
@@ -82,7 +82,12 @@ enum ReplayCommand {
         do {
             reader = try CaptureFile.openTrace(URL(fileURLWithPath: path), assumedHandles: handles)
         } catch {
-            context.errors.line("sensorbridge replay: \(path): \(error)")
+            // A file that cannot be read, or is neither kind, is named by the message itself.
+            if case .file = error {
+                context.errors.line("sensorbridge replay: \(error)")
+            } else {
+                context.errors.line("sensorbridge replay: \(path): \(error)")
+            }
             return .failure
         }
         let capture = reader as? BtsnoopTraceReader

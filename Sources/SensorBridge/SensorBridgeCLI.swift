@@ -10,11 +10,23 @@ public enum ExitStatus: Int32, Sendable {
 
 /// The `sensorbridge` command line: one binary, one subcommand per job.
 public enum SensorBridgeCLI {
-    /// A subcommand: its name, one line for the overview, and how to run it.
+    /// A subcommand: its name, one line for the overview, how to run it, and its own subcommands
+    /// (`workouts list`), which completion and the manual page go through.
     struct Subcommand: Sendable {
         let name: String
         let summary: String
+        let subcommands: [String]
         let run: @Sendable ([String], CommandContext) throws -> ExitStatus
+
+        init(
+            name: String, summary: String, subcommands: [String] = [],
+            run: @escaping @Sendable ([String], CommandContext) throws -> ExitStatus
+        ) {
+            self.name = name
+            self.summary = summary
+            self.subcommands = subcommands
+            self.run = run
+        }
     }
 
     static let subcommands: [Subcommand] = [
@@ -27,10 +39,16 @@ public enum SensorBridgeCLI {
         Subcommand(name: "convert", summary: "convert between btsnoop captures and JSONL traces", run: ConvertCommand.run),
         Subcommand(name: "capture", summary: "record live HCI traffic to a btsnoop file, as btmon -w", run: CaptureCommand.run),
         ZonesCommand.subcommand,
-        Subcommand(name: "workouts", summary: "stored workouts: list, show, delete, zones, recover", run: WorkoutsCommand.run),
+        Subcommand(
+            name: "workouts", summary: "stored workouts: list, show, delete, zones, recover",
+            subcommands: WorkoutsCommand.subcommands, run: WorkoutsCommand.run),
         Subcommand(name: "export", summary: "write stored workouts as FIT, TCX, CSV or SVG files", run: ExportCommand.run),
-        Subcommand(name: "profile", summary: "your profile for the system zones: set, show, reset", run: ProfileCommand.run),
+        Subcommand(
+            name: "profile", summary: "your profile for the system zones: set, show, reset",
+            subcommands: ProfileCommand.subcommands, run: ProfileCommand.run),
         Subcommand(name: "web", summary: "the stored workouts as a web page and an HTTP API", run: WebCommand.run),
+        Subcommand(name: "completion", summary: "a completion script for bash, zsh or fish", run: CompletionCommand.run),
+        Subcommand(name: "man", summary: "the manual page, sensorbridge.1, in roff", run: ManualPage.run),
     ]
 
     static let overview = """
@@ -39,7 +57,7 @@ public enum SensorBridgeCLI {
         Usage: sensorbridge <command> [options]
 
         Commands:
-        \(subcommands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
+        \(subcommands.map { "  " + $0.name.padding(toLength: 12, withPad: " ", startingAt: 0) + $0.summary }
             .joined(separator: "\n"))
 
         Run 'sensorbridge help <command>' (or 'sensorbridge <command> --help') for a command's options

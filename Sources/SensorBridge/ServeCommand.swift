@@ -42,8 +42,9 @@ enum ServeCommand {
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
-          --lthr, --hr-model, --ftp, --power-model: as for 'sensorbridge replay' (the stored profile and zones
-          otherwise, read again for every workout)
+          --lthr, --hr-model, --ftp, --power-model, --auto-pause, --auto-lap, --target-hr-zone,
+          --target-power-zone, --target-debounce: as for 'sensorbridge replay' (the stored profile
+          and zones otherwise, read again for every workout)
         \(StoreLocation.help)
 
         Examples:

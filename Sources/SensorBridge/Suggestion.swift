@@ -1,4 +1,4 @@
-/// "Did you mean" for a mistyped command word: the known word closest to what was typed, when it
+/// "Did you mean" for a mistyped command, subcommand or option: the known word closest to what was typed, when it
 /// is close enough to be a typo (an edit distance of at most 2, and less than half the word).
 enum Suggestion {
     static func closest(to typed: String, among known: [String]) -> String? {

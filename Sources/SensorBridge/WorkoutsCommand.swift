@@ -31,6 +31,8 @@ enum WorkoutsCommand {
           sensorbridge workouts recover
         """
 
+    static let subcommands = ["list", "show", "delete", "zones", "load", "recover"]
+
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         guard let name = words.first, !name.hasPrefix("-") else {
             if words.first == "--help" || words.first == "-h" {
@@ -51,7 +53,7 @@ enum WorkoutsCommand {
         default:
             throw UsageError(
                 "unknown subcommand '\(name)' for 'workouts'"
-                    + Suggestion.phrase(for: name, among: ["list", "show", "delete", "zones", "load", "recover"])
+                    + Suggestion.phrase(for: name, among: subcommands)
                     + "; give list, show, delete, zones, load or recover")
         }
     }
@@ -222,11 +224,15 @@ enum WorkoutsCommand {
     // MARK: delete
 
     static let deleteHelp = """
-        Usage: sensorbridge workouts delete ID [--store PATH]
+        Usage: sensorbridge workouts delete ID [--yes] [--store PATH]
 
-        Deletes a stored workout with its samples, events and zone groups. There is no undo.
+        Deletes a stored workout with its samples, events and zone groups. There is no undo. On a
+        terminal it asks first ("Delete workout 12 (2026-11-30 18:02, cycling, 1:02:11)? [y/N]");
+        from a script or a pipe (standard input not a terminal) it deletes without asking. Its id
+        is never given to another workout.
 
         Options:
+          -y, --yes                  delete without asking
         \(StoreLocation.help)
 
         Example:
@@ -234,7 +240,8 @@ enum WorkoutsCommand {
         """
 
     static func delete(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
-        let arguments = try CommandArguments(words, command: "workouts delete", options: [StoreLocation.option])
+        let arguments = try CommandArguments(
+            words, command: "workouts delete", options: [StoreLocation.option], flags: ["yes"], shortFlags: ["-y": "yes"])
         if arguments.has("help") {
             context.output.line(deleteHelp)
             return .success
@@ -245,6 +252,19 @@ enum WorkoutsCommand {
         }
         let id = try workoutID(text)
         let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        // A workout that does not exist is not asked about: deleteWorkout says so.
+        if !arguments.has("yes"), context.inputIsTerminal,
+            let workout = try store.workouts(matching: WorkoutFilter()).first(where: { $0.id == id })
+        {
+            let what = [
+                context.localTime(workout.startDate), workout.activityType.rawValue,
+                workout.duration?.clockText ?? "unfinished",
+            ]
+            guard context.confirm("Delete workout \(id) (\(what.joined(separator: ", ")))? [y/N] ") else {
+                context.errors.line("sensorbridge workouts delete: workout \(id) kept; nothing was deleted")
+                return .failure
+            }
+        }
         try store.deleteWorkout(id)
         context.output.line("Deleted workout \(id).")
         return .success

@@ -8,7 +8,7 @@ import Zones
 /// sends them here.
 enum ZonePreferencesCommand {
     /// The `zones` subcommands handled here.
-    static let subcommands: Set<String> = ["set", "show", "reset"]
+    static let subcommands = ["set", "show", "reset"]
 
     static let help = """
         Usage: sensorbridge zones set heart-rate|power A,B,C,... [--store PATH]
@@ -26,7 +26,8 @@ enum ZonePreferencesCommand {
         boundaries above 0 and at most 3000 W, each at least 1 above the one before.
 
         Options:
-          --json                     with show: {"heartRate":{"source":"user","unit":"count/min",
+          --json                     the zones in effect afterwards (set, reset) or now (show):
+                                     {"heartRate":{"source":"user","unit":"count/min",
                                      "zones":[...]},"cyclingPower":null}
         \(StoreLocation.help)
 
@@ -81,21 +82,11 @@ enum ZonePreferencesCommand {
                 throw UsageError("zones set \(arguments.positionals[0]) \(arguments.positionals[1]): \(error)")
             }
             try store.savePreferences(preferences)
-            context.output.write(text(preferences, context, only: type))
+            write(preferences, arguments, context, only: type)
         case "show":
             try arguments.expectPositionals(atMost: 0)
             let preferences = try StoreLocation.openForReading(arguments, context).preferences()
-            if arguments.has("json") {
-                var object = JSONObject()
-                for type in WorkoutStateMachine.zonedTypes {
-                    object.append(
-                        type.identifier,
-                        preferences.zoneConfiguration(for: type, on: WorkoutZonesReport.today(context))?.jsonValue ?? .null)
-                }
-                context.output.line(JSONValue.object(object).serialized)
-            } else {
-                context.output.write(text(preferences, context))
-            }
+            write(preferences, arguments, context)
         default:  // reset
             try arguments.expectPositionals(atMost: 1)
             let types = try arguments.positionals.first.map { text throws(UsageError) in [try quantity(text)] }
@@ -104,9 +95,27 @@ enum ZonePreferencesCommand {
             var preferences = try store.preferences()
             for type in types { preferences.removePreferredConfiguration(for: type) }
             try store.savePreferences(preferences)
-            context.output.write(text(preferences, context))
+            write(preferences, arguments, context)
         }
         return .success
+    }
+
+    /// The zones in effect: with --json, both quantities as 'zones show --json' prints them (for
+    /// set and reset too); else the text, of `only` when given.
+    static func write(
+        _ preferences: ZonePreferences, _ arguments: CommandArguments, _ context: CommandContext, only: QuantityType? = nil
+    ) {
+        guard arguments.has("json") else {
+            context.output.write(text(preferences, context, only: only))
+            return
+        }
+        var object = JSONObject()
+        for type in WorkoutStateMachine.zonedTypes {
+            object.append(
+                type.identifier,
+                preferences.zoneConfiguration(for: type, on: WorkoutZonesReport.today(context))?.jsonValue ?? .null)
+        }
+        context.output.line(JSONValue.object(object).serialized)
     }
 
     /// The zones in effect, one block per quantity.

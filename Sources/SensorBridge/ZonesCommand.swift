@@ -7,7 +7,8 @@ import Zones
 /// (`ZonePreferencesCommand`).
 enum ZonesCommand {
     static let subcommand = SensorBridgeCLI.Subcommand(
-        name: "zones", summary: "zones: defaults for a profile; set, show, reset your own", run: run)
+        name: "zones", summary: "zones: defaults for a profile; set, show, reset your own",
+        subcommands: ["defaults"] + ZonePreferencesCommand.subcommands, run: run)
 
     static let overview = """
         Usage: sensorbridge zones defaults|set|show|reset [options]
@@ -80,7 +81,7 @@ enum ZonesCommand {
             return try ZonePreferencesCommand.run(word, Array(words.dropFirst()), context)
         case let word?:
             throw UsageError(
-                "unknown zones command '\(word)'\(Suggestion.phrase(for: word, among: ["defaults", "set", "show", "reset"])); "
+                "unknown zones command '\(word)'\(Suggestion.phrase(for: word, among: subcommand.subcommands)); "
                     + "the commands are defaults, set, show and reset (run 'sensorbridge zones --help')")
         }
     }

@@ -86,11 +86,11 @@ public final class WorkoutRecorder: Sendable {
         let id = try store.performTransaction {
             try store.connection.statement(
                 """
-                INSERT INTO workouts (start_date, anchor_offset_ns, activity_type, heart_rate_hold_ns, power_hold_ns)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO workouts (id, start_date, anchor_offset_ns, activity_type, heart_rate_hold_ns, power_hold_ns)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """
             ).run(
-                start.startDate.timeIntervalSinceReferenceDate, start.start.nanoseconds, start.activityType.rawValue,
+                try store.newWorkoutID(), start.startDate.timeIntervalSinceReferenceDate, start.start.nanoseconds, start.activityType.rawValue,
                 holds[.heartRate]!.nanoseconds, holds[.cyclingPower]!.nanoseconds)
             let id = store.connection.lastInsertRowID
             try store.connection.statement(

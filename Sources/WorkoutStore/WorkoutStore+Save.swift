@@ -36,7 +36,7 @@ extension WorkoutStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
         ).run(
-            id?.rawValue, workout.startDate.timeIntervalSinceReferenceDate, startNanoseconds, offset(workout.end),
+            try id?.rawValue ?? newWorkoutID(), workout.startDate.timeIntervalSinceReferenceDate, startNanoseconds, offset(workout.end),
             workout.activeDuration.nanoseconds, workout.activityType.rawValue, holds[.heartRate]!.nanoseconds,
             holds[.cyclingPower]!.nanoseconds)
         let workoutID = connection.lastInsertRowID
@@ -167,5 +167,15 @@ extension WorkoutStore {
             s.cyclingPower?.average, s.cyclingPower?.maximum, s.cyclingPower?.normalized, s.cyclingPower?.energy,
             s.cyclingPower?.count, s.cadence?.average, s.cadence?.maximum, s.cadence?.count, s.energyExpended, s.rmssd,
             s.rrPairCount, s.droppedSamples, s.malformedNotifications)
+    }
+
+    /// The id for a new workout: one above the highest ever given (`Schema.workoutIDHighWater`),
+    /// so that a deleted workout's id is never given again; nil (SQLite's choice) in a store from
+    /// before that migration, which only tests open. The caller holds the inserting transaction.
+    func newWorkoutID() throws -> Int64? {
+        guard try connection.userVersion >= Schema.workoutIDHighWaterVersion else { return nil }
+        let statement = try connection.prepare("SELECT id + 1 FROM workout_id_high_water")
+        guard try statement.step() else { return nil }
+        return statement.int64(0)
     }
 }

@@ -352,6 +352,10 @@ struct DeploymentFilesTests {
             let lines = run.output.split(separator: "\n").map { $0.replacingOccurrences(of: "sudo ", with: "") }
             for expected in [
                 "install -m 0755 $(swift build -c release --show-bin-path)/sensorbridge /usr/local/bin/sensorbridge",
+                "$(swift build -c release --show-bin-path)/sensorbridge man > .build/sensorbridge.1",
+                "install -D -m 0644 .build/sensorbridge.1 /usr/local/share/man/man1/sensorbridge.1",
+                "$(swift build -c release --show-bin-path)/sensorbridge completion bash > .build/sensorbridge.bash",
+                "install -D -m 0644 .build/sensorbridge.bash /usr/local/share/bash-completion/completions/sensorbridge",
                 "install -m 0644 udev/60-sensorbridge-bluetooth-autosuspend.rules /etc/udev/rules.d/",
                 "udevadm control --reload",
                 "install -m 0644 udev/sensorbridge-dbus.conf /etc/dbus-1/system.d/sensorbridge.conf",

@@ -78,6 +78,29 @@ import Testing
         }
     }
 
+    /// Two `replay --save` at once into a store whose newest workout was deleted, round after
+    /// round: each takes an id above every id ever given, never the deleted one nor the other's
+    /// (the high-water mark is read and raised inside the inserting transaction).
+    @Test(.timeLimit(.minutes(3))) func twoProcessesSavingAfterADeleteNeverReuseAnID() throws {
+        let capture = try BlueZCommandTests.trace(lines: 40).path
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("workouts.sqlite").path
+        var highest: Int64 = 0
+        for round in 0..<5 {
+            let outcomes = try Self.together(Array(repeating: ["replay", capture, "--save", "--store", path], count: 2))
+            for outcome in outcomes {
+                try #require(outcome.status == 0, "round \(round): \(outcome.errors)")
+            }
+            let store = try WorkoutStore(path: path)
+            let ids = try store.workouts().map(\.id.rawValue)
+            try #require(ids.filter { $0 > highest }.sorted() == [highest + 1, highest + 2], "round \(round): \(ids) after \(highest)")
+            highest += 2
+            try store.deleteWorkout(WorkoutID(highest))
+        }
+    }
+
     /// Two commands opening a version-1 store at once: both migrate it, one after the other; before
     /// the version was read inside the migration's transaction, the second failed every time with
     /// the schema's SQL as its message.

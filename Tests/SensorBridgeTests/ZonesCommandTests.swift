@@ -191,6 +191,6 @@ import Testing
         #expect(zones.output.contains("defaults"))
         #expect(run(["zones"]).status == .usage)
         #expect(run(["zones", "limits"]).errors.contains("unknown zones command 'limits'"))
-        #expect(run(["--help"]).output.contains("  zones     zones: defaults for a profile; set, show, reset your own"))
+        #expect(run(["--help"]).output.contains("  zones       zones: defaults for a profile; set, show, reset your own"))
     }
 }

@@ -146,6 +146,45 @@ import Zones
         #expect(try store.count("workout_targets") == 0)
     }
 
+    /// Migration 8 on a version-7 store whose newest workout was deleted: before it, SQLite gave
+    /// that id to the next workout (checked here, so the test shows what the migration changes);
+    /// after it, ids only go up, for saved workouts and recordings alike, and across connections.
+    @Test func migration8NeverGivesADeletedWorkoutsIDAgain() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        do {
+            let version7 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(7)))
+            for day in 0..<3 { _ = try version7.save(try ride(minutes: 2, seed: UInt64(day), day: day)) }
+            try version7.deleteWorkout(WorkoutID(3))
+            #expect(try version7.save(try ride(minutes: 2, seed: 9, day: 5)) == WorkoutID(3), "SQLite reuses the id")
+            try version7.deleteWorkout(WorkoutID(3))
+        }
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion >= Schema.workoutIDHighWaterVersion)
+        #expect(try store.workouts().map(\.id) == [WorkoutID(1), WorkoutID(2)])
+        // The mark is seeded with the largest id left (2): the migration cannot know of 3.
+        #expect(try store.save(try ride(minutes: 2, seed: 4, day: 4)) == WorkoutID(3))
+        try store.deleteWorkout(WorkoutID(3))
+        #expect(try store.save(try ride(minutes: 2, seed: 5, day: 5)) == WorkoutID(4))
+        // A recording takes its id the same way.
+        try store.deleteWorkout(WorkoutID(4))
+        let recording = try ride(minutes: 1, seed: 6, day: 6)
+        let recorder = try WorkoutRecorder(
+            path: path,
+            start: RecordingStart(
+                startDate: recording.startDate, start: recording.start, activityType: recording.activityType,
+                zoneConfigurations: [:]))
+        #expect(recorder.workoutID == WorkoutID(5))
+        try recorder.discard()
+        // Another connection (another process) sees the same mark.
+        let other = try WorkoutStore(path: path)
+        #expect(try other.save(try ride(minutes: 2, seed: 7, day: 7)) == WorkoutID(6))
+        try other.deleteWorkout(WorkoutID(6))
+        #expect(try store.save(try ride(minutes: 2, seed: 8, day: 8)) == WorkoutID(7))
+        // A workout saved with its id (a finished recording) raises the mark too.
+        #expect(try store.connection.scalarText("SELECT id FROM workout_id_high_water") == "7")
+    }
+
     @Test func aFailingMigrationLeavesTheStoreAtItsVersion() throws {
         struct Failure: Error {}
         let folder = try TemporaryFolder()

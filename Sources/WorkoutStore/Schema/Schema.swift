@@ -16,7 +16,12 @@ enum Schema {
         Migration(5, "the profile and power-zone model each workout was recorded with", sql: version5),
         Migration(6, "the lactate-threshold heart rate and the heart-rate zone model", sql: version6),
         Migration(7, "the target zones a workout was coached to", sql: version7),
+        Migration(workoutIDHighWaterVersion, "workout ids are never used again after a delete", sql: workoutIDHighWater),
     ]
+
+    /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
+    /// from there (`WorkoutStore.newWorkoutID()`).
+    static let workoutIDHighWaterVersion: Int64 = 8
 
     /// The newest schema version this build knows.
     static var version: Int64 { migrations.last!.version }
@@ -333,5 +338,23 @@ enum Schema {
             highest_zone INTEGER NOT NULL CHECK (highest_zone BETWEEN lowest_zone AND 8),
             PRIMARY KEY (workout_id, quantity_type)
         ) STRICT, WITHOUT ROWID;
+        """
+
+    /// `workouts.id` is an `INTEGER PRIMARY KEY` without AUTOINCREMENT, so SQLite gives a new row
+    /// the largest id plus one, and deleting the newest workout let the next one take its id (a
+    /// link, an export's name or a script's note would then name another ride). The table is not
+    /// rebuilt with AUTOINCREMENT, which every table referring to it would have to follow: one row
+    /// keeps the highest id ever given, seeded with today's largest, and the trigger raises it with
+    /// every insert, whoever makes it. New workouts take the next id above it in the inserting
+    /// transaction (`BEGIN IMMEDIATE`, one writer at a time, so two processes never take the same).
+    static let workoutIDHighWater = """
+        CREATE TABLE workout_id_high_water (
+            only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+            id INTEGER NOT NULL CHECK (id >= 0)
+        ) STRICT;
+        INSERT INTO workout_id_high_water (only_row, id) SELECT 1, coalesce(max(id), 0) FROM workouts;
+        CREATE TRIGGER workouts_raise_id_high_water AFTER INSERT ON workouts BEGIN
+            UPDATE workout_id_high_water SET id = max(id, NEW.id);
+        END;
         """
 }

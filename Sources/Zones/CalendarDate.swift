@@ -1,3 +1,5 @@
+import SensorCore
+
 /// A day of the proleptic Gregorian calendar, without a time or a time zone: a birth date, or the
 /// day a workout was recorded. Foundation-free so that `Zones` stays pure logic.
 public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -36,27 +38,12 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// Days since 1970-01-01 (negative before it), for counting days across months and years.
-    public var dayNumber: Int {
-        // Years start on March 1 here, so that February's leap day is the year's last day.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
+    public var dayNumber: Int { ISO8601.daysFromCivil(year: year, month: month, day: day) }
 
     /// The day `dayNumber` days after 1970-01-01; nil outside years 1...9999.
     public init?(dayNumber: Int) {
-        let z = dayNumber + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
+        let date = ISO8601.civilFromDays(dayNumber)
+        self.init(year: date.year, month: date.month, day: date.day)
     }
 
     /// The day `days` days later (earlier when negative); nil outside years 1...9999.

@@ -2,7 +2,8 @@
 """Decodes a FIT file with Garmin's FIT SDK for Python (PyPI garmin-fit-sdk) and prints a JSON
 summary for the export tests: {"integrity", "errors", "records", "recordFields", "sessions",
 "laps", "timeInZone", "hrvIntervals", "events" ([timestamp, event, event_type, timer_trigger]),
-"fileType"}. Usage: fit-check.py FILE.fit"""
+"fileType", "sessionDeveloperFields" (each session's developer fields by their field_description's
+field_name)}. Usage: fit-check.py FILE.fit"""
 import json
 import sys
 
@@ -30,6 +31,7 @@ def main():
     # A decoder of its own: the integrity check leaves its stream at the end.
     messages, errors = Decoder(Stream.from_file(sys.argv[1])).read(convert_datetimes_to_dates=False)
     records = messages.get("record_mesgs", [])
+    names = {d["key"]: d.get("field_name") for d in messages.get("field_description_mesgs", [])}
     fields = sorted({k for r in records for k in r})
     print(json.dumps({
         "integrity": integrity,
@@ -44,6 +46,9 @@ def main():
                    for e in messages.get("event_mesgs", [])],
         "devices": len(messages.get("device_info_mesgs", [])),
         "sessions": [summary_fields(s) for s in messages.get("session_mesgs", [])],
+        "sessionDeveloperFields": [
+            {names.get(k, str(k)): v for k, v in s.get("developer_fields", {}).items()}
+            for s in messages.get("session_mesgs", [])],
         "laps": [summary_fields(l) for l in messages.get("lap_mesgs", [])],
         "activity": {k: plain(v) for k, v in messages.get("activity_mesgs", [{}])[0].items()},
         "timeInZone": [{k: plain(v) for k, v in t.items()} for t in messages.get("time_in_zone_mesgs", [])],

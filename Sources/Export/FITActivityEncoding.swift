@@ -32,6 +32,7 @@ struct FITActivityEncoding {
 
     mutating func encode() -> [UInt8] {
         writeHeaderMessages()
+        writeTargetFieldDescriptions()
         addTimerEvents()
         addHRV()
         let sessionCount = addLapsAndSessions()
@@ -212,6 +213,7 @@ struct FITActivityEncoding {
                 heartRateTimes: [], zoneGroups: [:], athlete: profile, on: nil)
             message.add(P.Session.trainingStressScore, .uint16, load.trainingStressScore, scale: 10)
             message.add(P.Session.intensityFactor, .uint16, load.intensityFactor, scale: 1000)
+            addTargets(to: &message, session.summary)
             add(message, at: range.upperBound)
             addTimeInZone(session.summary, reference: P.Message.session, index: sessionIndex)
         }
@@ -318,6 +320,56 @@ struct FITActivityEncoding {
 
     private static func highBoundaries(_ group: WorkoutZoneGroup) -> [Int64?] {
         group.configuration.zones.map { zone in zone.maximum.flatMap { FITMessage.stored($0.value, scale: 1, offset: 0) } }
+    }
+
+    // MARK: - Target zones (developer fields)
+
+    /// The developer fields of a target, by quantity: the lowest and highest zone (1-based), the
+    /// time in them (s) and its share of the session's timer time (%). FIT has no field of its own
+    /// for them; Garmin's SDK and most tools show developer fields by their name.
+    private static func targetFields(_ type: QuantityType) -> [(number: UInt8, name: String, type: FITBaseType, units: String)] {
+        let (base, name): (UInt8, String) = type == .heartRate ? (0, "hr") : (4, "power")
+        return [
+            (base, "\(name)_target_low_zone", .uint8, ""), (base + 1, "\(name)_target_high_zone", .uint8, ""),
+            (base + 2, "time_in_\(name)_target", .uint32, "s"), (base + 3, "\(name)_target_percent", .uint8, "%"),
+        ]
+    }
+
+    /// The `developer_data_id` of SensorBridge and a `field_description` for each field of the
+    /// workout's targets; nothing for a workout without targets.
+    private mutating func writeTargetFieldDescriptions() {
+        guard !workout.targets.isEmpty else { return }
+        let D = P.Developer.self
+        var id = FITMessage(P.Message.developerDataID)
+        id.add(D.applicationID, .byte, array: D.sensorBridgeApplicationID)
+        id.add(D.developerDataIndex, .uint8, 0)
+        writer.write(id)
+        for target in workout.targets {
+            for field in Self.targetFields(target.quantityType) {
+                var description = FITMessage(P.Message.fieldDescription)
+                description.add(0, .uint8, 0)  // developer_data_index
+                description.add(D.fieldDefinitionNumber, .uint8, Int(field.number))
+                description.add(D.baseType, .uint8, Int(field.type.rawValue))
+                description.add(D.fieldName, string: field.name, size: 32)
+                description.add(D.units, string: field.units, size: 8)
+                writer.write(description)
+            }
+        }
+    }
+
+    /// The targets of the workout whose quantity the session has zones of, with their time and share.
+    private func addTargets(to message: inout FITMessage, _ summary: WorkoutSpanSummary) {
+        for target in workout.targets {
+            guard let group = summary.zoneGroups[target.quantityType] else { continue }
+            let (time, share) = target.timeInTarget(group, activeDuration: summary.timerTime)
+            let values: [Int64] = [
+                Int64(target.zones.lowerBound + 1), Int64(target.zones.upperBound + 1), Int64(time.seconds.rounded()),
+                Int64((share * 100).rounded()),
+            ]
+            for (field, value) in zip(Self.targetFields(target.quantityType), values) {
+                message.addDeveloper(field.number, field.type, value)
+            }
+        }
     }
 
     // MARK: - Activity

@@ -11,18 +11,38 @@ struct FITMessage: Sendable {
         var baseType: FITBaseType
     }
 
-    /// What a definition message says: the global message number and the fields in order.
+    /// One developer field of a definition message: its number in the `field_description`, size
+    /// in bytes, and the `developer_data_index` of the application that describes it.
+    struct DeveloperField: Sendable, Hashable {
+        var number: UInt8
+        var size: UInt8
+        var developerDataIndex: UInt8
+    }
+
+    /// What a definition message says: the global message number, the fields in order, then the
+    /// developer fields.
     struct Definition: Sendable, Hashable {
         var globalNumber: UInt16
         var fields: [Field]
+        var developerFields: [DeveloperField] = []
     }
 
     private(set) var definition: Definition
-    /// The field values in field order, as a data message carries them.
-    private(set) var payload: [UInt8] = []
+    /// The field values in field order, then the developer fields' values, as a data message carries them.
+    var payload: [UInt8] { fieldBytes + developerBytes }
+    private var fieldBytes: [UInt8] = []
+    private var developerBytes: [UInt8] = []
 
     init(_ globalNumber: UInt16) {
         definition = Definition(globalNumber: globalNumber, fields: [])
+    }
+
+    /// Adds a developer field (described by a `field_description` with this number) of an integer
+    /// base type; nil, or a value out of the type's range, is written invalid.
+    mutating func addDeveloper(_ number: UInt8, _ type: FITBaseType, _ value: Int64?, developerDataIndex: UInt8 = 0) {
+        definition.developerFields.append(
+            DeveloperField(number: number, size: UInt8(type.size), developerDataIndex: developerDataIndex))
+        developerBytes += Self.bytes(value, type)
     }
 
     /// Adds an integer field; nil, or a value outside the type's valid range, is written invalid.
@@ -59,7 +79,7 @@ struct FITMessage: Sendable {
             guard bytes.count + utf8.count < size else { break }
             bytes += utf8
         }
-        payload += bytes + Array(repeating: 0, count: size - bytes.count)
+        fieldBytes += bytes + Array(repeating: 0, count: size - bytes.count)
     }
 
     /// The integer a scaled field stores, or nil when it is not a number or out of Int64's range.
@@ -69,9 +89,11 @@ struct FITMessage: Sendable {
         return Int64(scaled)
     }
 
-    private mutating func append(_ value: Int64?, _ type: FITBaseType) {
+    private mutating func append(_ value: Int64?, _ type: FITBaseType) { fieldBytes += Self.bytes(value, type) }
+
+    private static func bytes(_ value: Int64?, _ type: FITBaseType) -> [UInt8] {
         let bits: UInt64 =
             if let value, type.validRange.contains(value) { UInt64(bitPattern: value) } else { type.invalidBits }
-        for index in 0..<type.size { payload.append(UInt8(truncatingIfNeeded: bits >> (8 * index))) }
+        return (0..<type.size).map { UInt8(truncatingIfNeeded: bits >> (8 * $0)) }
     }
 }

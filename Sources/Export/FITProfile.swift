@@ -13,6 +13,18 @@ enum FITProfile {
         static let activity: UInt16 = 34
         static let hrv: UInt16 = 78
         static let timeInZone: UInt16 = 216
+        static let fieldDescription: UInt16 = 206
+        static let developerDataID: UInt16 = 207
+    }
+
+    /// `developer_data_id` (207) and `field_description` (206).
+    enum Developer {
+        static let applicationID: UInt8 = 1, developerDataIndex: UInt8 = 3, applicationVersion: UInt8 = 4
+        static let fieldDefinitionNumber: UInt8 = 1, baseType: UInt8 = 2, fieldName: UInt8 = 3, units: UInt8 = 8
+        /// SensorBridge's `application_id`, a UUID of its own (big-endian bytes).
+        static let sensorBridgeApplicationID: [Int64] = [
+            0x5e, 0x3b, 0x8f, 0x27, 0x1c, 0x4d, 0x4a, 0x6e, 0x9b, 0x02, 0x53, 0x6e, 0x42, 0x72, 0x69, 0x64,
+        ]
     }
 
     /// Fields many messages share.

@@ -41,13 +41,19 @@ struct FITWriter: Sendable {
         data += message.payload
     }
 
-    /// Definition message: header (bit 6 set), reserved, architecture 0 (little-endian), global
-    /// message number, field count, then number, size and base type of each field.
+    /// Definition message: header (bit 6 set; bit 5 when there are developer fields), reserved,
+    /// architecture 0 (little-endian), global message number, field count, then number, size and
+    /// base type of each field; then, with developer fields, their count and the number, size and
+    /// developer data index of each.
     private mutating func writeDefinition(_ definition: FITMessage.Definition, local: Int) {
-        data += [0x40 | UInt8(local), 0, 0]
+        let developer = definition.developerFields
+        data += [0x40 | (developer.isEmpty ? 0 : 0x20) | UInt8(local), 0, 0]
         data += [UInt8(truncatingIfNeeded: definition.globalNumber), UInt8(definition.globalNumber >> 8)]
         data.append(UInt8(definition.fields.count))
         for field in definition.fields { data += [field.number, field.size, field.baseType.rawValue] }
+        guard !developer.isEmpty else { return }
+        data.append(UInt8(developer.count))
+        for field in developer { data += [field.number, field.size, field.developerDataIndex] }
     }
 
     /// The file: header, records, file CRC.

@@ -167,6 +167,28 @@ struct FITDecodeTests {
         #expect(decoded["recordFields"]?.arrayValue?.compactMap(\.stringValue).contains("power") == true)
     }
 
+    /// Target zones travel as developer fields of the session (FIT has none of its own), which
+    /// Garmin's SDK reads by their names: the zones (1-based), the time in them and its share.
+    @Test func targetZonesAreSessionDeveloperFields() throws {
+        var workout = try SyntheticRide.workout(seconds: 1200, seed: 5, startDate: Self.startDate)
+        #expect(workout.zoneGroupsByType[.heartRate] != nil && workout.zoneGroupsByType[.cyclingPower] != nil)
+        workout.targets = [
+            WorkoutTarget(quantityType: .heartRate, zones: 1...2), WorkoutTarget(quantityType: .cyclingPower, zones: 3...3),
+        ]
+        let decoded = try Self.check(workout)
+        let fields = try #require(decoded["sessionDeveloperFields"]?.arrayValue?.first)
+        let times = workout.timeInTargets()
+        #expect(fields["hr_target_low_zone"] == 2 && fields["hr_target_high_zone"] == 3)
+        #expect(fields["power_target_low_zone"] == 4 && fields["power_target_high_zone"] == 4)
+        #expect(fields["time_in_hr_target"]?.doubleValue == times[0].time.seconds.rounded())
+        #expect(fields["hr_target_percent"]?.doubleValue == (times[0].share * 100).rounded())
+        #expect(fields["time_in_power_target"]?.doubleValue == times[1].time.seconds.rounded())
+        #expect(fields["power_target_percent"]?.doubleValue == (times[1].share * 100).rounded())
+        // Without targets, no developer data at all.
+        workout.targets = []
+        #expect(try Self.check(workout)["sessionDeveloperFields"]?.arrayValue?.first == .object([:]))
+    }
+
     /// Pedal power balance end to end: a trace whose power meter sends the balance (left pedal
     /// as reference for the first minute, unknown reference after) is replayed, saved, loaded and
     /// exported; the records carry left_right_balance only where the reference was the left pedal.

@@ -190,6 +190,44 @@ import Zones
         #expect(day["days"]?.arrayValue?.first?["load"]?.doubleValue == hrTSS)
     }
 
+    /// The README's training examples, run as written (without the optional `[...]` parts): each
+    /// shown line is printed, in order; `...` stands for lines left out.
+    @Test func theREADMETrainingExamplesPrintWhatTheREADMEShows() throws {
+        let readme = try String(
+            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(
+            readme.components(separatedBy: "## Training load, laps and target zones\n").dropFirst().first?
+                .components(separatedBy: "\n## ").first)
+        var examples: [(command: String, shown: [String])] = []
+        var inBlock = false
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+            } else if inBlock, line.hasPrefix("$ sensorbridge ") {
+                examples.append((String(line.dropFirst(2)), []))
+            } else if inBlock, !examples.isEmpty, line != "..." {
+                examples[examples.count - 1].shown.append(line)
+            }
+        }
+        #expect(examples.count == 3)
+        for (command, shown) in examples {
+            let plain = command.replacingOccurrences(of: " \\[[^]]*\\]", with: "", options: .regularExpression)
+            let words = plain.split(separator: " ").dropFirst().map(String.init)
+            let result = runCLI(
+                words.map { $0.hasPrefix("Captures/") ? capture(String($0.dropFirst(9))) : $0 },
+                environment: ["SENSORBRIDGE_STORE": store, "TZ": "UTC"])
+            #expect(result.status == .success, "\(plain): \(result.errors)")
+            var printed = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)[...]
+            for line in shown {
+                guard let found = printed.firstIndex(of: line) else {
+                    Issue.record("\(plain) did not print, in order: \(line)")
+                    break
+                }
+                printed = printed[(found + 1)...]
+            }
+        }
+    }
+
     /// Target zones: the share of active time in them in the summary, the stored workout (JSON)
     /// and the TCX export; targets outside the zones or without zones are refused.
     @Test func targetZonesAreSummarisedStoredAndExported() throws {

@@ -190,14 +190,15 @@ import Zones
         #expect(day["days"]?.arrayValue?.first?["load"]?.doubleValue == hrTSS)
     }
 
-    /// The README's training examples, run as written (without the optional `[...]` parts): each
-    /// shown line is printed, in order; `...` stands for lines left out.
-    @Test func theREADMETrainingExamplesPrintWhatTheREADMEShows() throws {
+    /// The README's examples in `heading`'s section, run in order as written (without the
+    /// optional `[...]` parts and the `# comments`) against this test's store: each succeeds, and
+    /// each line shown under it is printed, in order (`...` stands for lines left out; the
+    /// README's store path for this one).
+    func runREADMEExamples(under heading: String, count: Int) throws {
         let readme = try String(
             contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(
-            readme.components(separatedBy: "## Training load, laps and target zones\n").dropFirst().first?
-                .components(separatedBy: "\n## ").first)
+            readme.components(separatedBy: "\(heading)\n").dropFirst().first?.components(separatedBy: "\n## ").first)
         var examples: [(command: String, shown: [String])] = []
         var inBlock = false
         for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -205,13 +206,15 @@ import Zones
                 inBlock.toggle()
             } else if inBlock, line.hasPrefix("$ sensorbridge ") {
                 examples.append((String(line.dropFirst(2)), []))
-            } else if inBlock, !examples.isEmpty, line != "..." {
-                examples[examples.count - 1].shown.append(line)
+            } else if inBlock, !examples.isEmpty, line != "...", !line.isEmpty {
+                examples[examples.count - 1].shown.append(
+                    line.replacingOccurrences(of: "/home/me/.local/share/sensorbridge/workouts.sqlite", with: store))
             }
         }
-        #expect(examples.count == 3)
+        #expect(examples.count == count)
         for (command, shown) in examples {
-            let plain = command.replacingOccurrences(of: " \\[[^]]*\\]", with: "", options: .regularExpression)
+            let plain = command.replacingOccurrences(of: " +#.*$", with: "", options: .regularExpression)
+                .replacingOccurrences(of: " \\[[^]]*\\]", with: "", options: .regularExpression)
             let words = plain.split(separator: " ").dropFirst().map(String.init)
             let result = runCLI(
                 words.map { $0.hasPrefix("Captures/") ? capture(String($0.dropFirst(9))) : $0 },
@@ -226,6 +229,14 @@ import Zones
                 printed = printed[(found + 1)...]
             }
         }
+    }
+
+    @Test func theREADMETrainingExamplesPrintWhatTheREADMEShows() throws {
+        try runREADMEExamples(under: "## Training load, laps and target zones", count: 3)
+    }
+
+    @Test func theREADMEStoreExamplesPrintWhatTheREADMEShows() throws {
+        try runREADMEExamples(under: "## The workout store", count: 10)
     }
 
     /// Target zones: the share of active time in them in the summary, the stored workout (JSON)

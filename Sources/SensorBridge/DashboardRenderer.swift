@@ -9,7 +9,7 @@ import Zones
 ///
 /// What is drawn always: the time line, the figures, the averages, the targets, the sensors, the
 /// message (wrapped, never cut) and the keys. The zones get what is left: bars when they fit, else
-/// a line per quantity, else nothing; big digits come last, when 5 more rows and 60 columns are
+/// a line per quantity, else nothing; big digits come last, when 4 more rows and 60 columns are
 /// free. The current zone is drawn in its colour (`ZonePalette`, one palette by zone index for the
 /// dashboard, the chart and the web page). The bell rings once each time a target
 /// alert starts, never on an ordinary zone change.
@@ -48,11 +48,15 @@ struct DashboardRenderer {
                 + "lap \(state.lap) \(state.lapElapsed.clockText)\(paused)", .plain))
         let heartZone = state.zones.first { $0.configuration.quantityType == .heartRate }
         let powerZone = state.zones.first { $0.configuration.quantityType == .cyclingPower }
+        // The means and cadence on a line of their own, so that each zone stays on its figure's
+        // line on a narrow screen.
+        let means = "3 s \(Self.figure(state.power3s, "W"))  10 s \(Self.figure(state.power10s, "W"))  "
+            + "cadence \(Self.figure(state.cadence, "rpm"))"
         let figures: [(String, Style)] = [
             ("Heart rate  \(Self.figure(state.heartRate, "bpm"))" + Self.currentZone(heartZone), Self.style(heartZone)),
-            ("Power  \(Self.figure(state.power, "W"))  3 s \(Self.figure(state.power3s, "W"))  10 s "
-                + "\(Self.figure(state.power10s, "W"))  cadence \(Self.figure(state.cadence, "rpm"))"
-                + Self.percentOfFTP(state) + Self.currentZone(powerZone), Self.style(powerZone)),
+            ("Power  \(Self.figure(state.power, "W"))" + Self.percentOfFTP(state) + Self.currentZone(powerZone),
+             Self.style(powerZone)),
+            (means, .plain),
         ]
         var averages = [("Lap   " + Self.averages(state.lapFigures, ftp: nil), Style.plain)]
         averages.append(("Ride  " + Self.averages(state.ride, ftp: state.functionalThresholdPower), .plain))
@@ -80,11 +84,10 @@ struct DashboardRenderer {
         }
         left -= zoneLines.count
         var figureLines = figures
-        if left >= 5, width >= 60, state.heartRate != nil || state.power != nil {
-            figureLines = Self.bigFigures(state, heartZone: heartZone, powerZone: powerZone) + [figures[1]]
-            figureLines[figureLines.count - 1].0 = "Power  3 s \(Self.figure(state.power3s, "W"))  10 s "
-                + "\(Self.figure(state.power10s, "W"))  cadence \(Self.figure(state.cadence, "rpm"))" + Self.percentOfFTP(state)
-            figureLines[figureLines.count - 1].1 = .plain
+        // Big digits take 6 rows where the heart rate and power lines took 2.
+        if left >= 4, width >= 60, state.heartRate != nil || state.power != nil {
+            figureLines = Self.bigFigures(state, heartZone: heartZone, powerZone: powerZone)
+                + [(means + Self.percentOfFTP(state), .plain)]
         }
         let lines = top + figureLines + averages + zoneLines + bottom
 

@@ -82,6 +82,68 @@ struct LiveControlTests {
         #expect(states.prefix(2) == ["hr noContact", "hr notifying"], "\(states)")
     }
 
+    /// The dashboard as it is on screen, in a real terminal of 60×15 and of 120×40 (tmux, whose
+    /// pane is read back as text after it has interpreted every escape code): the sensor lines
+    /// always, nothing wider or taller than the terminal, big digits only on the large one.
+    @Test(.timeLimit(.minutes(2)), arguments: [(60, 15), (120, 40)])
+    func theDashboardFitsTheTerminal(columns: Int, rows: Int) throws {
+        let tmux = try #require(
+            ["/usr/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "tmux is needed to read the screen (apt-get install tmux)")
+        let source = try Self.trace(seconds: 60) { _ in Self.pedalling }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let socket = "sensorbridge-test-\(UUID().uuidString.prefix(8))"
+        /// Runs tmux and, with `reading`, waits for it and returns what it printed. The server that
+        /// `new-session` starts inherits what Foundation's `Process` waits on, so that one is
+        /// started and not waited for (the client itself exits at once).
+        @discardableResult
+        func run(_ arguments: [String], reading: Bool = true) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tmux)
+            process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
+            let output = Pipe()
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = reading ? output : FileHandle.nullDevice
+            process.standardError = reading ? output : FileHandle.nullDevice
+            try process.run()
+            guard reading else { return "" }
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let environment = mock.environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let command = "env \(environment) TERM=xterm-256color \(try CrashRecoveryTests.executable().path) record "
+            + "--hr HRM-Pro --power Assioma --ftp 250 --hr-zones 100,110,130,150 --target-hr-zone 2 --no-save --duration 40"
+        // The shell stays after the recording, so that a failure is on the screen to read.
+        try run(["new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", "-s", "ride", command + "; sleep 60"], reading: false)
+        defer { _ = try? run(["kill-server"], reading: false) }
+        var screen: [String] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            screen = try run(["capture-pane", "-p", "-t", "ride"]).split(separator: "\n", omittingEmptySubsequences: false)
+                .map(String.init).dropLast()
+            if screen.contains(where: { $0.hasPrefix("Assioma (power)  connected") }),
+                screen.contains(where: { $0.hasPrefix("HRM-Pro (hr)  connected") }),
+                screen.contains(where: { $0.contains("Ride  avg 120 bpm") })
+            {
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        let text = screen.joined(separator: "\n")
+        #expect(screen.contains { $0.hasPrefix("Assioma (power)  connected") }, "\(text)")
+        #expect(screen.contains { $0.hasPrefix("HRM-Pro (hr)  connected") }, "\(text)")
+        #expect(screen.contains { $0.hasPrefix("sensorbridge record  0:") }, "\(text)")
+        #expect(screen.contains { $0.hasPrefix("Target heart-rate zone 2: ") }, "\(text)")
+        #expect(screen.count <= rows && screen.allSatisfy { $0.count <= columns }, "\(text)")
+        let big = screen.contains { $0.contains("███") }
+        #expect(big == (rows >= 40), "\(text)")
+        // 200 W against an FTP of 250.
+        #expect(screen.contains { $0.contains("80 % FTP") }, "\(text)")
+        if rows >= 40 { #expect(screen.contains { $0.contains("Zone 1") }, "\(text)") }
+    }
+
     /// The dashboard's keys, typed on a pseudo-terminal that is the recording's standard input and
     /// standard error: space pauses, space resumes, `l` marks a lap, `q` ends and saves.
     @Test(.timeLimit(.minutes(1))) func dashboardKeysPauseResumeLapAndEnd() throws {

@@ -56,7 +56,7 @@ public struct SVGChart: Sendable {
         var body = ""
         var y = 44.0
         let title = title(workout)
-        body += text(title, x: Self.left, y: 28, size: 18, weight: "bold")
+        body += Self.text(title, x: Self.left, y: 28, size: 18, weight: "bold")
         let panels: [(QuantityType, String, String, KeyPath<WorkoutSeconds.Second, Double?>)] = [
             (.heartRate, "Heart rate", "bpm", \.heartRate), (.cyclingPower, "Power", "W", \.power),
         ]
@@ -67,7 +67,7 @@ public struct SVGChart: Sendable {
             drawn += 1
         }
         if drawn == 0 {
-            body += text("No heart rate or power was recorded.", x: Self.left, y: y + 20, size: 14)
+            body += Self.text("No heart rate or power was recorded.", x: Self.left, y: y + 20, size: 14)
             y += 40
         }
         for (type, name, unit, _) in panels {
@@ -109,14 +109,14 @@ public struct SVGChart: Sendable {
         var svg = "<g id=\"panel-\(type.identifier)\">\n"
         // Legend: the quantity in its line colour, then a swatch per zone.
         let line = type == .heartRate ? "#b71c1c" : "#0d47a1"
-        svg += text("\(name) (\(unit))", x: Self.left, y: top - 8, size: 14, weight: "bold", fill: line)
+        svg += Self.text("\(name) (\(unit))", x: Self.left, y: top - 8, size: 14, weight: "bold", fill: line)
         if let configuration {
             let colors = ZonePalette.hexColors(count: configuration.zones.count)
             var legendX = Self.left + 150
             for zone in configuration.zones {
                 svg += rect(x: legendX, y: top - 19, width: 12, height: 12, fill: colors[zone.index])
                 let label = "Z\(zone.index + 1) " + zone.rangeText(unit: unit)
-                svg += text(label, x: legendX + 16, y: top - 8, size: 11)
+                svg += Self.text(label, x: legendX + 16, y: top - 8, size: 11)
                 legendX += 26 + Double(label.count) * 6.2
             }
             for zone in configuration.zones {
@@ -141,11 +141,11 @@ public struct SVGChart: Sendable {
         for mark in marks where mark.time > workout.start && mark.time < workout.end {
             let markX = Self.coordinate(x(mark.time))
             svg += "<line id=\"\(mark.id)-\(type.identifier)\" x1=\"\(markX)\" y1=\"\(Self.coordinate(top))\" x2=\"\(markX)\" y2=\"\(Self.coordinate(bottom))\" stroke=\"#424242\" stroke-width=\"0.8\" stroke-dasharray=\"3 2\"/>\n"
-            svg += text(mark.label, x: x(mark.time) + 3, y: top + 11, size: 10, fill: "#424242")
+            svg += Self.text(mark.label, x: x(mark.time) + 3, y: top + 11, size: 10, fill: "#424242")
         }
         // Value axis: the range's ends and each zone boundary, and its title.
         for value in Set([low, high] + boundaries.filter { $0 > low && $0 < high }).sorted() {
-            svg += text(ExportNumber.text(value), x: Self.left - 6, y: y(value) + 4, size: 11, anchor: "end")
+            svg += Self.text(ExportNumber.text(value), x: Self.left - 6, y: y(value) + 4, size: 11, anchor: "end")
         }
         let middle = Self.coordinate(top + Self.panelHeight / 2)
         svg += "<text id=\"axis-\(type.identifier)\" x=\"16\" y=\"\(middle)\" font-size=\"11\" fill=\"#424242\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(middle))\">\(XMLText.escaped("\(name.lowercased()) (\(unit))"))</text>\n"
@@ -158,10 +158,10 @@ public struct SVGChart: Sendable {
         while tick <= duration {
             let tickX = Self.left + tick / duration * plotWidth
             svg += "<line x1=\"\(Self.coordinate(tickX))\" y1=\"\(Self.coordinate(bottom))\" x2=\"\(Self.coordinate(tickX))\" y2=\"\(Self.coordinate(bottom + 4))\" stroke=\"#424242\"/>\n"
-            svg += text(Duration.seconds(tick).hoursAndMinutesText, x: tickX, y: bottom + 16, size: 11, anchor: "middle")
+            svg += Self.text(Duration.seconds(tick).hoursAndMinutesText, x: tickX, y: bottom + 16, size: 11, anchor: "middle")
             tick += step
         }
-        svg += text("time (h:mm)", x: Self.left + plotWidth / 2, y: bottom + 32, size: 11, fill: "#424242", anchor: "middle")
+        svg += Self.text("time (h:mm)", x: Self.left + plotWidth / 2, y: bottom + 32, size: 11, fill: "#424242", anchor: "middle")
         // The line: the mean held value of each pixel column's seconds. Column c shows seconds
         // c·n/columns ..< (c+1)·n/columns of the n the workout spans (at least one second each), found
         // by binary search among the seconds that hold values: no work for the seconds that do not.
@@ -201,21 +201,21 @@ public struct SVGChart: Sendable {
         let total = group.totalDuration.seconds
         let longest = group.durations.map(\.seconds).max() ?? 0
         var svg = "<g id=\"bars-\(type.identifier)\">\n"
-        svg += text(
+        svg += Self.text(
             "\(name): time in zone (\(group.configuration.source.rawValue) zones, \(group.totalDuration.clockText) in zones)",
             x: Self.left, y: top + 14, size: 14, weight: "bold")
         for zone in group.configuration.zones {
             let rowTop = top + 24 + Self.rowHeight * Double(zone.index)
             let seconds = group.durations[zone.index].seconds
             svg += rect(x: Self.left, y: rowTop + 3, width: 14, height: 14, fill: colors[zone.index])
-            svg += text("Zone \(zone.index + 1)", x: Self.left + 22, y: rowTop + 15, size: 12, weight: "bold")
-            svg += text(zone.rangeText(unit: unit), x: Self.left + 90, y: rowTop + 15, size: 12)
+            svg += Self.text("Zone \(zone.index + 1)", x: Self.left + 22, y: rowTop + 15, size: 12, weight: "bold")
+            svg += Self.text(zone.rangeText(unit: unit), x: Self.left + 90, y: rowTop + 15, size: 12)
             let barWidth = longest > 0 ? seconds / longest * Self.barsWidth : 0
             svg += rect(
                 x: Self.barsLeft, y: rowTop + 2, width: barWidth, height: Self.rowHeight - 6, fill: colors[zone.index],
                 id: "bar-\(type.identifier)-\(zone.index)")
             let percent = total > 0 ? " (\(ExportNumber.text(seconds / total * 100)) %)" : ""
-            svg += text(group.durations[zone.index].clockText + percent, x: Self.barsLeft + barWidth + 8, y: rowTop + 15, size: 12)
+            svg += Self.text(group.durations[zone.index].clockText + percent, x: Self.barsLeft + barWidth + 8, y: rowTop + 15, size: 12)
         }
         return svg + "</g>\n"
     }
@@ -223,7 +223,7 @@ public struct SVGChart: Sendable {
     /// A coordinate with one decimal.
     static func coordinate(_ value: Double) -> String { ExportNumber.text(value, decimals: 1) }
 
-    private func text(
+    static func text(
         _ content: String, x: Double, y: Double, size: Int, weight: String? = nil, fill: String = "#212121",
         anchor: String? = nil
     ) -> String {

@@ -21,15 +21,15 @@ public enum TrainingLoadChart {
 
     /// - Parameter title: the picture's heading.
     public static func render(_ days: [TrainingLoadDay], title: String) -> String {
-        var body = text(title, x: left, y: 28, size: 18, weight: "bold")
+        var body = SVGChart.text(title, x: left, y: 28, size: 18, weight: "bold")
         var x = left
         for (name, color) in [("Daily load (TSS)", loadColor)] + lines.map({ ($0.name, $0.color) }) {
             body += "<rect x=\"\(x)\" y=\"40\" width=\"12\" height=\"12\" fill=\"\(color)\"/>"
-            body += text(name, x: x + 16, y: 51, size: 12)
+            body += SVGChart.text(name, x: x + 16, y: 51, size: 12)
             x += 40 + Double(name.count) * 6.5
         }
         guard !days.isEmpty else {
-            body += text("No days to show.", x: left, y: top + 20, size: 14)
+            body += SVGChart.text("No days to show.", x: left, y: top + 20, size: 14)
             return document(body)
         }
         let values = days.flatMap { day in [day.load] + lines.map { $0.value(day) } }
@@ -37,13 +37,13 @@ public enum TrainingLoadChart {
         let plotWidth = width - left - right
         let slot = plotWidth / Double(days.count)
         func y(_ value: Double) -> Double { bottom - (value - low) / (high - low) * (bottom - top) }
-        func f(_ value: Double) -> String { String(format: "%.1f", value) }
+        func f(_ value: Double) -> String { SVGChart.coordinate(value) }
 
         var tick = low
         while tick <= high + step / 2 {
             let color = tick == 0 ? "#616161" : "#e0e0e0"
             body += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(y(tick)))\" y2=\"\(f(y(tick)))\" stroke=\"\(color)\"/>"
-            body += text(String(format: "%g", tick), x: left - 8, y: y(tick) + 4, size: 11, anchor: "end")
+            body += SVGChart.text(String(format: "%g", tick), x: left - 8, y: y(tick) + 4, size: 11, anchor: "end")
             tick += step
         }
         for (index, day) in days.enumerated() where day.load > 0 {
@@ -64,9 +64,9 @@ public enum TrainingLoadChart {
         for (index, day) in days.enumerated() where index % labelEvery == 0 || index == days.count - 1 {
             let x = left + slot * (Double(index) + 0.5)
             body += "<line x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(bottom)\" y2=\"\(bottom + 5)\" stroke=\"#616161\"/>"
-            body += text(day.day.description, x: x, y: bottom + 18, size: 11, anchor: "middle")
+            body += SVGChart.text(day.day.description, x: x, y: bottom + 18, size: 11, anchor: "middle")
         }
-        body += text("day", x: left + plotWidth / 2, y: bottom + 40, size: 12, anchor: "middle")
+        body += SVGChart.text("day", x: left + plotWidth / 2, y: bottom + 40, size: 12, anchor: "middle")
         body += "<text x=\"18\" y=\"\(f((top + bottom) / 2))\" font-size=\"12\" text-anchor=\"middle\" "
             + "transform=\"rotate(-90 18 \(f((top + bottom) / 2)))\">stress points (TSS)</text>"
         return document(body)
@@ -84,12 +84,5 @@ public enum TrainingLoadChart {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
             + "viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\">"
             + "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>" + body + "</svg>\n"
-    }
-
-    static func text(
-        _ content: String, x: Double, y: Double, size: Int, weight: String = "normal", anchor: String = "start"
-    ) -> String {
-        "<text x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y))\" font-size=\"\(size)\" "
-            + "font-weight=\"\(weight)\" text-anchor=\"\(anchor)\">\(XMLText.escaped(content))</text>"
     }
 }

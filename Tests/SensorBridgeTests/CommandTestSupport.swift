@@ -1,3 +1,4 @@
+import Foundation
 import SensorBridge
 import SensorCore
 
@@ -17,4 +18,25 @@ func runCLI(_ arguments: [String], input: String = "", environment: [String: Str
 /// Each output line parsed as JSON.
 func jsonLines(_ text: String) throws -> [JSONValue] {
     try text.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+}
+
+/// The examples of the README section under `heading` (up to the next `## `): each `$ sensorbridge`
+/// line in a code block, with the lines shown under it.
+func readmeExamples(under heading: String) throws -> [(command: String, shown: [String])] {
+    let readme = try String(
+        contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+    guard let section = readme.components(separatedBy: "\(heading)\n").dropFirst().first?.components(separatedBy: "\n## ").first
+    else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no README section \(heading)"]) }
+    var examples: [(command: String, shown: [String])] = []
+    var inBlock = false
+    for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        if line.hasPrefix("```") {
+            inBlock.toggle()
+        } else if inBlock, line.hasPrefix("$ sensorbridge ") {
+            examples.append((String(line.dropFirst(2)), []))
+        } else if inBlock, !examples.isEmpty {
+            examples[examples.count - 1].shown.append(line)
+        }
+    }
+    return examples
 }

@@ -195,21 +195,10 @@ import Zones
     /// each line shown under it is printed, in order (`...` stands for lines left out; the
     /// README's store path for this one).
     func runREADMEExamples(under heading: String, count: Int) throws {
-        let readme = try String(
-            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(
-            readme.components(separatedBy: "\(heading)\n").dropFirst().first?.components(separatedBy: "\n## ").first)
-        var examples: [(command: String, shown: [String])] = []
-        var inBlock = false
-        for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("```") {
-                inBlock.toggle()
-            } else if inBlock, line.hasPrefix("$ sensorbridge ") {
-                examples.append((String(line.dropFirst(2)), []))
-            } else if inBlock, !examples.isEmpty, line != "...", !line.isEmpty {
-                examples[examples.count - 1].shown.append(
-                    line.replacingOccurrences(of: "/home/me/.local/share/sensorbridge/workouts.sqlite", with: store))
-            }
+        let examples = try readmeExamples(under: heading).map { example in
+            (example.command, example.shown.filter { $0 != "..." && !$0.isEmpty }.map {
+                $0.replacingOccurrences(of: "/home/me/.local/share/sensorbridge/workouts.sqlite", with: store)
+            })
         }
         #expect(examples.count == count)
         for (command, shown) in examples {

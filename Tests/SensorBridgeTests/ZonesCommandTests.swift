@@ -110,27 +110,12 @@ import Testing
     /// store (SENSORBRIDGE_STORE), prints what the README shows after it (up to a `...` line):
     /// standard output, or standard error for a refusal.
     @Test func theREADMEZoneExamplesPrintWhatTheREADMEShows() throws {
-        let readme = try String(
-            contentsOf: ReplayCommandTests.captures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(
-            readme.components(separatedBy: "## `sensorbridge zones defaults`: the zone models\n").dropFirst().first?
-                .components(separatedBy: "\n## ").first)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = ["SENSORBRIDGE_STORE": folder.appendingPathComponent("workouts.sqlite").path, "TZ": "UTC"]
 
-        var examples: [(command: String, shown: [String])] = []
-        var inBlock = false
-        for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("```") {
-                inBlock.toggle()
-            } else if inBlock, line.hasPrefix("$ sensorbridge ") {
-                examples.append((String(line.dropFirst(2)), []))
-            } else if inBlock, !examples.isEmpty {
-                examples[examples.count - 1].shown.append(line)
-            }
-        }
+        let examples = try readmeExamples(under: "## `sensorbridge zones defaults`: the zone models")
         #expect(examples.count == 7)
         for (command, shown) in examples {
             let words = command.split(separator: " ").dropFirst().map(String.init)

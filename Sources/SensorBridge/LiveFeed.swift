@@ -78,15 +78,13 @@ final class LiveFeed: Sendable {
     }
 
     /// Follows `session` until it finishes, on a thread of its own; `controls` act on it meanwhile.
-    /// `anchor` is the session's time zero; `sensors` the key and display name of each sensor.
-    func follow(
-        _ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, sensors: [(key: String, name: String)]
-    ) {
+    /// `anchor` is the session's time zero; `model` the live screens' model of the workout (its
+    /// sensors, zones, FTP and targets), as the terminal dashboard has it.
+    func follow(_ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel) {
         let subscription = session.subscribe(capacity: 4096, samples: true)
-        let configurations = WorkoutStateMachine.zonedTypes.compactMap(session.builder.zoneConfiguration(for:))
         state.withLock { s in
             s.controls = controls
-            s.model = DashboardModel(sensors: sensors, configurations: configurations)
+            s.model = model
             s.anchor = anchor
             s.values = [:]
             s.zones = [:]
@@ -269,13 +267,27 @@ final class LiveFeed: Sendable {
                 "battery": sensor.battery.map { .number(Double($0)) } ?? .null,
             ])
         }
+        func figures(_ f: DashboardState.Figures) -> JSONValue {
+            .object([
+                "heartRate": number(f.heartRate), "power": number(f.power), "normalizedPower": number(f.normalizedPower),
+                "energy": number(f.energy),
+            ])
+        }
+        let targets: [JSONValue] = state.targets.map { t in
+            .object([
+                "label": .string(t.target.label), "currentZone": t.currentZone.map { .number(Double($0)) } ?? .null,
+                "outFor": t.outFor.map { .number($0.seconds.rounded(.down)) } ?? .null, "alert": .bool(t.alert),
+            ])
+        }
         return .object([
             "elapsed": .number(state.elapsed.seconds.rounded(.down)), "active": .number(state.active.seconds.rounded(.down)),
             "lap": .number(Double(state.lap)), "lapElapsed": .number(state.lapElapsed.seconds.rounded(.down)),
             "paused": state.paused.map { .string($0.rawValue) } ?? .null,
             "heartRate": number(state.heartRate), "power": number(state.power), "power3s": number(state.power3s),
-            "cadence": number(state.cadence), "zones": .array(zones), "sensors": .array(sensors),
-            "message": state.message.map(JSONValue.string) ?? .null,
+            "power10s": number(state.power10s), "cadence": number(state.cadence),
+            "functionalThresholdPower": number(state.functionalThresholdPower.map(Double.init)),
+            "ride": figures(state.ride), "lapFigures": figures(state.lapFigures), "targets": .array(targets),
+            "zones": .array(zones), "sensors": .array(sensors), "message": state.message.map(JSONValue.string) ?? .null,
         ])
     }
 

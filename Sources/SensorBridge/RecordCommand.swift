@@ -127,13 +127,8 @@ enum RecordCommand {
         let control = context.recordingControl ?? RecordingControl()
         let errors = context.errors
         let progress = Progress(output: errors)
-        let dashboard = TerminalDashboard.forTerminal(
-            context, anchor: anchor,
-            model: DashboardModel(
-                sensors: devices.map { ($0.key, displayNames[$0.key]!) },
-                configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)),
-                sensorKeys: sensorNames, functionalThresholdPower: setup.machine.preferences.profile.functionalThresholdPower,
-                targets: setup.targetCoaches))
+        let model = setup.dashboardModel(sensors: devices.map { ($0.key, displayNames[$0.key]!) }, sensorKeys: sensorNames)
+        let dashboard = TerminalDashboard.forTerminal(context, anchor: anchor, model: model)
         let report: @Sendable (String) -> Void = { message in
             if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
         }
@@ -171,7 +166,7 @@ enum RecordCommand {
         // The web page and the API: live while the workout records, stopped when it is saved.
         var server: HTTPServer?
         if let web {
-            liveFeed.follow(session, controls: controls, anchor: anchor, sensors: devices.map { ($0.key, displayNames[$0.key]!) })
+            liveFeed.follow(session, controls: controls, anchor: anchor, model: model)
             let app = WebApp(
                 storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web, live: liveFeed)
             server = try web.start(app)

@@ -246,7 +246,10 @@ enum ServeCommand {
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
         // The API's end ends this workout; serve goes on.
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.endWorkout() })
-        if let live { live.feed.follow(session, controls: controls, anchor: first, sensors: live.sensors) }
+        if let live {
+            live.feed.follow(
+                session, controls: controls, anchor: first, model: setup.dashboardModel(sensors: live.sensors, sensorKeys: sensorNames))
+        }
         mqtt?.follow(session, start: start, sensors: sensorNames)
         let lap: @Sendable () -> Void = {
             controls.lap()

@@ -29,12 +29,12 @@ final class TerminalDashboard: Sendable {
     /// A dashboard when standard error is a terminal (and not `TERM=dumb`) and nobody else
     /// controls the recording; nil otherwise.
     static func forTerminal(
-        _ context: CommandContext, anchor: ContinuousClock.Instant, model: @autoclosure () -> DashboardModel
+        _ context: CommandContext, anchor: ContinuousClock.Instant, model: DashboardModel
     ) -> TerminalDashboard? {
         guard context.recordingControl == nil, isatty(STDERR_FILENO) == 1, context.environment["TERM"] != "dumb" else {
             return nil
         }
-        return TerminalDashboard(anchor: anchor, model: model())
+        return TerminalDashboard(anchor: anchor, model: model)
     }
 
     init(anchor: ContinuousClock.Instant, model: DashboardModel) {

@@ -74,10 +74,18 @@ enum WebPages {
               <div class="tile"><b id="heartRate">--</b><span>heart rate, bpm</span></div>
               <div class="tile"><b id="power">--</b><span>power, W</span></div>
               <div class="tile"><b id="power3s">--</b><span>3 s power, W</span></div>
+              <div class="tile"><b id="power10s">--</b><span>10 s power, W</span></div>
+              <div class="tile"><b id="percentOfFTP">--</b><span>% of FTP</span></div>
               <div class="tile"><b id="cadence">--</b><span>cadence, rpm</span></div>
               <div class="tile"><b id="elapsed">0:00</b><span>elapsed (active <span id="active">0:00</span>)</span></div>
               <div class="tile"><b id="lapTime">0:00</b><span>lap <span id="lap">1</span></span></div>
             </div>
+            <table id="averages">
+              <tr><th></th><th>avg HR, bpm</th><th>avg power, W</th><th>NP, W</th><th>IF</th><th>kJ</th></tr>
+              <tr id="lapFigures"><td>Lap</td><td></td><td></td><td></td><td></td><td></td></tr>
+              <tr id="ride"><td>Ride</td><td></td><td></td><td></td><td></td><td></td></tr>
+            </table>
+            <div id="targets"></div>
             <div id="zones"></div>
             <p><button data-action="pause">Pause</button><button data-action="resume">Resume</button>
             <button data-action="lap">Lap</button><button data-action="end" class="danger">End</button>
@@ -93,7 +101,23 @@ enum WebPages {
             const names = {heartRate: 'Heart-rate zone', cyclingPower: 'Power zone'};
             function render(p) {
               if (!p) return;
-              for (const k of ['heartRate', 'power', 'power3s', 'cadence']) show(k, value(p[k]));
+              for (const k of ['heartRate', 'power', 'power3s', 'power10s', 'cadence']) show(k, value(p[k]));
+              const ftp = p.functionalThresholdPower;
+              show('percentOfFTP', ftp && p.power != null ? String(Math.round(100 * p.power / ftp)) : '--');
+              for (const k of ['lapFigures', 'ride']) {
+                const f = p[k] || {}, cells = document.getElementById(k).cells;
+                cells[1].textContent = value(f.heartRate); cells[2].textContent = value(f.power);
+                cells[3].textContent = value(f.normalizedPower);
+                cells[4].textContent = ftp && f.normalizedPower != null ? (f.normalizedPower / ftp).toFixed(2) : '--';
+                cells[5].textContent = value(f.energy);
+              }
+              const targets = document.getElementById('targets'); targets.textContent = '';
+              for (const t of p.targets || []) {
+                const line = document.createElement('p'); line.className = t.alert ? 'error' : 'muted';
+                line.textContent = 'Target ' + t.label + ': ' + (t.currentZone == null ? 'no zone'
+                  : t.outFor == null ? 'in (zone ' + (t.currentZone + 1) + ')' : 'out for ' + clock(t.outFor) + ' (zone ' + (t.currentZone + 1) + ')');
+                targets.appendChild(line);
+              }
               show('elapsed', clock(p.elapsed)); show('active', clock(p.active));
               show('lapTime', clock(p.lapElapsed)); show('lap', p.lap);
               show('message', p.message || '');

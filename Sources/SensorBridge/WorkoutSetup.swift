@@ -76,8 +76,14 @@ struct WorkoutSetup {
         return targets
     }
 
-    /// The coaches of the workout's targets, for the dashboard.
-    var targetCoaches: [TargetZoneCoach] { machine.targets.map { TargetZoneCoach(target: $0, debounce: targetDebounce) } }
+    /// What the live screens (the terminal dashboard, the web page) follow for this workout: its
+    /// sensors, zones, FTP and targets. After `begin`.
+    func dashboardModel(sensors: [(key: String, name: String)], sensorKeys: [SensorID: String]) -> DashboardModel {
+        DashboardModel(
+            sensors: sensors, configurations: WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:)),
+            sensorKeys: sensorKeys, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
+            targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: targetDebounce) })
+    }
 
     /// `--auto-pause off|SECONDS`: nil when not given, `.some(nil)` for off.
     private func autoPauseArgument() throws(UsageError) -> Duration?? {

@@ -152,6 +152,10 @@ extension BridgeOutTests {
             try browser.open(base + "/")
             try browser.waitUntil("heart rate 120 on the page") { try browser.text("#heartRate") == "120" }
             #expect(try browser.text("#power") == "200")
+            // What the terminal dashboard shows too: 10 s power, %FTP (200 of 250) and the ride's averages.
+            try browser.waitUntil("10 s power") { try browser.text("#power10s") == "200" }
+            #expect(try browser.text("#percentOfFTP") == "80")
+            #expect(try browser.text("#ride td:nth-child(3)") == "200")
             try browser.waitUntil("zone 2") { try browser.text("#zone-heartRate b") == "Z2" }
             try browser.click("button[data-action=lap]")
             try browser.waitUntil("heart rate 180, zone 5") { try browser.text("#zone-heartRate b") == "Z5" }

@@ -34,7 +34,10 @@ import Zones
         let session = WorkoutSession(builder: builder)
         let controls = session.makeControls(clock: { .zero }, end: {})
         let feed = LiveFeed()
-        feed.follow(session, controls: controls, anchor: .now, sensors: [(key: "hr", name: "Strap")])
+        let model = DashboardModel(
+            sensors: [(key: "hr", name: "Strap")],
+            configurations: WorkoutStateMachine.zonedTypes.compactMap(builder.zoneConfiguration(for:)))
+        feed.follow(session, controls: controls, anchor: .now, model: model)
         let slow = feed.connect(capacity: 4096)
         let steady = feed.connect()
         let ring = session.makeRing()

@@ -96,6 +96,10 @@ public final class DBusConnection: @unchecked Sendable {
         var busRules: [String: Int] = [:]
         /// Packet sockets read on this thread (`readPackets`), by descriptor.
         var readers: [Int32: @Sendable (PacketEvent) -> Void] = [:]
+        /// When each packet socket was asked for receive times (realtime ns), until its first
+        /// packet stamped when it came: the packets that waited before that are stamped by the
+        /// kernel when they are read, not when they came, and came no later than this.
+        var stampedSince: [Int32: Int64] = [:]
         /// The poll set must be made again: a socket came or went, or batching began or ended.
         var readersChanged = false
         /// `watchByteProperty` subscriptions, oldest first.
@@ -470,9 +474,10 @@ public final class DBusConnection: @unchecked Sendable {
     /// time. Takes ownership of `fd`. The corresponding C functions are `poll` and `recvmmsg`.
     public func readPackets(from fd: Int32, handler: @escaping @Sendable (PacketEvent) -> Void) {
         // Without receive times (not a socket that has them) a packet is stamped when it is read.
-        _ = cdbus_enable_receive_timestamps(fd)
+        let stampedSince = cdbus_enable_receive_timestamps(fd) == 0 ? cdbus_realtime_nanoseconds() : nil
         let accepted = enqueue { connection in
             connection.loop.readers[fd] = handler
+            connection.loop.stampedSince[fd] = stampedSince
             connection.loop.readersChanged = true
         }
         if !accepted { Glibc.close(fd) }
@@ -482,6 +487,7 @@ public final class DBusConnection: @unchecked Sendable {
     public func stopReading(_ fd: Int32) {
         _ = enqueue { connection in
             guard connection.loop.readers.removeValue(forKey: fd) != nil else { return }
+            connection.loop.stampedSince[fd] = nil
             connection.loop.readersChanged = true
             Glibc.close(fd)
         }
@@ -524,6 +530,8 @@ public final class DBusConnection: @unchecked Sendable {
         var delivered = 0
         var pending = sockets.filter { loop.readers[$0.fd] != nil }
         while !pending.isEmpty {
+            // A stamp from this instant on was made by the read, not by the packet's arrival.
+            let readStart = cdbus_realtime_nanoseconds()
             // Gather: up to `perCall` packets of each socket, as long as there is room.
             var gathered: [(fd: Int32, index: Int)] = []
             var ended: [Int32] = []
@@ -558,6 +566,17 @@ public final class DBusConnection: @unchecked Sendable {
                 }
                 used += max(count, 0)
             }
+            // A packet that waited before its socket was asked for receive times is stamped by this
+            // read: it came no later than the asking, which it takes. They are the first of their
+            // socket, up to the first packet stamped before this read.
+            for (fd, index) in gathered {
+                guard let since = loop.stampedSince[fd] else { continue }
+                if batch.stamps[index] == 0 || batch.stamps[index] >= readStart {
+                    batch.stamps[index] = since
+                } else {
+                    loop.stampedSince[fd] = nil
+                }
+            }
             // Deliver, oldest first; ties keep the order read (slots are taken in that order, so one
             // socket's packets keep theirs).
             let before = { (a: (fd: Int32, index: Int), b: (fd: Int32, index: Int)) in
@@ -565,16 +584,11 @@ public final class DBusConnection: @unchecked Sendable {
             }
             if zip(gathered, gathered.dropFirst()).contains(where: { before($1, $0) }) { gathered.sort(by: before) }
             let (now, realNow) = (ContinuousClock.now, cdbus_realtime_nanoseconds())
-            // A packet without a receive time (it came before the socket was asked for them) came
-            // before the socket's stamped ones: it takes the earliest of theirs, not the read's time.
-            var earliest: [Int32: Int64] = [:]
-            for (fd, index) in gathered where batch.stamps[index] > 0 {
-                earliest[fd] = min(earliest[fd] ?? .max, batch.stamps[index])
-            }
             for (fd, index) in gathered {
                 // A handler may have stopped reading a socket (a nested read reached its end).
                 guard let handler = loop.readers[fd] else { continue }
-                let stamp = batch.stamps[index] > 0 ? batch.stamps[index] : earliest[fd] ?? 0
+                // Without a receive time (a socket that has none), the read's.
+                let stamp = batch.stamps[index]
                 let age = stamp > 0 ? Duration.nanoseconds(max(realNow - stamp, 0)) : .zero
                 loop.scratch.removeAll(keepingCapacity: true)
                 loop.scratch.append(contentsOf: batch.packet(index))
@@ -583,6 +597,7 @@ public final class DBusConnection: @unchecked Sendable {
             }
             for fd in ended {
                 guard let handler = loop.readers.removeValue(forKey: fd) else { continue }
+                loop.stampedSince[fd] = nil
                 loop.readersChanged = true
                 Glibc.close(fd)
                 handler(.closed)

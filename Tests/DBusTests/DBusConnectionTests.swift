@@ -342,6 +342,41 @@ struct DBusConnectionTests {
         }
     }
 
+    /// Packets that waited in the socket before it was asked for receive times (an AcquireNotify
+    /// socket whose first values came with its reply) are stamped by the kernel when read, which
+    /// would put them after values that came later; they take the time of the asking instead, no
+    /// later than they came, and keep their place before the later ones.
+    @Test func packetsThatWaitedBeforeReceiveTimesWereAskedForKeepTheirPlace() throws {
+        try withPacketSocket { bus, ours, theirs in
+            defer { close(theirs) }
+            let received = Mutex<[(value: UInt8, at: ContinuousClock.Instant)]>([])
+            let done = DispatchSemaphore(value: 0)
+            let asked = ContinuousClock.now
+            for value: UInt8 in [1, 2, 3] { _ = withUnsafeBytes(of: value) { send(theirs, $0.baseAddress, 1, 0) } }
+            let registered = DispatchSemaphore(value: 0)
+            bus.perform {
+                // The socket is asked for receive times here; it is read only after this job, which
+                // holds the dispatch thread while 4 and 5 come: all five are read together, 1-3
+                // (which waited before the asking) stamped by that read.
+                bus.readPackets(from: ours) { event in
+                    if case .packet(let bytes, let at) = event { received.withLock { $0.append((bytes[0], at)) } }
+                    if received.withLock({ $0.count }) == 5 { done.signal() }
+                }
+                registered.signal()
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            #expect(registered.wait(timeout: .now() + 10) == .success)
+            let sent = ContinuousClock.now
+            for value: UInt8 in [4, 5] { _ = withUnsafeBytes(of: value) { send(theirs, $0.baseAddress, 1, 0) } }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            let got = received.withLock { $0 }
+            #expect(got.map(\.value) == [1, 2, 3, 4, 5])
+            #expect(zip(got, got.dropFirst()).allSatisfy { $0.at <= $1.at }, "\(got.map { $0.at - asked })")
+            // The early ones take the asking's time, before 4 and 5 came, not the read's, 200 ms later.
+            #expect(got.prefix(3).allSatisfy { $0.at < sent + .milliseconds(100) }, "\(got.map { $0.at - asked })")
+        }
+    }
+
     @Test func packetsStreamingInAreReadInBatchesInOrderWithTheirTimes() throws {
         try withPacketSocket { bus, ours, theirs in
             defer { close(theirs) }

@@ -222,7 +222,7 @@ struct BlueZCommandTests {
         // Two channels (signals, a socket) keep each sensor's order, not the order between them.
         let got = try Self.notifications(recorded)
         for device in ["hr", "power"] {
-            #expect(got.filter { $0.hasPrefix(device + " ") } == sent.filter { $0.hasPrefix(device + " ") })
+            #expect(got.filter { $0.hasPrefix(device + " ") } == sent.filter { $0.hasPrefix(device + " ") }, "\(mock.output)\n\(run.errors)")
         }
         let live = try JSONValue(parsing: run.output)["workout"]
         let replayRun = runCLI(["replay", recorded.path, "--json"] + Self.zones)

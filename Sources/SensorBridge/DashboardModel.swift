@@ -46,7 +46,6 @@ struct DashboardModel: Sendable {
     /// Whether the dashboard's keys work (standard input is the terminal).
     var keys = false
     private var pausedTotal = Duration.zero
-    private var zoneEntries = 0
     private var message: (text: String, at: Duration)?
 
     /// - Parameters:
@@ -84,7 +83,6 @@ struct DashboardModel: Sendable {
                 return
             }
             zones[index] = ZoneTrack(group: update.zoneGroup, current: update.currentZoneIndex, since: update.time)
-            if update.currentZoneIndex != nil { zoneEntries += 1 }
             for coach in coaches.indices where coaches[coach].target.quantityType == update.quantityType {
                 coaches[coach].zone(update.currentZoneIndex, at: update.time)
             }
@@ -217,7 +215,6 @@ struct DashboardModel: Sendable {
             }
             return sensor
         }
-        state.zoneEntries = zoneEntries
         state.message = message.flatMap { now - $0.at < Self.messageLifetime ? $0.text : nil }
         state.paused = pauseCause
         state.lap = lap

@@ -39,13 +39,12 @@ struct DashboardRenderer {
 
     mutating func render(_ state: DashboardState, width: Int, height: Int = 60) -> Frame {
         let width = max(width, Self.minimumWidth)
-        var top: [(String, Style)] = []
         var bottom: [(String, Style)] = []
 
         let paused = state.paused.map { "  PAUSED" + ($0 == .auto ? " (auto)" : "") } ?? ""
-        top.append(
-            ("sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)  "
-                + "lap \(state.lap) \(state.lapElapsed.clockText)\(paused)", .plain))
+        let header = (
+            "sensorbridge record  \(state.elapsed.clockText)  active \(state.active.clockText)  "
+                + "lap \(state.lap) \(state.lapElapsed.clockText)\(paused)", Style.plain)
         let heartZone = state.zones.first { $0.configuration.quantityType == .heartRate }
         let powerZone = state.zones.first { $0.configuration.quantityType == .cyclingPower }
         // The means and cadence on a line of their own, so that each zone stays on its figure's
@@ -89,7 +88,7 @@ struct DashboardRenderer {
             figureLines = Self.bigFigures(state, heartZone: heartZone, powerZone: powerZone)
                 + [(means + Self.percentOfFTP(state), .plain)]
         }
-        let lines = top + figureLines + averages + zoneLines + bottom
+        let lines = [header] + figureLines + averages + zoneLines + bottom
 
         let alerting = Set(state.targets.filter(\.alert).map(\.target.quantityType))
         let bell = !alerting.subtracting(alertingDrawn).isEmpty
@@ -98,13 +97,12 @@ struct DashboardRenderer {
     }
 
     private static func draw(_ text: String, _ style: Style, width: Int) -> String {
-        guard style != .raw else { return text }
-        let text = String(text.prefix(width))
+        let cut = text.prefix(width)
         switch style {
-        case .plain: return text
         case .raw: return text
-        case .alert: return alertOn + text + reset
-        case .zone(let index, let count): return zoneColor(index, of: count) + text + reset
+        case .plain: return String(cut)
+        case .alert: return alertOn + cut + reset
+        case .zone(let index, let count): return zoneColor(index, of: count) + cut + reset
         }
     }
 

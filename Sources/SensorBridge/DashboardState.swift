@@ -91,8 +91,6 @@ struct DashboardState: Sendable, Equatable {
     /// Zones of the zoned quantities that have a configuration, heart rate first.
     var zones: [Zones] = []
     var sensors: [Sensor] = []
-    /// How many times a quantity entered a zone so far; the renderer rings the bell when it grows.
-    var zoneEntries = 0
     /// The latest message for the person (a connection failure, say).
     var message: String?
     /// Paused, with the cause (`manual`, `auto`); nil while running.

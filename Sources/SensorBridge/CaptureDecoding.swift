@@ -27,14 +27,8 @@ enum CaptureDecoding {
         let url = URL(fileURLWithPath: path)
         var printer = Printer(jsonl: jsonl, output: context.output)
         let failure: String?
-        let kind: InputFile.Kind
-        do {
-            kind = try CaptureFile.kind(of: url)
-        } catch {
-            context.errors.line("sensorbridge decode: \(error)")
-            return .failure
-        }
-        if kind == .btsnoop {
+        // A file that cannot be read is reported by the command line, as every failure (status 1).
+        if try CaptureFile.kind(of: url) == .btsnoop {
             failure = btsnoop(url, handles: handles, &printer, context)
         } else {
             guard handles.isEmpty else {

@@ -57,14 +57,8 @@ enum ConvertCommand {
         defer { signals.cancel() }
         let summary: CaptureConversion.Summary
         let kinds: String
-        let kind: InputFile.Kind
-        do {
-            kind = try CaptureFile.kind(of: input)
-        } catch {
-            context.errors.line("sensorbridge convert: \(error)")
-            return .failure
-        }
-        if kind == .btsnoop {
+        // A file that cannot be read is reported by the command line, as every failure (status 1).
+        if try CaptureFile.kind(of: input) == .btsnoop {
             guard !["btsnoop", "log", "cfa"].contains(output.pathExtension.lowercased()) else {
                 throw UsageError(
                     "\(input.lastPathComponent) is a btsnoop capture, so OUT is a JSONL trace; name it .jsonl")

@@ -127,9 +127,7 @@ enum ProfileArguments {
 
     /// Today's date in the local time zone, for a birth date.
     static func today() -> CalendarDate? {
-        let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
-        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
-        return CalendarDate(year: year, month: month, day: day)
+        CalendarDate(Date(), in: .current)
     }
 
     /// The calendar day (UTC) of a wall-clock time: the day zones are computed for.

@@ -42,7 +42,7 @@ enum WorkoutJSON {
                         "timeInTarget": .number(time.seconds), "share": .number(share),
                     ])
                 }))
-        w.append("load", load(workout.load(fallback: fallback, on: WorkoutSummary.day(of: workout))))
+        w.append("load", load(workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate))))
         w.append(
             "laps",
             .array(

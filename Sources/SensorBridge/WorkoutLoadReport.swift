@@ -104,8 +104,7 @@ enum WorkoutLoadReport {
     }
 
     static func localDay(of date: Date, _ context: CommandContext) -> CalendarDate {
-        let parts = context.calendar.dateComponents([.year, .month, .day], from: date)
-        return CalendarDate(year: parts.year ?? 1, month: parts.month ?? 1, day: parts.day ?? 1)!
+        CalendarDate(date, in: context.calendar)!
     }
 
     static func json(_ day: TrainingLoadDay) -> JSONValue {

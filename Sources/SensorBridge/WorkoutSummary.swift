@@ -27,7 +27,7 @@ enum WorkoutSummary {
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
-        if let load = loadText(workout.load(fallback: fallback, on: day(of: workout))) {
+        if let load = loadText(workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate))) {
             lines.append("  Load         " + load)
         }
         for (target, time, share) in workout.timeInTargets() {
@@ -78,12 +78,6 @@ enum WorkoutSummary {
     }
 
     static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
-
-    /// The workout's day (UTC), for an age from a birth date.
-    static func day(of workout: Workout) -> CalendarDate? {
-        let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
-        return CalendarDate(year: day.year, month: day.month, day: day.day)
-    }
 
     /// `heart-rate zones 2-3: 83 % of active time (41:30)`.
     static func targetText(_ target: WorkoutTarget, time: Duration, share: Double) -> String {

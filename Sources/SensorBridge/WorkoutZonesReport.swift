@@ -124,8 +124,7 @@ enum WorkoutZonesReport {
 
     /// The day it is, for an age from a birth date.
     static func today(_ context: CommandContext) -> CalendarDate? {
-        let parts = context.calendar.dateComponents([.year, .month, .day], from: Date())
-        return CalendarDate(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0)
+        CalendarDate(Date(), in: context.calendar)
     }
 
     static func name(_ type: QuantityType) -> String { type == .heartRate ? "heart-rate" : "power" }

@@ -60,8 +60,7 @@ extension WorkoutStore {
             return try rows.map { row in
                 var times: [(value: Double, duration: Duration)] = []
                 try heartRates.forEachRow(row.id, Int64(QuantityType.heartRate.rawValue)) { times.append(($0.double(0), .nanoseconds($0.int64(1)))) }
-                let parts = calendar.dateComponents([.year, .month, .day], from: row.start)
-                let day = CalendarDate(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0)
+                let day = CalendarDate(row.start, in: calendar)
                 let load = WorkoutLoad(
                     activeDuration: row.active, normalizedPower: row.np, heartRateTimes: times, zoneGroups: [:],
                     athlete: (try profile(of: row.id) ?? fallback)?.athlete, on: day)

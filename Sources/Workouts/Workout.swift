@@ -98,3 +98,12 @@ public struct WorkoutActivity: Sendable, Hashable {
         self.zoneGroupsByType = zoneGroupsByType
     }
 }
+
+extension CalendarDate {
+    /// The day `date` falls on in `calendar` (its time zone); nil outside years 1...9999.
+    public init?(_ date: Date, in calendar: Calendar) {
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+}

@@ -1,3 +1,4 @@
+import SensorCore
 /// Turns the cumulative revolution counters of Cycling Power and CSC measurements into a rate:
 /// crank cadence or wheel speed.
 ///
@@ -27,7 +28,9 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
     private var baseline: (revolutions: Counter, eventTime: UInt16, arrival: Duration)?
     private var lastArrival: Duration?
     private var lastRevolutionArrival: Duration = .zero
-    private var notificationInterval: Duration?
+    /// The smoothed interval between measurements, in nanoseconds: integer arithmetic, where
+    /// `Duration`'s generic multiplication goes through 128-bit conversions on every value.
+    private var notificationInterval: Int64?
     /// Revolutions per second from the last delta with new revolutions.
     private var revolutionsPerSecond: Double?
 
@@ -45,7 +48,7 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
     /// How long the count must stay still before the rate reads 0, adapted to the notification interval.
     public var stillTimeout: Duration {
         guard let interval = notificationInterval else { return baseStillTimeout }
-        return max(baseStillTimeout, interval * 2)
+        return max(baseStillTimeout, .nanoseconds(interval * 2))
     }
 
     /// Feeds one measurement that arrived at `arrival`; returns the rate in revolutions per
@@ -53,7 +56,8 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
     @discardableResult
     public mutating func update(revolutions: Counter, eventTime: UInt16, at arrival: Duration) -> Double? {
         if let previous = lastArrival, arrival > previous {
-            let interval = arrival - previous
+            // Capped so that the smoothing below cannot overflow (a quarter of Int64: 73 years).
+            let interval = min((arrival - previous).clampedNanoseconds, Int64.max / 4)
             // A smoothed notification interval (1/4 weight to the newest) for the still timeout.
             notificationInterval = notificationInterval.map { ($0 * 3 + interval) / 4 } ?? interval
         }

@@ -78,6 +78,17 @@ import Testing
         #expect(c.update(crank(72, 3072), at: .seconds(72)) == 60)
     }
 
+    @Test func arrivalsCenturiesApartDoNotOverflowTheInterval() {
+        // The smoothed interval is kept in nanoseconds: a gap past Int64's range (292 years) is
+        // capped, not a trap, and the still timeout still follows the notifications.
+        var c = CadenceCalculator()
+        c.update(crank(0, 0), at: .seconds(-Int64.max / 2))
+        #expect(c.update(crank(1, 1024), at: .seconds(Int64.max / 2)) == nil)
+        #expect(c.update(crank(2, 2048), at: .seconds(Int64.max / 2) + .seconds(1)) == 60)
+        #expect(c.cadence(at: .seconds(Int64.max / 2) + .seconds(30)) == 60)
+        #expect(c.cadence(at: .seconds(Int64.max)) == 0)
+    }
+
     @Test func counterResetIsDiscarded() {
         var c = CadenceCalculator()
         c.update(crank(5000, 0), at: .zero)

@@ -100,6 +100,10 @@ public final class DBusConnection: @unchecked Sendable {
         /// packet stamped when it came: the packets that waited before that are stamped by the
         /// kernel when they are read, not when they came, and came no later than this.
         var stampedSince: [Int32: Int64] = [:]
+        /// `readPackets`'s list of the packets it read, kept for the next read.
+        var gathered: [(fd: Int32, index: Int)] = []
+        /// The descriptors of `readers`, in increasing order.
+        var readerOrder: [(fd: Int32, hungUp: Bool)] = []
         /// The poll set must be made again: a socket came or went, or batching began or ended.
         var readersChanged = false
         /// `watchByteProperty` subscriptions, oldest first.
@@ -133,6 +137,10 @@ public final class DBusConnection: @unchecked Sendable {
         static let count = 256
         /// Packets one `recvmmsg` call takes.
         static let perCall = 64
+        /// Packets the first call on a socket takes: most reads find one or two, and each packet
+        /// asked for is a message header the call must prepare; a full first call is followed by
+        /// calls for `perCall`.
+        static let firstCall = 8
         /// ATT values are at most 512 bytes.
         static let size = 1024
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: count * size)
@@ -479,6 +487,7 @@ public final class DBusConnection: @unchecked Sendable {
             connection.loop.readers[fd] = handler
             connection.loop.stampedSince[fd] = stampedSince
             connection.loop.readersChanged = true
+            connection.loop.readerOrder = connection.loop.readers.keys.sorted().map { ($0, false) }
         }
         if !accepted { Glibc.close(fd) }
     }
@@ -489,6 +498,7 @@ public final class DBusConnection: @unchecked Sendable {
             guard connection.loop.readers.removeValue(forKey: fd) != nil else { return }
             connection.loop.stampedSince[fd] = nil
             connection.loop.readersChanged = true
+            connection.loop.readerOrder.removeAll { $0.fd == fd }
             Glibc.close(fd)
         }
     }
@@ -528,23 +538,34 @@ public final class DBusConnection: @unchecked Sendable {
     private func readPackets(of sockets: [(fd: Int32, hungUp: Bool)]) -> Int {
         let batch = packetBatch
         var delivered = 0
-        var pending = sockets.filter { loop.readers[$0.fd] != nil }
+        var pending = sockets
+        var firstRound = true
+        // The list of this read's packets, reused from read to read (a nested read makes its own).
+        var gathered = loop.gathered
+        loop.gathered = []
+        defer {
+            gathered.removeAll(keepingCapacity: true)
+            loop.gathered = gathered
+        }
         while !pending.isEmpty {
+            defer { firstRound = false }
             // A stamp from this instant on was made by the read, not by the packet's arrival.
             let readStart = cdbus_realtime_nanoseconds()
             // Gather: up to `perCall` packets of each socket, as long as there is room.
-            var gathered: [(fd: Int32, index: Int)] = []
+            gathered.removeAll(keepingCapacity: true)
             var ended: [Int32] = []
             var again: [(fd: Int32, hungUp: Bool)] = []
             var used = 0
-            for (fd, hungUp) in pending {
+            for (fd, hungUp) in pending where loop.readers[fd] != nil {
                 guard used + PacketBatch.perCall <= PacketBatch.count else {
                     again.append((fd, hungUp))
                     continue
                 }
+                // A socket read again (its first call was full) or to its end takes the most.
+                let asked = hungUp || !firstRound ? PacketBatch.perCall : PacketBatch.firstCall
                 let count = Int(
                     cdbus_receive_packets(
-                        fd, batch.bytes + used * PacketBatch.size, UInt32(PacketBatch.size), UInt32(PacketBatch.perCall),
+                        fd, batch.bytes + used * PacketBatch.size, UInt32(PacketBatch.size), UInt32(asked),
                         batch.lengths + used, batch.stamps + used))
                 if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { continue }
                 // Nothing at all (0) or an error (-1) ends the socket; so does an empty packet with
@@ -560,7 +581,7 @@ public final class DBusConnection: @unchecked Sendable {
                 }
                 if end {
                     ended.append(fd)
-                } else if count == PacketBatch.perCall || hungUp {
+                } else if count == asked || hungUp {
                     // A full call may have more behind it; a hung-up socket is read to its end.
                     again.append((fd, hungUp))
                 }
@@ -599,10 +620,11 @@ public final class DBusConnection: @unchecked Sendable {
                 guard let handler = loop.readers.removeValue(forKey: fd) else { continue }
                 loop.stampedSince[fd] = nil
                 loop.readersChanged = true
+                loop.readerOrder.removeAll { $0.fd == fd }
                 Glibc.close(fd)
                 handler(.closed)
             }
-            pending = again.filter { loop.readers[$0.fd] != nil }
+            pending = again
         }
         return delivered
     }
@@ -654,6 +676,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func failPending(_ error: DBusError, where condition: (Pending) -> Bool) {
+        guard !loop.pending.isEmpty else { return }
         for (serial, pending) in loop.pending where condition(pending) {
             loop.pending[serial] = nil
             pending.completion(.failure(error))
@@ -665,6 +688,11 @@ public final class DBusConnection: @unchecked Sendable {
         dbus_connection_get_unix_fd(raw, &fd)
         // Allocated once (again when packet sockets come or go): the loop runs once per message received.
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        // Whether libdbus has work: the bus socket was readable or a job ran (jobs send). A turn
+        // that only read packet sockets leaves libdbus alone (its flush and dispatch take its
+        // locks each time). At first, what registering left queued.
+        var busWork = true
+        var connected = true
         while true {
             let (jobs, closed) = shared.withLock { s in
                 defer { s.jobs.removeAll() }
@@ -672,9 +700,13 @@ public final class DBusConnection: @unchecked Sendable {
             }
             for job in jobs { job(self) }
             if closed { break }
-            dbus_connection_flush(raw)
-            while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
-            if dbus_connection_get_is_connected(raw) == 0 {
+            if busWork || !jobs.isEmpty {
+                busWork = false
+                dbus_connection_flush(raw)
+                while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+                connected = dbus_connection_get_is_connected(raw) != 0
+            }
+            if !connected {
                 failPending(DBusError(.disconnected, "the bus connection was lost")) { _ in true }
                 let handlers = shared.withLock { s in
                     defer { s.lostHandlers.removeAll() }
@@ -688,7 +720,7 @@ public final class DBusConnection: @unchecked Sendable {
             // A batch window that has ended: read what came meanwhile; a window without packets
             // returns to reading them as they arrive.
             if loop.packetsBatched, let last = loop.lastPacketRead, now - last >= loop.packetWindow {
-                if readPackets(of: loop.readers.keys.sorted().map { ($0, false) }) == 0 {
+                if readPackets(of: loop.readerOrder) == 0 {
                     loop.packetsBatched = false
                     loop.readersChanged = true
                 }
@@ -697,7 +729,7 @@ public final class DBusConnection: @unchecked Sendable {
             // What this turn's handlers staged is published before the thread waits.
             for handler in loop.turnEnds { handler() }
             now = ContinuousClock.now
-            var deadline = loop.pending.values.lazy.map(\.deadline).min()
+            var deadline = loop.pending.isEmpty ? nil : loop.pending.values.lazy.map { $0.deadline }.min()
             if loop.packetsBatched, let last = loop.lastPacketRead {
                 deadline = min(deadline ?? last + loop.packetWindow, last + loop.packetWindow)
             }
@@ -711,12 +743,12 @@ public final class DBusConnection: @unchecked Sendable {
                 fds.removeSubrange(2...)
                 // Batched sockets are not watched: they are read when the window ends.
                 if !loop.packetsBatched {
-                    fds += loop.readers.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                    fds += loop.readerOrder.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
                 }
                 loop.readersChanged = false
             }
             // A negative descriptor is skipped by poll: the bus socket once the connection is gone.
-            fds[1].fd = dbus_connection_get_is_connected(raw) != 0 ? fd : -1
+            fds[1].fd = connected ? fd : -1
             for index in fds.indices { fds[index].revents = 0 }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready > 0 {
@@ -724,7 +756,10 @@ public final class DBusConnection: @unchecked Sendable {
                     var value: UInt64 = 0
                     _ = read(wakeFD, &value, 8)
                 }
-                if fds[1].revents != 0 { dbus_connection_read_write(raw, 0) }
+                if fds[1].revents != 0 {
+                    dbus_connection_read_write(raw, 0)
+                    busWork = true
+                }
                 let readable = fds[2...].filter { $0.revents != 0 }
                 let delivered = readable.isEmpty
                     ? 0 : readPackets(of: readable.map { ($0.fd, $0.revents & Int16(POLLHUP | POLLERR) != 0) })
@@ -742,5 +777,6 @@ public final class DBusConnection: @unchecked Sendable {
         failPending(DBusError(.disconnected, "the connection was closed")) { _ in true }
         for fd in loop.readers.keys { Glibc.close(fd) }
         loop.readers.removeAll()
+        loop.readerOrder.removeAll()
     }
 }

@@ -134,38 +134,48 @@ public final class SensorLinks: Sendable {
 
     /// A subscribed measurement characteristic: who it belongs to and when it last spoke.
     private struct Measurement {
+        var path: String
         var key: String
         var uuid: UInt16
         /// When it was subscribed to, or its latest value arrived.
         var lastHeard: ContinuousClock.Instant
-        /// The usual interval between its values (a moving average), once two have arrived.
-        var interval: Duration?
+        /// The usual interval between its values (a moving average, in nanoseconds: cheaper than
+        /// `Duration`'s 128-bit arithmetic, on the path of every value), once two have arrived.
+        var intervalNanoseconds: Int64?
+        var interval: Duration? { intervalNanoseconds.map { .nanoseconds($0) } }
         var receivedAny = false
         /// While it is stale: when it is subscribed to again next, and the wait after that.
         var retryAt: ContinuousClock.Instant?
         var retryBackoff = SensorLinks.minimumStaleness
 
-        /// A value arrived at `now`: the interval's moving average (in whole nanoseconds: cheaper
-        /// than `Duration`'s 128-bit arithmetic, on the path of every value), heard, not stale.
-        /// Returns whether it was stale.
+        /// A value arrived at `now`: the interval's moving average, heard, not stale. Returns
+        /// whether it was stale.
         mutating func note(valueAt now: ContinuousClock.Instant) -> Bool {
             if receivedAny {
                 let gap = (now - lastHeard).clampedNanoseconds
-                if gap < SensorLinks.maximumBackoff.clampedNanoseconds {
-                    let average = interval.map { $0.clampedNanoseconds / 8 * 7 + gap / 8 } ?? gap
-                    interval = .nanoseconds(average)
+                if gap < Self.maximumGap {
+                    intervalNanoseconds = intervalNanoseconds.map { $0 / 8 * 7 + gap / 8 } ?? gap
                 }
             }
             let resumed = retryAt != nil
             (lastHeard, receivedAny, retryAt, retryBackoff) = (now, true, nil, SensorLinks.minimumStaleness)
             return resumed
         }
+
+        /// Gaps this long or longer (a pause of the sensor) do not count toward the interval.
+        static let maximumGap = SensorLinks.maximumBackoff.clampedNanoseconds
     }
 
     private struct State {
         var links: [String: Link] = [:]
-        /// Measurement characteristic paths, from a sensor's first connection to `stop`.
-        var characteristics: [String: Measurement] = [:]
+        /// The measurement characteristics, from a sensor's first connection to `stop`: never
+        /// removed, so that a characteristic's handlers find it by its index, without hashing its
+        /// path for every value.
+        var measurements: [Measurement] = []
+        /// The index in `measurements` of each characteristic path.
+        var measurementIndex: [String: Int] = [:]
+
+        func measurement(_ path: String) -> Measurement? { measurementIndex[path].map { measurements[$0] } }
         /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
         var acquired: [String: Int32] = [:]
         /// Characteristic paths whose socket closed while their sensor stayed connected: waiting
@@ -218,7 +228,7 @@ public final class SensorLinks: Sendable {
         finished.wait()
         let (started, acquired, watches, discovering) = state.withLock { s in
             (
-                s.characteristics.keys.filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values),
+                s.measurements.map(\.path).filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values),
                 s.discovery.filter(\.value.running).keys.sorted()
             )
         }
@@ -237,8 +247,10 @@ public final class SensorLinks: Sendable {
     private func changed(_ change: BlueZChange) {
         switch change {
         case .propertiesChanged(let path, Self.characteristicInterface, let changed):
-            guard case .bytes(let bytes)? = changed["Value"] else { return }
-            deliver(path, bytes, at: .now)
+            guard case .bytes(let bytes)? = changed["Value"], let index = state.withLock({ $0.measurementIndex[path] }) else {
+                return
+            }
+            deliver(index, bytes, at: .now)
         case .propertiesChanged(let path, BlueZClient.deviceInterface, let changed):
             guard let sensor = sensors.first(where: { $0.device.path == path }) else { return }
             if let connected = changed["Connected"]?.bool {
@@ -290,15 +302,15 @@ public final class SensorLinks: Sendable {
         if woken { wake.signal() }
     }
 
-    /// A value of the measurement characteristic at `path`, on the D-Bus thread. It is delivered
-    /// whatever the link was believed to be: a value from a sensor believed lost announces it
-    /// connected first.
-    private func deliver(_ path: String, _ bytes: [UInt8], at now: ContinuousClock.Instant) {
+    /// A value of the measurement characteristic `measurements[index]`, on the D-Bus thread. It is
+    /// delivered whatever the link was believed to be: a value from a sensor believed lost
+    /// announces it connected first.
+    private func deliver(_ index: Int, _ bytes: [UInt8], at now: ContinuousClock.Instant) {
         let heard = state.withLock { s -> (key: String, uuid: UInt16, regained: Bool, resumed: Bool)? in
-            guard !s.stopped, let index = s.characteristics.index(forKey: path) else { return nil }
-            // In place: one lookup, no copy of the entry.
-            let resumed = s.characteristics.values[index].note(valueAt: now)
-            let (key, uuid) = (s.characteristics.values[index].key, s.characteristics.values[index].uuid)
+            guard !s.stopped else { return nil }
+            // In place: no copy of the entry.
+            let resumed = s.measurements[index].note(valueAt: now)
+            let (key, uuid) = (s.measurements[index].key, s.measurements[index].uuid)
             let regained = s.links[key]?.announced == false
             if regained { s.links[key] = Link(connected: true, everConnected: true, announced: true) }
             return (key, uuid, regained, resumed)
@@ -338,7 +350,7 @@ public final class SensorLinks: Sendable {
         // Values a sensor sent before its link dropped may still wait in its AcquireNotify socket
         // (a signal is in order with the others; a socket is not): they are delivered first.
         let sockets = state.withLock { s in
-            s.acquired.filter { path, _ in s.characteristics[path].map { keys.contains($0.key) } ?? false }.values
+            s.acquired.filter { path, _ in s.measurement(path).map { keys.contains($0.key) } ?? false }.values
         }
         for fd in sockets { client.bus.readWaitingPackets(fd) }
         let now = ContinuousClock.now
@@ -347,9 +359,9 @@ public final class SensorLinks: Sendable {
                 guard !s.stopped, s.links[key]?.connected == true else { return false }
                 s.links[key] = Link(connected: false, everConnected: true, nextAttempt: now + Self.minimumBackoff)
                 // The characteristics stay known: BlueZ may resume their notifications by itself.
-                for (path, m) in s.characteristics where m.key == key {
-                    s.characteristics[path]!.retryAt = nil
-                    if let fd = s.acquired.removeValue(forKey: path) { client.bus.stopReading(fd) }
+                for index in s.measurements.indices where s.measurements[index].key == key {
+                    s.measurements[index].retryAt = nil
+                    if let fd = s.acquired.removeValue(forKey: s.measurements[index].path) { client.bus.stopReading(fd) }
                 }
                 return true
             }
@@ -474,17 +486,21 @@ public final class SensorLinks: Sendable {
         let subscribed = ContinuousClock.now
         state.withLock { s in
             for m in measurements {
-                if s.characteristics[m.path] == nil {
-                    s.characteristics[m.path] = Measurement(key: sensor.key, uuid: m.uuid, lastHeard: subscribed)
+                let index: Int
+                if let known = s.measurementIndex[m.path] {
+                    index = known
+                    s.measurements[index].lastHeard = subscribed
                 } else {
-                    s.characteristics[m.path]!.lastHeard = subscribed
+                    index = s.measurements.count
+                    s.measurements.append(Measurement(path: m.path, key: sensor.key, uuid: m.uuid, lastHeard: subscribed))
+                    s.measurementIndex[m.path] = index
                 }
                 // Before StartNotify, so that no value goes the slow way. Values that do (with
                 // other properties changed at once) still arrive through `changed`.
                 if s.watches[m.path] == nil {
                     s.watches[m.path] = client.bus.watchByteProperty(
                         path: m.path, interface: Self.characteristicInterface, property: "Value"
-                    ) { [weak self] bytes in self?.deliver(m.path, bytes, at: .now) }
+                    ) { [weak self] bytes in self?.deliver(index, bytes, at: .now) }
                 }
             }
         }
@@ -512,13 +528,15 @@ public final class SensorLinks: Sendable {
     /// started (BlueZ answers it to a client whose earlier subscription still stands); if no value
     /// follows, the characteristic turns stale and is subscribed to again.
     private func subscribe(_ path: String, uuid: UInt16, device name: String) throws(BlueZError) {
-        if acquireNotify, !state.withLock({ $0.startNotifyOnly.contains(path) }), let fd = acquire(path) {
+        // Subscribed once the characteristic is known (`connect`): its index is there.
+        let (index, startNotifyOnly) = state.withLock { ($0.measurementIndex[path], $0.startNotifyOnly.contains(path)) }
+        if acquireNotify, let index, !startNotifyOnly, let fd = acquire(path) {
             state.withLock { $0.acquired[path] = fd }
             client.bus.readPackets(from: fd) { [weak self] event in
                 guard let self else { return }
                 switch event {
                 case .packet(let bytes, let receivedAt):
-                    deliver(path, bytes, at: receivedAt)
+                    deliver(index, bytes, at: receivedAt)
                 case .closed:
                     // BlueZ closed it: the link dropped (the loss comes as Connected false, and the
                     // next connection acquires again), or the socket broke while the sensor stays
@@ -549,7 +567,7 @@ public final class SensorLinks: Sendable {
         let closed = state.withLock { s -> [(path: String, m: Measurement)] in
             defer { s.socketsClosed.removeAll() }
             return s.socketsClosed.sorted().compactMap { path in
-                guard !s.stopped, let m = s.characteristics[path], s.links[m.key]?.connected == true else { return nil }
+                guard !s.stopped, let m = s.measurement(path), s.links[m.key]?.connected == true else { return nil }
                 s.startNotifyOnly.insert(path)
                 return (path, m)
             }
@@ -570,12 +588,12 @@ public final class SensorLinks: Sendable {
     private func resubscribeStale(now: ContinuousClock.Instant) {
         let due = state.withLock { s -> [(path: String, m: Measurement, silentFor: Duration)] in
             var due: [(path: String, m: Measurement, silentFor: Duration)] = []
-            for (path, m) in s.characteristics where s.links[m.key]?.connected == true {
+            for (index, m) in s.measurements.enumerated() where s.links[m.key]?.connected == true {
                 let silence = now - m.lastHeard
                 guard silence >= Self.staleness(interval: m.interval), m.retryAt.map({ now >= $0 }) ?? true else { continue }
-                s.characteristics[path]!.retryAt = now + m.retryBackoff
-                s.characteristics[path]!.retryBackoff = min(m.retryBackoff * 2, Self.maximumBackoff)
-                due.append((path, m, silence))
+                s.measurements[index].retryAt = now + m.retryBackoff
+                s.measurements[index].retryBackoff = min(m.retryBackoff * 2, Self.maximumBackoff)
+                due.append((m.path, m, silence))
             }
             return due
         }
@@ -591,7 +609,7 @@ public final class SensorLinks: Sendable {
                 try subscribe(path, uuid: m.uuid, device: name)
             } catch {
                 onEvent(.attemptFailed(key: m.key, error, retryIn: state.withLock { s in
-                    s.characteristics[path].flatMap { $0.retryAt.map { $0 - now } } ?? Self.minimumStaleness
+                    s.measurement(path).flatMap { $0.retryAt.map { $0 - now } } ?? Self.minimumStaleness
                 }))
             }
         }

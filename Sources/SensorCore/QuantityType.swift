@@ -67,3 +67,30 @@ public enum QuantityType: UInt8, Sendable, BitwiseCopyable, CaseIterable, Hashab
         }
     }
 }
+
+/// A set of quantity types as one bit each: what the workout state machine asks of every sample
+/// (`contains`, `insert`) costs a mask, where `Set<QuantityType>` hashes the type each time.
+public struct QuantityTypeSet: Sendable, Hashable, ExpressibleByArrayLiteral {
+    private var bits: UInt32 = 0
+
+    public init() {}
+    public init(arrayLiteral types: QuantityType...) { for type in types { insert(type) } }
+
+    public var isEmpty: Bool { bits == 0 }
+    public func contains(_ type: QuantityType) -> Bool { bits & Self.bit(type) != 0 }
+    public mutating func insert(_ type: QuantityType) { bits |= Self.bit(type) }
+    private static func bit(_ type: QuantityType) -> UInt32 { 1 << UInt32(type.rawValue & 31) }
+}
+
+/// A value per quantity type, kept in an array indexed by the type's raw value: a lookup for
+/// every sample without hashing.
+public struct QuantityTypeMap<Value: Sendable>: Sendable {
+    private var values: [Value?]
+
+    public init() { values = Array(repeating: nil, count: Int(QuantityType.allCases.map(\.rawValue).max()!) + 1) }
+
+    public subscript(type: QuantityType) -> Value? {
+        get { values[Int(type.rawValue)] }
+        set { values[Int(type.rawValue)] = newValue }
+    }
+}

@@ -50,6 +50,17 @@ public struct SensorStateTracker: Sendable, Equatable {
         return entry.lastHeard + Self.staleAfter
     }
 
+    /// A value from `sensor` at `time`, when it is notifying and was heard less than `staleAfter`
+    /// before: notes it and returns true (what `set(sensor, .notifying, at: time)` does then, with
+    /// no state change and no silence to mark stale). False, changing nothing, otherwise.
+    public mutating func heardAgain(_ sensor: SensorID, at time: Duration) -> Bool {
+        guard let index = entries.index(forKey: sensor), entries.values[index].state == .notifying,
+            time - entries.values[index].lastHeard < Self.staleAfter
+        else { return false }
+        entries.values[index].lastHeard = max(entries.values[index].lastHeard, time)
+        return true
+    }
+
     /// Moves `sensor` to `state` at `time` (a sensor first seen starts there); true when its
     /// state changed.
     @discardableResult

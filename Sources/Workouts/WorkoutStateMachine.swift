@@ -33,7 +33,7 @@ public struct WorkoutStateMachine: Sendable {
     /// The latest control event's time: no sample may be placed before it.
     private var controlTime = Duration.zero
     /// The latest sample's time of each quantity type.
-    private var latestSample: [QuantityType: Duration] = [:]
+    private var latestSample = QuantityTypeMap<Duration>()
     private var classifiers: [QuantityType: ZoneClassifier] = [:]
     private var statistics = StatisticsAccumulator(start: .zero)
     private var activities: [WorkoutActivity] = []
@@ -41,8 +41,8 @@ public struct WorkoutStateMachine: Sendable {
     private var activityStartGroups: [QuantityType: WorkoutZoneGroup] = [:]
     /// Zoned quantities that had samples in the workout, and in the current activity: only those
     /// get zone groups (a run with no power meter has no power zones).
-    private var sampledTypes: Set<QuantityType> = []
-    private var activitySampledTypes: Set<QuantityType> = []
+    private var sampledTypes: QuantityTypeSet = []
+    private var activitySampledTypes: QuantityTypeSet = []
     private var pauses: [Range<Duration>] = []
     private var pausedAt: Duration?
     private var laps: [Range<Duration>] = []
@@ -70,7 +70,7 @@ public struct WorkoutStateMachine: Sendable {
     private var lapActiveStart = Duration.zero
 
     /// The quantities whose values above 0 mean the rider moves.
-    static let movementTypes: Set<QuantityType> = [.cyclingPower, .cyclingCadence, .cyclingSpeed]
+    static let movementTypes: QuantityTypeSet = [.cyclingPower, .cyclingCadence, .cyclingSpeed]
 
     /// - Parameter zoneConfigurations: zones to use as given, whatever their source, before the
     ///   preferred and system ones: those a recorded workout used, to rebuild it from its samples
@@ -341,6 +341,8 @@ public struct WorkoutStateMachine: Sendable {
     /// Moves a sensor to `state`; a change that makes its values stop or start counting (to or
     /// from no contact, invalid or stale) is an event.
     private mutating func setSensorState(_ sensor: SensorID, _ new: SensorState, at time: Duration) {
+        // Every sample's case, in one lookup: a notifying sensor heard again before it went stale.
+        if new == .notifying, sensorStates.heardAgain(sensor, at: time) { return }
         // A silence no tick saw (a replay drains many values at once) was stale all the same.
         if new != .stale, let stale = sensorStates.staleTime(of: sensor, before: time) {
             sensorStates.set(sensor, .stale, at: stale)

@@ -108,6 +108,14 @@ public final class DBusConnection: @unchecked Sendable {
         var readersChanged = false
         /// `watchByteProperty` subscriptions, oldest first.
         var byteWatches: [ByteWatch] = []
+        /// Forgets the packet socket `fd` (not closing it); its handler, nil when it was not read.
+        mutating func removeReader(_ fd: Int32) -> (@Sendable (PacketEvent) -> Void)? {
+            guard let handler = readers.removeValue(forKey: fd) else { return nil }
+            stampedSince[fd] = nil
+            readerOrder.removeAll { $0.fd == fd }
+            readersChanged = true
+            return handler
+        }
         /// `afterEachTurn` handlers.
         var turnEnds: [@Sendable () -> Void] = []
         /// The bytes of each value handed to a handler, reused: no allocation per value while
@@ -495,10 +503,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// Stops reading `fd` and closes it; its handler is not called again.
     public func stopReading(_ fd: Int32) {
         _ = enqueue { connection in
-            guard connection.loop.readers.removeValue(forKey: fd) != nil else { return }
-            connection.loop.stampedSince[fd] = nil
-            connection.loop.readersChanged = true
-            connection.loop.readerOrder.removeAll { $0.fd == fd }
+            guard connection.loop.removeReader(fd) != nil else { return }
             Glibc.close(fd)
         }
     }
@@ -617,10 +622,7 @@ public final class DBusConnection: @unchecked Sendable {
                 delivered += 1
             }
             for fd in ended {
-                guard let handler = loop.readers.removeValue(forKey: fd) else { continue }
-                loop.stampedSince[fd] = nil
-                loop.readersChanged = true
-                loop.readerOrder.removeAll { $0.fd == fd }
+                guard let handler = loop.removeReader(fd) else { continue }
                 Glibc.close(fd)
                 handler(.closed)
             }
@@ -729,7 +731,7 @@ public final class DBusConnection: @unchecked Sendable {
             // What this turn's handlers staged is published before the thread waits.
             for handler in loop.turnEnds { handler() }
             now = ContinuousClock.now
-            var deadline = loop.pending.isEmpty ? nil : loop.pending.values.lazy.map { $0.deadline }.min()
+            var deadline = loop.pending.values.lazy.map { $0.deadline }.min()
             if loop.packetsBatched, let last = loop.lastPacketRead {
                 deadline = min(deadline ?? last + loop.packetWindow, last + loop.packetWindow)
             }

@@ -1,3 +1,4 @@
+import CFutex
 // Public: `wakeIfParked`, inlined into `push`, uses Atomic and fences in client modules.
 public import Synchronization
 
@@ -32,6 +33,8 @@ final class Parker: Sendable {
     /// How many sleeps ended because the timeout passed, not because of a token. A test that waits
     /// with a long timeout while producers push expects none: one would be a lost wake-up.
     private let sleepsTimedOut = Atomic<Int>(0)
+    /// The CPU the latest `publish` ran on, -1 before any: where `ConsumerPlacement` puts the consumer.
+    private let publishedOn = Atomic<Int32>(-1)
 
     /// Whether the consumer has announced that it is about to sleep or is sleeping. A snapshot.
     var isParked: Bool {
@@ -47,6 +50,22 @@ final class Parker: Sendable {
     var timedOutSleepCount: Int {
         // Relaxed: a statistic.
         sleepsTimedOut.load(ordering: .relaxed)
+    }
+
+    /// The CPU a producer last published from, nil before any publish. A snapshot.
+    var producerCPU: Int? {
+        // Relaxed: a placement hint; nothing is read on the strength of it.
+        let cpu = publishedOn.load(ordering: .relaxed)
+        return cpu >= 0 ? Int(cpu) : nil
+    }
+
+    /// Producer side, from `publish`: remembers the CPU the producer is on (no system call: the
+    /// kernel keeps it in the thread's restartable-sequence area). A load when it has not moved.
+    @usableFromInline
+    func notePublishingCPU() {
+        let cpu = ccpu_current()
+        // Relaxed, both: a placement hint, written by whichever producer published last.
+        if publishedOn.load(ordering: .relaxed) != cpu { publishedOn.store(cpu, ordering: .relaxed) }
     }
 
     /// Producer side. Call right after the releasing store that published new elements.

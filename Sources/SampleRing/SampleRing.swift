@@ -126,6 +126,7 @@ public final class SampleRing<Element: BitwiseCopyable>: Sendable {
         // Releasing: the slot stores of the batch happen before any acquiring load of `writeIndex`
         // that sees this value, so the consumer never reads a slot before its contents.
         writeIndex.store(staged, ordering: .releasing)
+        parker.notePublishingCPU()
         parker.wakeIfParked()
     }
 

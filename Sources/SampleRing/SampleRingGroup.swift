@@ -73,6 +73,10 @@ public final class SampleRingGroup<Element: BitwiseCopyable>: Sendable {
         parker.park(until: { members.withLock { $0.contains { $0.hasElements } } }, timeout: timeout)
     }
 
+    /// The CPU a producer of this group last published from, nil before any publish: what
+    /// `ConsumerPlacement` follows. Any thread; a snapshot.
+    public var producerCPU: Int? { parker.producerCPU }
+
     /// Sleeps for `duration` without asking the producers to wake it: for a consumer that has
     /// found elements arriving faster than a wake-up each is worth, so that it takes what arrives
     /// meanwhile in one batch and no producer pays a wake-up call for it. Unlike `wait`, it does

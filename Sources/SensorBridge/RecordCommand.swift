@@ -139,7 +139,8 @@ enum RecordCommand {
         }
         let journal = context.recordingControl?.latencyProbe.map { $0.journal(wrapping: stored) } ?? stored
         let session = WorkoutSession(
-            builder: builder, now: { ContinuousClock.now - anchor }, latencyBudget: livePath.latencyBudget, journal: journal)
+            builder: builder, now: { ContinuousClock.now - anchor }, latencyBudget: livePath.latencyBudget,
+            followsProducerCPU: true, journal: journal)
         let source = LiveSensorSource(
             anchor: anchor, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: traceFile,
             report: report)

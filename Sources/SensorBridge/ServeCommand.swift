@@ -240,7 +240,7 @@ enum ServeCommand {
         let (builder, recorder) = try logging(context, log) { try setup.begin(start: start, sensors: sensorNames, $0) }
         let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: log) }
         // Ticks at the latest item's time: nothing of the idle time after the last sample enters the workout.
-        let session = WorkoutSession(builder: builder, latencyBudget: latencyBudget, journal: journal)
+        let session = WorkoutSession(builder: builder, latencyBudget: latencyBudget, followsProducerCPU: true, journal: journal)
         let source = LiveSensorSource(
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
         // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).

@@ -16,6 +16,9 @@ public final class WorkoutSession: Sendable {
     /// How long an item may wait for the consumer while items stream in (zero: the consumer wakes
     /// for every push). See `consume()`.
     public let latencyBudget: Duration
+    /// Whether the consumer shares its producer's CPU while batches are small (`ConsumerPlacement`):
+    /// live recordings, whose producer is the D-Bus thread.
+    public let followsProducerCPU: Bool
     /// The session clock for ticks while nothing arrives: nil for replay at full speed, where
     /// time is the latest item's time.
     private let now: (@Sendable () -> Duration)?
@@ -42,11 +45,12 @@ public final class WorkoutSession: Sendable {
 
     public init(
         builder: LiveWorkoutBuilder, tickInterval: Duration = .milliseconds(250), now: (@Sendable () -> Duration)? = nil,
-        latencyBudget: Duration = .zero, journal: (any WorkoutSessionJournal)? = nil
+        latencyBudget: Duration = .zero, followsProducerCPU: Bool = false, journal: (any WorkoutSessionJournal)? = nil
     ) {
         self.builder = builder
         self.tickInterval = tickInterval
         self.latencyBudget = latencyBudget
+        self.followsProducerCPU = followsProducerCPU
         self.now = now
         self.journal = journal
         builder.observe { [subscribers] outputs in
@@ -135,6 +139,7 @@ public final class WorkoutSession: Sendable {
         var previousBatch = 0
         var napping = false
         var lastBatch: ContinuousClock.Instant?
+        var placement = followsProducerCPU ? ConsumerPlacement() : nil
         while true {
             if napping {
                 // Relaxed: a statistic.
@@ -166,6 +171,7 @@ public final class WorkoutSession: Sendable {
                 lastBatch = woke
             }
             previousBatch = batch.count
+            placement?.update(batch: batch.count, producerCPU: rings.producerCPU)
             // Items of several rings are merged by time; one ring's items are in order already
             // and keep it (a stable merge: an event and a sample at the same time stay as pushed).
             // A batch already in order (one live notification's samples, mostly) is left as it is.

@@ -75,10 +75,10 @@ enum ExportCommand {
             throw UsageError(
                 "give the workout: an id from 'sensorbridge workouts list', latest, several ids, or --all")
         }
-        let requested = try arguments.positionals.map { text throws(UsageError) -> WorkoutID? in
+        let references = try arguments.positionals.map { text throws(UsageError) -> WorkoutsCommand.WorkoutReference? in
             text == "latest" ? nil : try WorkoutsCommand.workoutID(text)
         }
-        let several = all || requested.count > 1
+        let several = all || references.count > 1
         if arguments["output"] == "-" {
             guard !several else { throw UsageError("-o - writes one workout to standard output; for several give -o DIRECTORY") }
             guard !arguments.has("json") else {
@@ -91,6 +91,7 @@ enum ExportCommand {
                     + "save a workout first ('sensorbridge replay FILE --save' or 'sensorbridge record --save')")
             return .failure
         }
+        let requested = try references.map { try $0?.id(in: store) }
         let finished = try store.workouts().filter(\.isFinished)
         var ids: [WorkoutID] = all ? finished.map(\.id) : []
         for id in requested {

@@ -79,8 +79,8 @@ final class MQTTPublisher: Sendable {
     }
 
     /// Publishes the finished workout (retained), after the last event of its session.
-    func finished(_ workout: Workout, id: WorkoutID?) {
-        let message = topics.summary(workout, id: id)
+    func finished(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) {
+        let message = topics.summary(workout, id: id, identity: identity)
         state.withLock { $0.summary = message }
         wake.signal()
     }

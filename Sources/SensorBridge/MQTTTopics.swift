@@ -79,9 +79,10 @@ struct MQTTTopics: Sendable {
     }
 
     /// The finished workout as `record --json` and `workouts show --json` print it.
-    func summary(_ workout: Workout, id: WorkoutID?) -> MQTTMessage {
+    func summary(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) -> MQTTMessage {
         MQTTMessage(
-            topic: broker.base + "workout/summary", text: WorkoutJSON.object(workout, id: id, zoneUpdates: false).serialized,
+            topic: broker.base + "workout/summary",
+            text: WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: false).serialized,
             qos: .atLeastOnce, retain: true)
     }
 

@@ -45,6 +45,7 @@ enum RecordCommand {
                                      line and rings the bell once when you have been out of it for
                                      the debounce time (default 10 s; never while paused)
         \(StoreLocation.help)
+        \(WorkoutSetup.bridgeHelp)
 
         On a terminal, standard error shows a live dashboard redrawn in place: heart rate and
         power (in big digits when the screen has room), 3 s and 10 s power, cadence, %FTP, the
@@ -190,7 +191,10 @@ enum RecordCommand {
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
         let status = try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
-        if case .success(let workout) = result { publisher?.finished(workout, id: status == .success ? recorder?.workoutID : nil) }
+        if case .success(let workout) = result {
+            let saved = status == .success ? recorder : nil
+            publisher?.finished(workout, id: saved?.workoutID, identity: saved?.identity)
+        }
         return status
     }
 

@@ -45,6 +45,7 @@ enum ReplayCommand {
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'
         \(StoreLocation.help)
+        \(WorkoutSetup.bridgeHelp)
         \(HandleMapArgument.help)
 
         A btsnoop capture's devices are named by what they are: 'power' for a peer with the

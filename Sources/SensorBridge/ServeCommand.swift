@@ -46,6 +46,7 @@ enum ServeCommand {
           --target-power-zone, --target-debounce: as for 'sensorbridge replay' (the stored profile
           and zones otherwise, read again for every workout)
         \(StoreLocation.help)
+        \(WorkoutSetup.bridgeHelp)
 
         Examples:
           sensorbridge serve
@@ -288,9 +289,9 @@ enum ServeCommand {
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }
         log(line + ", \(workout.samples.count) samples")
-        mqtt?.finished(workout, id: id)
+        mqtt?.finished(workout, id: id, identity: recorder?.identity)
         if arguments.has("json") {
-            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: false).serialized)
+            context.output.line(WorkoutJSON.object(workout, id: id, identity: recorder?.identity, zoneUpdates: false).serialized)
             context.output.flush()
         }
     }

@@ -12,7 +12,8 @@ enum WorkoutJSON {
     /// and with `zoneUpdates` every change of the current zone.
     /// `fallback` is the profile for the load of a workout stored before workouts kept theirs.
     static func object(
-        _ workout: Workout, id: WorkoutID? = nil, zoneUpdates: Bool, fallback: WorkoutProfile? = nil
+        _ workout: Workout, id: WorkoutID? = nil, identity: WorkoutIdentity? = nil, zoneUpdates: Bool,
+        fallback: WorkoutProfile? = nil
     ) -> JSONValue {
         var w = JSONObject()
         w.append("start", .string(iso(workout, workout.start)))
@@ -65,6 +66,10 @@ enum WorkoutJSON {
             } ?? .null)
         var root = JSONObject()
         if let id { root.append("id", .number(Double(id.rawValue))) }
+        if let identity {
+            root.append("uuid", .string(identity.uuidText))
+            root.append("bridge", .string(identity.bridge.rawValue))
+        }
         root.append("workout", .object(w))
         if zoneUpdates {
             root.append(

@@ -10,10 +10,15 @@ import Zones
 struct WorkoutSetup {
     static let options: Set<String> = Set([
         "activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", "target-hr-zone", "target-power-zone",
-        "target-debounce", StoreLocation.option,
+        "target-debounce", StoreLocation.option, bridgeOption,
     ])
         .union(ProfileArguments.options)
     static let flags: Set<String> = ["json", "events", "save"]
+    static let bridgeOption = "bridge-id"
+    static let bridgeHelp = """
+          --bridge-id ID             the bridge that saved workouts name as theirs: 1 to 64 letters,
+                                     digits, '-', '_' or '.' (default: this box's host name)
+        """
 
     let command: String
     let arguments: CommandArguments
@@ -24,6 +29,8 @@ struct WorkoutSetup {
     let save: Bool
     /// How long the rider may be out of a target zone before the alert (`--target-debounce`).
     let targetDebounce: Duration
+    /// The bridge saved workouts carry (`--bridge-id`, else the host name).
+    let bridge: BridgeID
 
     init(_ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false) throws {
         self.command = command
@@ -39,6 +46,12 @@ struct WorkoutSetup {
         if arguments.has("events") && !arguments.has("json") {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
         }
+        bridge = try arguments[Self.bridgeOption].map { text throws(UsageError) in
+            switch BridgeID.parse(text) {
+            case .success(let bridge): bridge
+            case .failure(let error): throw UsageError("--bridge-id: \(error)")
+            }
+        } ?? .hostDefault
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
         store =
             save
@@ -161,7 +174,8 @@ struct WorkoutSetup {
                         uniqueKeysWithValues: WorkoutStateMachine.zonedTypes.compactMap { type in
                             machine.zoneConfiguration(for: type).map { (type, $0) }
                         }),
-                    sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets))
+                    sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets,
+                    bridge: bridge))
             context.errors.line("sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(command == "replay" ? "replays" : "records")")
             context.errors.flush()
         }
@@ -189,7 +203,9 @@ struct WorkoutSetup {
             }
         }
         if arguments.has("json") {
-            context.output.line(WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events")).serialized)
+            context.output.line(
+                WorkoutJSON.object(workout, id: id, identity: id.flatMap { _ in recorder?.identity }, zoneUpdates: arguments.has("events"))
+                    .serialized)
             if let id, let store { context.errors.line("sensorbridge \(command): saved as workout \(id) in \(store.path)") }
         } else {
             context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint()))

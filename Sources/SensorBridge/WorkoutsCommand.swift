@@ -63,15 +63,17 @@ enum WorkoutsCommand {
     static let listHelp = """
         Usage: sensorbridge workouts list [--from DAY] [--to DAY] [--activity TYPE] [--json] [--store PATH]
 
-        Lists the stored workouts, oldest first. Unfinished ones (an interrupted recording) are
-        marked; 'sensorbridge workouts recover' finishes them.
+        Lists the stored workouts, oldest first, each with the bridge that recorded it (its
+        --bridge-id, else that box's host name). Unfinished ones (an interrupted recording) are
+        marked; 'sensorbridge workouts recover' finishes them. The commands that take an ID also
+        take the workout's UUID (in --json), which stays the same wherever the workout is copied.
 
         Options:
           --from YYYY-MM-DD          workouts that start on this day or later (local time, or $TZ)
           --to YYYY-MM-DD            workouts that start on this day or earlier
           --activity TYPE            workouts of this type, or with an activity of it (a
                                      bike-and-run workout is listed for cycling and for running)
-          --json                     {"workouts":[{"id":1,"state":"finished","start":...}, ...]}
+          --json                     {"workouts":[{"id":1,"uuid":"...","bridge":"garage","state":"finished",...}, ...]}
         \(StoreLocation.help)
 
         Examples:
@@ -98,19 +100,21 @@ enum WorkoutsCommand {
             context.output.line("No workouts in \(store.path)" + (filter == WorkoutFilter() ? "." : " match."))
             return .success
         }
-        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP")
+        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP  Bridge")
         for w in workouts {
             let head = "\(String(w.id.rawValue).leftPadded(4))  \(context.localTime(w.startDate))  "
                 + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
             guard let duration = w.duration, let active = w.activeDuration else {
                 let until = w.recordedUntil.map(\.clockText) ?? "?"
-                context.output.line(head + "  unfinished: recorded \(until); run 'sensorbridge workouts recover'")
+                context.output.line(
+                    head + "  unfinished on bridge \(w.identity.bridge): recorded \(until); run 'sensorbridge workouts recover'")
                 continue
             }
             func figure(_ value: Double?, _ width: Int) -> String { (value.map(WorkoutSummary.whole) ?? "-").leftPadded(width) }
             context.output.line(
                 head + duration.clockText.leftPadded(10) + active.clockText.leftPadded(10)
-                    + figure(w.averageHeartRate, 8) + figure(w.averagePower, 7) + figure(w.normalizedPower, 6))
+                    + figure(w.averageHeartRate, 8) + figure(w.averagePower, 7) + figure(w.normalizedPower, 6)
+                    + "  \(w.identity.bridge)")
         }
         return .success
     }
@@ -119,6 +123,8 @@ enum WorkoutsCommand {
         func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var object = JSONObject()
         object.append("id", .number(Double(w.id.rawValue)))
+        object.append("uuid", .string(w.identity.uuidText))
+        object.append("bridge", .string(w.identity.bridge.rawValue))
         object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
         object.append("start", .string(WorkoutJSON.iso(w.startDate)))
         object.append("activityType", .string(w.activityType.rawValue))
@@ -198,27 +204,47 @@ enum WorkoutsCommand {
         }
         let requested = which == "latest" ? nil : try workoutID(which)
         let store = try StoreLocation.openForReading(arguments, context)
-        guard let id = try requested ?? store.latestWorkoutID() else {
+        guard let id = try requested?.id(in: store) ?? store.latestWorkoutID() else {
             context.errors.line("sensorbridge workouts show: there are no finished workouts in \(store.path) yet")
             return .failure
         }
         let workout = try store.workout(id)
+        let identity = try store.identity(of: id)
         let fallback = workout.profile == nil ? WorkoutProfile(try store.preferences()) : nil
         if arguments.has("json") {
             context.output.line(
-                WorkoutJSON.object(workout, id: id, zoneUpdates: arguments.has("events"), fallback: fallback).serialized)
+                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), fallback: fallback)
+                    .serialized)
         } else {
-            context.output.line("Workout \(id)")
+            context.output.line("Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge))")
             context.output.write(WorkoutSummary.text(workout, fallback: fallback))
         }
         return .success
     }
 
-    static func workoutID(_ text: String) throws(UsageError) -> WorkoutID {
-        guard let id = WorkoutID(text) else {
-            throw UsageError("'\(text)' is not a workout id; give a number from 'sensorbridge workouts list'")
+    /// A workout as the command line names it: its id in this store, or its UUID (the same on
+    /// every store it is copied to).
+    enum WorkoutReference: Equatable {
+        case id(WorkoutID)
+        case uuid(UUID)
+
+        /// The workout's id in `store`.
+        ///
+        /// - Throws: `WorkoutStoreError.uuidNotFound` for a UUID no workout there has.
+        func id(in store: WorkoutStore) throws -> WorkoutID {
+            switch self {
+            case .id(let id): return id
+            case .uuid(let uuid):
+                guard let id = try store.workoutID(uuid: uuid) else { throw WorkoutStoreError.uuidNotFound(uuid) }
+                return id
+            }
         }
-        return id
+    }
+
+    static func workoutID(_ text: String) throws(UsageError) -> WorkoutReference {
+        if let id = WorkoutID(text) { return .id(id) }
+        if text.count == 36, let uuid = UUID(uuidString: text) { return .uuid(uuid) }
+        throw UsageError("'\(text)' is not a workout id; give a number from 'sensorbridge workouts list', or a workout's UUID")
     }
 
     // MARK: delete
@@ -250,8 +276,9 @@ enum WorkoutsCommand {
         guard let text = arguments.positionals.first else {
             throw UsageError("give the id of the workout to delete, from 'sensorbridge workouts list'")
         }
-        let id = try workoutID(text)
+        let reference = try workoutID(text)
         let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        let id = try reference.id(in: store)
         // A workout that does not exist is not asked about: deleteWorkout says so.
         if !arguments.has("yes"), context.inputIsTerminal,
             let workout = try store.workouts(matching: WorkoutFilter()).first(where: { $0.id == id })
@@ -299,8 +326,9 @@ enum WorkoutsCommand {
             return .success
         }
         try arguments.expectPositionals(atMost: 1)
-        let only = try arguments.positionals.first.map { text throws(UsageError) in try workoutID(text) }
+        let reference = try arguments.positionals.first.map { text throws(UsageError) in try workoutID(text) }
         let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        let only = try reference?.id(in: store)
         let unfinished = try store.unfinishedWorkouts().filter { only == nil || $0.id == only }
         if let only, unfinished.isEmpty {
             _ = try store.timeline(of: only)  // .notFound for an id that does not exist

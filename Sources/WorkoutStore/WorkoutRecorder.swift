@@ -22,11 +22,14 @@ public struct RecordingStart: Sendable {
     public var profile: WorkoutProfile?
     /// The target zones of the workout, kept for a recovered workout.
     public var targets: [WorkoutTarget]
+    /// The bridge recording it (`--bridge-id`, this box's host name by default).
+    public var bridge: BridgeID
 
     public init(
         startDate: Date, start: Duration, activityType: WorkoutActivityType,
         zoneConfigurations: [QuantityType: WorkoutZoneConfiguration], maximumHolds: [QuantityType: Duration] = [:],
-        sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil, targets: [WorkoutTarget] = []
+        sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil, targets: [WorkoutTarget] = [],
+        bridge: BridgeID = .hostDefault
     ) {
         self.startDate = startDate
         self.start = start
@@ -36,6 +39,7 @@ public struct RecordingStart: Sendable {
         self.sensors = sensors
         self.profile = profile
         self.targets = targets
+        self.bridge = bridge
     }
 }
 
@@ -56,6 +60,8 @@ public struct RecordingStart: Sendable {
 /// recorded written first). Safe to call from any thread; the session's consumer thread feeds it.
 public final class WorkoutRecorder: Sendable {
     public let workoutID: WorkoutID
+    /// The workout's UUID and the bridge recording it.
+    public let identity: WorkoutIdentity
     /// The store's path.
     public let path: String
     /// How often the writer thread writes what waits (from the start of one write to the next; at
@@ -82,17 +88,15 @@ public final class WorkoutRecorder: Sendable {
         // waits for it); a store busy for longer is tried again at the next write.
         store.connection.setBusyTimeout(milliseconds: 200)
         let holds = WorkoutStore.holds(start.maximumHolds)
+        let identity = WorkoutIdentity(bridge: start.bridge)
         var lock: RecordingLock?
         let id = try store.performTransaction {
-            try store.connection.statement(
-                """
-                INSERT INTO workouts (id, start_date, anchor_offset_ns, activity_type, heart_rate_hold_ns, power_hold_ns)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """
-            ).run(
-                try store.newWorkoutID(), start.startDate.timeIntervalSinceReferenceDate, start.start.nanoseconds, start.activityType.rawValue,
-                holds[.heartRate]!.nanoseconds, holds[.cyclingPower]!.nanoseconds)
-            let id = store.connection.lastInsertRowID
+            let id = try store.insertWorkoutRow(
+                [
+                    ("id", try store.newWorkoutID()), ("start_date", start.startDate.timeIntervalSinceReferenceDate),
+                    ("anchor_offset_ns", start.start.nanoseconds), ("activity_type", start.activityType.rawValue),
+                    ("heart_rate_hold_ns", holds[.heartRate]!.nanoseconds), ("power_hold_ns", holds[.cyclingPower]!.nanoseconds),
+                ], identity: identity)
             try store.connection.statement(
                 """
                 INSERT INTO recordings (workout_id, recorded_until_ns, malformed_notifications, dropped_samples)
@@ -112,6 +116,7 @@ public final class WorkoutRecorder: Sendable {
             return id
         }
         workoutID = WorkoutID(id)
+        self.identity = identity
         self.path = path
         self.flushInterval = flushInterval
         self.holds = holds
@@ -233,11 +238,11 @@ public final class WorkoutRecorder: Sendable {
     /// id. When it throws, the journal stays as it was, and is still written.
     @discardableResult
     public func finish(_ workout: Workout) throws(WorkoutStoreError) -> WorkoutID {
-        let (id, holds) = (workoutID, holds)
+        let (id, holds, identity) = (workoutID, holds, identity)
         let finished = try writer.close { (store) throws(WorkoutStoreError) in
             try store.performTransaction {
                 try store.connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)
-                return try store.insert(workout, maximumHolds: holds, id: id)
+                return try store.insert(workout, maximumHolds: holds, id: id, identity: identity)
             }
         }
         guard let finished else { throw .notFound(id) }

@@ -45,6 +45,8 @@ public struct WorkoutListing: Sendable, Hashable {
     public let normalizedPower: Double?
     /// For an unfinished workout: how far its journal goes.
     public let recordedUntil: Duration?
+    /// Its UUID and the bridge that recorded it.
+    public let identity: WorkoutIdentity
 
     public var isFinished: Bool { duration != nil }
 }
@@ -85,7 +87,7 @@ extension WorkoutStore {
             try connection.statement(
                 """
                 SELECT w.id, w.start_date, w.activity_type, w.duration_ns, w.active_duration_ns,
-                    s.heart_rate_average, s.power_average, s.power_normalized, r.recorded_until_ns
+                    s.heart_rate_average, s.power_average, s.power_normalized, r.recorded_until_ns, w.uuid, w.bridge
                 FROM workouts w
                 LEFT JOIN workout_statistics s ON s.workout_id = w.id
                 LEFT JOIN recordings r ON r.workout_id = w.id
@@ -99,7 +101,8 @@ extension WorkoutStore {
                         activityType: try activityType(row.text(2)), duration: row.optionalInt64(3).map { .nanoseconds($0) },
                         activeDuration: row.optionalInt64(4).map { .nanoseconds($0) }, averageHeartRate: row.optionalDouble(5),
                         averagePower: row.optionalDouble(6), normalizedPower: row.optionalDouble(7),
-                        recordedUntil: row.optionalInt64(8).map { .nanoseconds($0) }))
+                        recordedUntil: row.optionalInt64(8).map { .nanoseconds($0) },
+                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10))))
             }
             return listings
         }

@@ -92,8 +92,9 @@ extension WorkoutStore {
             workout.profile = profile
             workout.targets = try targets(of: id.rawValue)
 
+            let identity = try self.identity(of: id)
             try connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)
-            _ = try insert(workout, maximumHolds: row.holds, id: id)
+            _ = try insert(workout, maximumHolds: row.holds, id: id, identity: identity)
             return workout
         }
         if let lockPath = recordingLockPath(id) { RecordingLock.remove(at: lockPath) }

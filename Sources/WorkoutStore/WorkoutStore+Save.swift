@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SensorCore
 public import Workouts
 import Zones
@@ -10,11 +10,42 @@ extension WorkoutStore {
     ///
     /// - Parameter maximumHolds: the zone rule's holds the workout was classified with (defaults:
     ///   5 s heart rate, 3 s power); `workouts zones` re-buckets the samples with them.
+    /// - Parameter bridge: the bridge that recorded it (this box's host name by default); the
+    ///   workout also gets a new UUID.
     @discardableResult
-    public func save(_ workout: Workout, maximumHolds: [QuantityType: Duration] = [:]) throws(WorkoutStoreError)
-        -> WorkoutID
+    public func save(_ workout: Workout, maximumHolds: [QuantityType: Duration] = [:], bridge: BridgeID = .hostDefault)
+        throws(WorkoutStoreError) -> WorkoutID
     {
-        try performTransaction { try insert(workout, maximumHolds: maximumHolds, id: nil) }
+        try performTransaction { try insert(workout, maximumHolds: maximumHolds, id: nil, identity: WorkoutIdentity(bridge: bridge)) }
+    }
+
+    /// The UUID and bridge of workout `id`.
+    ///
+    /// - Throws: `.notFound` when there is no such workout.
+    public func identity(of id: WorkoutID) throws(WorkoutStoreError) -> WorkoutIdentity {
+        try perform {
+            let identity = try connection.statement("SELECT uuid, bridge FROM workouts WHERE id = ?").firstRow(id.rawValue) {
+                Self.identity(uuid: $0.optionalText(0), bridge: $0.optionalText(1))
+            }
+            guard let identity else { throw WorkoutStoreError.notFound(id) }
+            return identity
+        }
+    }
+
+    /// The workout whose UUID is `uuid`, nil when there is none.
+    public func workoutID(uuid: UUID) throws(WorkoutStoreError) -> WorkoutID? {
+        try perform {
+            try connection.statement("SELECT id FROM workouts WHERE uuid = ?").firstRow(uuid.uuidString.lowercased()) {
+                WorkoutID($0.int64(0))
+            }
+        }
+    }
+
+    /// An identity from its columns, which migration 9 fills for every workout (a new one should
+    /// they be missing).
+    static func identity(uuid: String?, bridge: String?) -> WorkoutIdentity {
+        WorkoutIdentity(
+            uuid: uuid.flatMap(UUID.init(uuidString:)) ?? UUID(), bridge: bridge.flatMap(BridgeID.init(rawValue:)) ?? .hostDefault)
     }
 
     /// The holds for every zoned type: those given, else the classifier's defaults.
@@ -23,23 +54,22 @@ extension WorkoutStore {
             uniqueKeysWithValues: ValueDurations.zonedTypes.map { ($0, given[$0] ?? ZoneClassifier.defaultMaximumHold(for: $0)) })
     }
 
-    /// Inserts every row of `workout` (as `id`, or a new id); the caller holds a transaction.
-    func insert(_ workout: Workout, maximumHolds: [QuantityType: Duration], id: WorkoutID?) throws -> WorkoutID {
+    /// Inserts every row of `workout` (as `id`, or a new id) with `identity`; the caller holds a
+    /// transaction.
+    func insert(_ workout: Workout, maximumHolds: [QuantityType: Duration], id: WorkoutID?, identity: WorkoutIdentity) throws
+        -> WorkoutID
+    {
         let holds = Self.holds(maximumHolds)
         let startNanoseconds = workout.start.nanoseconds
         func offset(_ time: Duration) -> Int64 { time.nanoseconds - startNanoseconds }
 
-        try connection.statement(
-            """
-            INSERT INTO workouts (id, start_date, anchor_offset_ns, duration_ns, active_duration_ns, activity_type,
-                heart_rate_hold_ns, power_hold_ns)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """
-        ).run(
-            try id?.rawValue ?? newWorkoutID(), workout.startDate.timeIntervalSinceReferenceDate, startNanoseconds, offset(workout.end),
-            workout.activeDuration.nanoseconds, workout.activityType.rawValue, holds[.heartRate]!.nanoseconds,
-            holds[.cyclingPower]!.nanoseconds)
-        let workoutID = connection.lastInsertRowID
+        let workoutID = try insertWorkoutRow(
+            [
+                ("id", try id?.rawValue ?? newWorkoutID()), ("start_date", workout.startDate.timeIntervalSinceReferenceDate),
+                ("anchor_offset_ns", startNanoseconds), ("duration_ns", offset(workout.end)),
+                ("active_duration_ns", workout.activeDuration.nanoseconds), ("activity_type", workout.activityType.rawValue),
+                ("heart_rate_hold_ns", holds[.heartRate]!.nanoseconds), ("power_hold_ns", holds[.cyclingPower]!.nanoseconds),
+            ], identity: identity)
 
         try insertStatistics(workout.statistics, workout: workoutID)
         if let profile = workout.profile { try insertProfile(profile, workout: workoutID) }
@@ -172,6 +202,20 @@ extension WorkoutStore {
     /// The id for a new workout: one above the highest ever given (`Schema.workoutIDHighWater`),
     /// so that a deleted workout's id is never given again; nil (SQLite's choice) in a store from
     /// before that migration, which only tests open. The caller holds the inserting transaction.
+    /// Inserts a `workouts` row of `columns` and `identity` and returns its id; the caller holds a
+    /// transaction. A store of a schema before migration 9 (made by a test from the first
+    /// migrations) has no identity columns and gets none.
+    func insertWorkoutRow(_ columns: [(name: String, value: (any SQLiteBindable)?)], identity: WorkoutIdentity) throws -> Int64 {
+        var columns = columns
+        if try connection.userVersion >= Schema.identityVersion {
+            columns += [("uuid", identity.uuidText), ("bridge", identity.bridge.rawValue)]
+        }
+        let names = columns.map(\.name).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try connection.statement("INSERT INTO workouts (\(names)) VALUES (\(marks))").run(arguments: columns.map(\.value))
+        return connection.lastInsertRowID
+    }
+
     func newWorkoutID() throws -> Int64? {
         guard try connection.userVersion >= Schema.workoutIDHighWaterVersion else { return nil }
         let statement = try connection.prepare("SELECT id + 1 FROM workout_id_high_water")

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why the store could not do what was asked. Every case says what is wrong and what to do; a
 /// failed change is rolled back, so the store is as it was.
@@ -25,6 +25,8 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case busy(path: String)
     /// No workout has this id.
     case notFound(WorkoutID)
+    /// No workout has this UUID.
+    case uuidNotFound(UUID)
     /// The workout was never finished (the recording stopped); recover or discard it first.
     case unfinished(WorkoutID)
     /// The workout is finished; there is nothing to recover.
@@ -71,6 +73,8 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
                 + "sensorbridge has finished"
         case .notFound(let id):
             "there is no workout \(id); 'sensorbridge workouts list' shows the ids"
+        case .uuidNotFound(let uuid):
+            "there is no workout \(uuid.uuidString.lowercased()); 'sensorbridge workouts list --json' shows the UUIDs"
         case .unfinished(let id):
             "workout \(id) was never finished (its recording stopped); run 'sensorbridge workouts recover' to finish "
                 + "it from what was saved, or 'sensorbridge workouts recover --discard' to delete it"

@@ -40,7 +40,8 @@ import Zones
         #expect(human.output.hasSuffix("Saved as workout 2 in \(store).\n"))
         #expect(human.errors.contains("saving workout 2 to \(store)"))
         let shown = run(["workouts", "show", "2"]).output
-        #expect(shown.hasPrefix("Workout 2\nRunning workout, 2026-11-01T07:00:00Z, 30:00"))
+        #expect(shown.hasPrefix("Workout 2 ("))
+        #expect(shown.contains(", recorded by bridge \(BridgeID.hostDefault))\nRunning workout, 2026-11-01T07:00:00Z, 30:00"))
         // Events are part of the same shape.
         let events = try JSONValue(parsing: run(["workouts", "show", "1", "--json", "--events"]).output)
         #expect(events["zoneUpdates"]?.arrayValue?.count == 6)
@@ -91,6 +92,36 @@ import Zones
         #expect(text.contains("\n   1  2026-11-02 17:30  cycling      1:03:00   1:00:00"))
         #expect(runCLI(["workouts", "list", "--from", "2026-11-31", "--store", store]).status == .usage)
         #expect(runCLI(["workouts", "list", "--from", "2026-11-05", "--to", "2026-11-01", "--store", store]).status == .usage)
+    }
+
+    /// `--bridge-id` names the bridge a saved workout carries (the host name by default); the list
+    /// shows it, the JSON gives it with the UUID, and the UUID names the workout wherever an id does.
+    @Test func workoutsCarryTheirBridgeAndAreFoundByUUID() throws {
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save", "--bridge-id", "room-2"])
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"])
+        let listed = try #require(try JSONValue(parsing: run(["workouts", "list", "--json"]).output)["workouts"]?.arrayValue)
+        #expect(listed.map { $0["bridge"] } == [.string("room-2"), .string(BridgeID.hostDefault.rawValue)])
+        let uuid = try #require(listed[0]["uuid"]?.stringValue)
+        #expect(uuid.count == 36 && uuid == uuid.lowercased() && uuid != listed[1]["uuid"]?.stringValue)
+        let rows = run(["workouts", "list"]).output.split(separator: "\n")
+        #expect(rows.first?.hasSuffix("NP  Bridge") == true)
+        #expect(rows[1].hasSuffix("  room-2") && rows[2].hasSuffix("  \(BridgeID.hostDefault)"))
+
+        let shown = try JSONValue(parsing: run(["workouts", "show", uuid.uppercased(), "--json"]).output)
+        #expect(shown["id"] == 1 && shown["uuid"]?.stringValue == uuid && shown["bridge"] == "room-2")
+        #expect(run(["workouts", "show", uuid]).output.hasPrefix("Workout 1 (\(uuid), recorded by bridge room-2)\n"))
+        #expect(run(["export", uuid, "--format", "csv", "-o", "-"]).output.hasPrefix("time"))
+
+        let unknown = UUID().uuidString.lowercased()
+        let missing = runCLI(["workouts", "show", unknown, "--store", store])
+        #expect(missing.status == .failure)
+        #expect(missing.errors.contains("there is no workout \(unknown); 'sensorbridge workouts list --json' shows the UUIDs"))
+        let bad = runCLI(["workouts", "show", "12ab", "--store", store])
+        #expect(bad.status == .usage && bad.errors.contains("'12ab' is not a workout id"))
+        let badBridge = runCLI(["replay", capture("run-30min-hr.jsonl"), "--save", "--bridge-id", "my box", "--store", store])
+        #expect(badBridge.status == .usage)
+        #expect(badBridge.errors.contains("--bridge-id: 'my box' is not a bridge id: give 1 to 64 letters, digits"))
+        #expect(run(["workouts", "delete", uuid, "--yes"]).output == "Deleted workout 1.\n")
     }
 
     @Test func workoutsDelete() throws {

@@ -88,6 +88,10 @@ final class SQLiteStatement {
 
     /// Binds `arguments`, steps to the end, and resets (so the statement holds no lock).
     func run(_ arguments: (any SQLiteBindable)?...) throws(SQLiteError) {
+        try run(arguments: arguments)
+    }
+
+    func run(arguments: [(any SQLiteBindable)?]) throws(SQLiteError) {
         try bind(arguments)
         while try step() {}
         reset()

@@ -17,11 +17,18 @@ enum Schema {
         Migration(6, "the lactate-threshold heart rate and the heart-rate zone model", sql: version6),
         Migration(7, "the target zones a workout was coached to", sql: version7),
         Migration(workoutIDHighWaterVersion, "workout ids are never used again after a delete", sql: workoutIDHighWater),
+        Migration(identityVersion, "each workout's UUID and the bridge that recorded it") { connection in
+            try connection.execute(version9)
+            try backfillIdentities(connection, bridge: .hostDefault)
+        },
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
     /// from there (`WorkoutStore.newWorkoutID()`).
     static let workoutIDHighWaterVersion: Int64 = 8
+
+    /// The migration that adds each workout's UUID and bridge (`WorkoutIdentity`).
+    static let identityVersion: Int64 = 9
 
     /// The newest schema version this build knows.
     static var version: Int64 { migrations.last!.version }
@@ -357,4 +364,30 @@ enum Schema {
             UPDATE workout_id_high_water SET id = max(id, NEW.id);
         END;
         """
+
+    /// Workouts carry a UUID no other workout has on any bridge, and the bridge that recorded them
+    /// (`WorkoutIdentity`). Workouts from before it get a new UUID and this box's host name: they
+    /// were recorded on the box whose store they are in. The columns stay nullable (SQLite adds
+    /// no NOT NULL column without a default); the trigger refuses a workout without them.
+    static let version9 = """
+        ALTER TABLE workouts ADD COLUMN uuid TEXT CHECK (uuid IS NULL OR (length(uuid) = 36 AND uuid = lower(uuid)));
+        ALTER TABLE workouts ADD COLUMN bridge TEXT CHECK (bridge IS NULL OR length(bridge) BETWEEN 1 AND 64);
+        CREATE UNIQUE INDEX workouts_by_uuid ON workouts (uuid);
+        CREATE INDEX workouts_by_bridge ON workouts (bridge);
+        CREATE TRIGGER workouts_need_identity BEFORE INSERT ON workouts
+            WHEN NEW.uuid IS NULL OR NEW.bridge IS NULL
+        BEGIN
+            SELECT RAISE(ABORT, 'a workout needs its uuid and bridge');
+        END;
+        """
+
+    /// Gives each workout without a UUID a new one, and `bridge`.
+    static func backfillIdentities(_ connection: SQLiteConnection, bridge: BridgeID) throws {
+        var ids: [Int64] = []
+        try connection.statement("SELECT id FROM workouts WHERE uuid IS NULL ORDER BY id").forEachRow { ids.append($0.int64(0)) }
+        let update = try connection.statement("UPDATE workouts SET uuid = ?, bridge = ? WHERE id = ?")
+        for id in ids {
+            try update.run(WorkoutIdentity(bridge: bridge).uuidText, bridge.rawValue, id)
+        }
+    }
 }

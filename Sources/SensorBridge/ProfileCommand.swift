@@ -10,6 +10,7 @@ enum ProfileCommand {
                                         [--power-model 6|7] [--json] [--store PATH]
                sensorbridge profile show [--json] [--store PATH]
                sensorbridge profile reset [--yes] [--json] [--store PATH]
+               (each also with --athlete NAME: that athlete's profile, see 'sensorbridge athletes')
 
         Your profile, from which the system zones come: heart-rate zones by heart-rate reserve
         (the default; needs an age or birth date, or a measured maximum, and a resting heart rate),
@@ -47,33 +48,34 @@ enum ProfileCommand {
         // Each subcommand takes what it uses: the profile's values only 'set', --yes only 'reset'.
         let arguments = try CommandArguments(
             words.dropFirst(), command: "profile \(subcommand)",
-            options: subcommand == "set" ? ProfileArguments.options.union([StoreLocation.option]) : [StoreLocation.option],
+            options: (subcommand == "set" ? ProfileArguments.options : []).union([StoreLocation.option, AthleteOption.option]),
             flags: subcommand == "reset" ? ["json", "yes"] : ["json"], shortFlags: subcommand == "reset" ? ["-y": "yes"] : [:])
         if arguments.has("help") || subcommand == "--help" || subcommand == "-h" {
             context.output.line(help)
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
+        let athlete = try AthleteOption.name(arguments)
         switch subcommand {
         case "set":
-            guard arguments.values.keys.contains(where: { $0 != StoreLocation.option }) else {
+            guard arguments.values.keys.contains(where: { $0 != StoreLocation.option && $0 != AthleteOption.option }) else {
                 throw UsageError("give what to set, for example: sensorbridge profile set --age 40 --resting-hr 50 --ftp 250")
             }
             let store = try StoreLocation.open(arguments, context)
-            var preferences = try store.preferences()
+            var preferences = try store.preferences(of: athlete)
             preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
             if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
             if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
             try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
-            try store.savePreferences(preferences)
+            try store.savePreferences(preferences, for: athlete)
             context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
         case "show":
             let store = try StoreLocation.openForReading(arguments, context)
-            let preferences = try store.preferences()
+            let preferences = try store.preferences(of: athlete)
             context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
         case "reset":
             let store = try StoreLocation.open(arguments, context)
-            var preferences = try store.preferences()
+            var preferences = try store.preferences(of: athlete)
             let what = described(preferences)
             if !arguments.has("yes"), context.inputIsTerminal, !what.isEmpty {
                 guard context.confirm("Reset your profile (\(what.joined(separator: ", ")))? [y/N] ") else {
@@ -84,7 +86,7 @@ enum ProfileCommand {
             preferences.profile = AthleteProfile()
             preferences.powerZoneModel = .sixZones
             preferences.heartRateZoneModel = .reserve
-            try store.savePreferences(preferences)
+            try store.savePreferences(preferences, for: athlete)
             if arguments.has("json") {
                 context.output.line(json(preferences).serialized)
             } else {

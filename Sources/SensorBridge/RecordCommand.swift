@@ -46,6 +46,7 @@ enum RecordCommand {
                                      the debounce time (default 10 s; never while paused)
         \(StoreLocation.help)
         \(WorkoutSetup.bridgeHelp)
+        \(AthleteOption.help)
 
         On a terminal, standard error shows a live dashboard redrawn in place: heart rate and
         power (in big digits when the screen has room), 3 s and 10 s power, cadence, %FTP, the
@@ -79,11 +80,11 @@ enum RecordCommand {
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
-        let queries = roles.compactMap { role in arguments[role.option].map { (role, $0) } }
-        guard !queries.isEmpty else {
+        var queries = roles.compactMap { role in arguments[role.option].map { (role, $0) } }
+        if queries.isEmpty, arguments[AthleteOption.option] == nil {
             throw UsageError(
                 "give the sensors to record: --hr, --power, --cadence and/or --speed, each with an address or name "
-                    + "(see 'sensorbridge scan')")
+                    + "(see 'sensorbridge scan'), or --athlete NAME for the sensors assigned to them")
         }
         let livePath = try LivePathOptions(arguments)
         let web = try WebOptions(arguments)
@@ -93,6 +94,18 @@ enum RecordCommand {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
         }
         var setup = try WorkoutSetup(arguments, context, command: "record", alwaysSave: !arguments.has("no-save"))
+        if queries.isEmpty, let athlete = setup.athlete {
+            // The athlete's assigned sensors, when none is given.
+            queries = roles.compactMap { role in
+                (role.option == "hr" ? athlete.sensors[.heartRate] : role.option == "power" ? athlete.sensors[.power] : nil)
+                    .map { (role, $0) }
+            }
+            guard !queries.isEmpty else {
+                throw UsageError(
+                    "\(athlete.name) has no sensors assigned: give --hr and/or --power, or assign them with "
+                        + "'sensorbridge athletes assign \(athlete.name) --hr ADDRESS --power ADDRESS'")
+            }
+        }
 
         let client = try BlueZClient(environment: context.environment)
         defer { client.bus.close() }

@@ -46,6 +46,7 @@ enum ReplayCommand {
                                      can be finished with 'sensorbridge workouts recover'
         \(StoreLocation.help)
         \(WorkoutSetup.bridgeHelp)
+        \(AthleteOption.help)
         \(HandleMapArgument.help)
 
         A btsnoop capture's devices are named by what they are: 'power' for a peer with the

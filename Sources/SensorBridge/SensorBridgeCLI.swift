@@ -46,6 +46,9 @@ public enum SensorBridgeCLI {
         Subcommand(
             name: "profile", summary: "your profile for the system zones: set, show, reset",
             subcommands: ProfileCommand.subcommands, run: ProfileCommand.run),
+        Subcommand(
+            name: "athletes", summary: "several people on one box, each with their zones and sensors",
+            subcommands: AthletesCommand.subcommands, run: AthletesCommand.run),
         Subcommand(name: "web", summary: "the stored workouts as a web page and an HTTP API", run: WebCommand.run),
         Subcommand(name: "completion", summary: "a completion script for bash, zsh or fish", run: CompletionCommand.run),
         Subcommand(name: "man", summary: "the manual page, sensorbridge.1, in roff", run: ManualPage.run),

@@ -47,6 +47,7 @@ enum ServeCommand {
           and zones otherwise, read again for every workout)
         \(StoreLocation.help)
         \(WorkoutSetup.bridgeHelp)
+        \(AthleteOption.help)
 
         Examples:
           sensorbridge serve

@@ -69,6 +69,7 @@ enum WorkoutJSON {
         if let identity {
             root.append("uuid", .string(identity.uuidText))
             root.append("bridge", .string(identity.bridge.rawValue))
+            root.append("athlete", identity.athlete.map { .string($0.rawValue) } ?? .null)
         }
         root.append("workout", .object(w))
         if zoneUpdates {

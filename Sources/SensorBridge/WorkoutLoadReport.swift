@@ -33,6 +33,8 @@ enum WorkoutLoadReport {
           --from YYYY-MM-DD          the first day shown (default: six weeks before --to)
           --to YYYY-MM-DD            the last day shown (default: today)
           --activity TYPE            only workouts of this type, or with an activity of it
+          --athlete NAME             only this athlete's workouts, with their profile for workouts
+                                     stored without one
           --json                     {"days":[{"day":"2026-11-02","workouts":1,"load":87.2,
                                      "fitness":2.08,"fatigue":12.46,"form":0}, ...],
                                      "workouts":[{"id":3,"day":"2026-11-02","load":{...}}, ...]}
@@ -51,7 +53,7 @@ enum WorkoutLoadReport {
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "workouts load", options: ["from", "to", "activity", "svg", StoreLocation.option],
+            words, command: "workouts load", options: ["from", "to", "activity", "svg", AthleteOption.option, StoreLocation.option],
             flags: ["json", "force"])
         if arguments.has("help") {
             context.output.line(help)
@@ -71,7 +73,7 @@ enum WorkoutLoadReport {
         filter.from = nil
 
         let store = try StoreLocation.openForReading(arguments, context)
-        let current = WorkoutProfile(try store.preferences())
+        let current = WorkoutProfile(try store.preferences(of: filter.athlete))
         let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar, fallback: current)
         let dated = workouts.map { (day: localDay(of: $0.startDate, context), stressScore: $0.load.stressScore) }
         let start = dated.first.map { min($0.day, first) } ?? first

@@ -10,7 +10,7 @@ import Zones
 struct WorkoutSetup {
     static let options: Set<String> = Set([
         "activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", "target-hr-zone", "target-power-zone",
-        "target-debounce", StoreLocation.option, bridgeOption,
+        "target-debounce", StoreLocation.option, bridgeOption, AthleteOption.option,
     ])
         .union(ProfileArguments.options)
     static let flags: Set<String> = ["json", "events", "save"]
@@ -31,6 +31,8 @@ struct WorkoutSetup {
     let targetDebounce: Duration
     /// The bridge saved workouts carry (`--bridge-id`, else the host name).
     let bridge: BridgeID
+    /// The athlete recorded (`--athlete`): their profile, zones and sensors; nil for the box's own.
+    let athlete: AthleteRecord?
 
     init(_ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false) throws {
         self.command = command
@@ -56,7 +58,8 @@ struct WorkoutSetup {
         store =
             save
             ? try StoreLocation.open(arguments, context) : try StoreLocation.openIfPresent(arguments, context)
-        var preferences = try store?.preferences() ?? ZonePreferences()
+        athlete = try AthleteOption.athlete(arguments, in: store)
+        var preferences = try athlete?.preferences ?? store?.preferences() ?? ZonePreferences()
         preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
         if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
         if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
@@ -175,7 +178,7 @@ struct WorkoutSetup {
                             machine.zoneConfiguration(for: type).map { (type, $0) }
                         }),
                     sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets,
-                    bridge: bridge))
+                    bridge: bridge, athlete: athlete?.name))
             context.errors.line("sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(command == "replay" ? "replays" : "records")")
             context.errors.flush()
         }

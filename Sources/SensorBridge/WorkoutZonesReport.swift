@@ -28,8 +28,9 @@ enum WorkoutZonesReport {
                                      zones in effect stay, the span between them is cut into
                                      N - 2 zones of equal width, and the zones below and above
                                      stay open
-          --from YYYY-MM-DD, --to YYYY-MM-DD, --activity TYPE
-                                     which workouts, as for 'sensorbridge workouts list'
+          --from YYYY-MM-DD, --to YYYY-MM-DD, --activity TYPE, --athlete NAME
+                                     which workouts, as for 'sensorbridge workouts list' (with
+                                     --athlete, the zones in effect are that athlete's)
           --json                     {"quantityType":"heartRate","by":"week","configuration":{...},
                                      "periods":[{"period":"2026-W45","start":"2026-11-02",
                                      "workouts":3,"zoneDurations":[...],"totalDuration":...}]}
@@ -44,7 +45,7 @@ enum WorkoutZonesReport {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "workouts zones",
-            options: ["quantity", "by", "zones", "normalize", "from", "to", "activity", StoreLocation.option],
+            options: ["quantity", "by", "zones", "normalize", "from", "to", "activity", AthleteOption.option, StoreLocation.option],
             flags: ["json"])
         if arguments.has("help") {
             context.output.line(help)
@@ -78,7 +79,7 @@ enum WorkoutZonesReport {
         if let custom {
             configuration = custom
         } else {
-            guard let current = try store.preferences().zoneConfiguration(for: type, on: today(context)) else {
+            guard let current = try store.preferences(of: filter.athlete).zoneConfiguration(for: type, on: today(context)) else {
                 throw UsageError(
                     "there are no \(name(type)) zones to sort into: give --zones, set yours with 'sensorbridge zones "
                         + "set \(type == .heartRate ? "heart-rate 120,140,155,170" : "power 150,200,250,300")', or set "

@@ -61,7 +61,7 @@ enum WorkoutsCommand {
     // MARK: list
 
     static let listHelp = """
-        Usage: sensorbridge workouts list [--from DAY] [--to DAY] [--activity TYPE] [--json] [--store PATH]
+        Usage: sensorbridge workouts list [--from DAY] [--to DAY] [--activity TYPE] [--athlete NAME] [--json] [--store PATH]
 
         Lists the stored workouts, oldest first, each with the bridge that recorded it (its
         --bridge-id, else that box's host name). Unfinished ones (an interrupted recording) are
@@ -73,6 +73,7 @@ enum WorkoutsCommand {
           --to YYYY-MM-DD            workouts that start on this day or earlier
           --activity TYPE            workouts of this type, or with an activity of it (a
                                      bike-and-run workout is listed for cycling and for running)
+          --athlete NAME             workouts recorded for this athlete (see 'sensorbridge athletes')
           --json                     {"workouts":[{"id":1,"uuid":"...","bridge":"garage","state":"finished",...}, ...]}
         \(StoreLocation.help)
 
@@ -83,7 +84,7 @@ enum WorkoutsCommand {
 
     static func list(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "workouts list", options: ["from", "to", "activity", StoreLocation.option], flags: ["json"])
+            words, command: "workouts list", options: ["from", "to", "activity", AthleteOption.option, StoreLocation.option], flags: ["json"])
         if arguments.has("help") {
             context.output.line(listHelp)
             return .success
@@ -125,6 +126,7 @@ enum WorkoutsCommand {
         object.append("id", .number(Double(w.id.rawValue)))
         object.append("uuid", .string(w.identity.uuidText))
         object.append("bridge", .string(w.identity.bridge.rawValue))
+        object.append("athlete", w.identity.athlete.map { .string($0.rawValue) } ?? .null)
         object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
         object.append("start", .string(WorkoutJSON.iso(w.startDate)))
         object.append("activityType", .string(w.activityType.rawValue))
@@ -156,6 +158,7 @@ enum WorkoutsCommand {
             }
             filter.activityType = type
         }
+        filter.athlete = try AthleteOption.name(arguments)
         return filter
     }
 
@@ -216,7 +219,9 @@ enum WorkoutsCommand {
                 WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), fallback: fallback)
                     .serialized)
         } else {
-            context.output.line("Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge))")
+            context.output.line(
+                "Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge)"
+                    + (identity.athlete.map { " for \($0)" } ?? "") + ")")
             context.output.write(WorkoutSummary.text(workout, fallback: fallback))
         }
         return .success

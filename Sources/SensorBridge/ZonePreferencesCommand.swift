@@ -11,9 +11,9 @@ enum ZonePreferencesCommand {
     static let subcommands = ["set", "show", "reset"]
 
     static let help = """
-        Usage: sensorbridge zones set heart-rate|power A,B,C,... [--store PATH]
-               sensorbridge zones show [--json] [--store PATH]
-               sensorbridge zones reset [heart-rate|power] [--store PATH]
+        Usage: sensorbridge zones set heart-rate|power A,B,C,... [--athlete NAME] [--store PATH]
+               sensorbridge zones show [--json] [--athlete NAME] [--store PATH]
+               sensorbridge zones reset [heart-rate|power] [--athlete NAME] [--store PATH]
 
         Your zones. 'set' makes boundaries your preferred zones (source user) for every later
         recording and 'workouts zones' report; 'show' prints the zones in effect for heart rate and
@@ -53,11 +53,12 @@ enum ZonePreferencesCommand {
     /// One of `subcommands` with the words after it.
     static func run(_ subcommand: String, _ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "zones \(subcommand)", options: [StoreLocation.option], flags: ["json"])
+            words, command: "zones \(subcommand)", options: [StoreLocation.option, AthleteOption.option], flags: ["json"])
         if arguments.has("help") {
             context.output.line(help)
             return .success
         }
+        let athlete = try AthleteOption.name(arguments)
         func quantity(_ text: String) throws(UsageError) -> QuantityType {
             guard let type = QuantityType(identifier: text), WorkoutStateMachine.zonedTypes.contains(type) else {
                 throw UsageError("'\(text)' has no zones; give heart-rate or power")
@@ -75,26 +76,26 @@ enum ZonePreferencesCommand {
             let configuration = try WorkoutSetup.zoneConfiguration(
                 arguments.positionals[1], type, label: "zones set \(arguments.positionals[0])")
             let store = try StoreLocation.open(arguments, context)
-            var preferences = try store.preferences()
+            var preferences = try store.preferences(of: athlete)
             do {
                 try preferences.setUserConfiguration(configuration)
             } catch {
                 throw UsageError("zones set \(arguments.positionals[0]) \(arguments.positionals[1]): \(error)")
             }
-            try store.savePreferences(preferences)
+            try store.savePreferences(preferences, for: athlete)
             write(preferences, arguments, context, only: type)
         case "show":
             try arguments.expectPositionals(atMost: 0)
-            let preferences = try StoreLocation.openForReading(arguments, context).preferences()
+            let preferences = try StoreLocation.openForReading(arguments, context).preferences(of: athlete)
             write(preferences, arguments, context)
         default:  // reset
             try arguments.expectPositionals(atMost: 1)
             let types = try arguments.positionals.first.map { text throws(UsageError) in [try quantity(text)] }
                 ?? WorkoutStateMachine.zonedTypes
             let store = try StoreLocation.open(arguments, context)
-            var preferences = try store.preferences()
+            var preferences = try store.preferences(of: athlete)
             for type in types { preferences.removePreferredConfiguration(for: type) }
-            try store.savePreferences(preferences)
+            try store.savePreferences(preferences, for: athlete)
             write(preferences, arguments, context)
         }
         return .success

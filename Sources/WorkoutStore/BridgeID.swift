@@ -59,15 +59,17 @@ public struct BridgeIDError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-/// Who a stored workout is beyond its row id: a UUID no other workout has, on any bridge, and the
-/// bridge that recorded it.
+/// Who a stored workout is beyond its row id: a UUID no other workout has, on any bridge, the
+/// bridge that recorded it, and the athlete it was recorded for (nil: the box's own profile).
 public struct WorkoutIdentity: Sendable, Hashable {
     public let uuid: UUID
     public let bridge: BridgeID
+    public let athlete: AthleteName?
 
-    public init(uuid: UUID = UUID(), bridge: BridgeID) {
+    public init(uuid: UUID = UUID(), bridge: BridgeID, athlete: AthleteName? = nil) {
         self.uuid = uuid
         self.bridge = bridge
+        self.athlete = athlete
     }
 
     /// The UUID as stored and printed: 36 lowercase characters.

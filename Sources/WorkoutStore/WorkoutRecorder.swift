@@ -24,12 +24,14 @@ public struct RecordingStart: Sendable {
     public var targets: [WorkoutTarget]
     /// The bridge recording it (`--bridge-id`, this box's host name by default).
     public var bridge: BridgeID
+    /// The athlete it is recorded for (`--athlete`); nil for the box's own profile.
+    public var athlete: AthleteName?
 
     public init(
         startDate: Date, start: Duration, activityType: WorkoutActivityType,
         zoneConfigurations: [QuantityType: WorkoutZoneConfiguration], maximumHolds: [QuantityType: Duration] = [:],
         sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil, targets: [WorkoutTarget] = [],
-        bridge: BridgeID = .hostDefault
+        bridge: BridgeID = .hostDefault, athlete: AthleteName? = nil
     ) {
         self.startDate = startDate
         self.start = start
@@ -40,6 +42,7 @@ public struct RecordingStart: Sendable {
         self.profile = profile
         self.targets = targets
         self.bridge = bridge
+        self.athlete = athlete
     }
 }
 
@@ -88,7 +91,7 @@ public final class WorkoutRecorder: Sendable {
         // waits for it); a store busy for longer is tried again at the next write.
         store.connection.setBusyTimeout(milliseconds: 200)
         let holds = WorkoutStore.holds(start.maximumHolds)
-        let identity = WorkoutIdentity(bridge: start.bridge)
+        let identity = WorkoutIdentity(bridge: start.bridge, athlete: start.athlete)
         var lock: RecordingLock?
         let id = try store.performTransaction {
             let id = try store.insertWorkoutRow(

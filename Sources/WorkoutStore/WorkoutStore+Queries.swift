@@ -11,22 +11,26 @@ public struct WorkoutFilter: Sendable, Hashable {
     public var until: Date?
     /// Workouts of this type, or with an activity of this type (the run of a bike-and-run workout).
     public var activityType: WorkoutActivityType?
+    /// Workouts recorded for this athlete.
+    public var athlete: AthleteName?
 
-    public init(from: Date? = nil, until: Date? = nil, activityType: WorkoutActivityType? = nil) {
+    public init(from: Date? = nil, until: Date? = nil, activityType: WorkoutActivityType? = nil, athlete: AthleteName? = nil) {
         self.from = from
         self.until = until
         self.activityType = activityType
+        self.athlete = athlete
     }
 
-    /// `w` is the `workouts` table; the filter's values bind as `?2`, `?3` and `?4` (`?1` is the query's own).
+    /// `w` is the `workouts` table; the filter's values bind as `?2` to `?5` (`?1` is the query's own).
     static let sql = """
         (?2 IS NULL OR w.start_date >= ?2) AND (?3 IS NULL OR w.start_date < ?3)
         AND (?4 IS NULL OR w.activity_type = ?4
             OR EXISTS (SELECT 1 FROM activities a WHERE a.workout_id = w.id AND a.activity_type = ?4))
+        AND (?5 IS NULL OR w.athlete = ?5 COLLATE NOCASE)
         """
 
     var arguments: [(any SQLiteBindable)?] {
-        [from?.timeIntervalSinceReferenceDate, until?.timeIntervalSinceReferenceDate, activityType?.rawValue]
+        [from?.timeIntervalSinceReferenceDate, until?.timeIntervalSinceReferenceDate, activityType?.rawValue, athlete?.rawValue]
     }
 }
 
@@ -87,7 +91,7 @@ extension WorkoutStore {
             try connection.statement(
                 """
                 SELECT w.id, w.start_date, w.activity_type, w.duration_ns, w.active_duration_ns,
-                    s.heart_rate_average, s.power_average, s.power_normalized, r.recorded_until_ns, w.uuid, w.bridge
+                    s.heart_rate_average, s.power_average, s.power_normalized, r.recorded_until_ns, w.uuid, w.bridge, w.athlete
                 FROM workouts w
                 LEFT JOIN workout_statistics s ON s.workout_id = w.id
                 LEFT JOIN recordings r ON r.workout_id = w.id
@@ -102,7 +106,7 @@ extension WorkoutStore {
                         activeDuration: row.optionalInt64(4).map { .nanoseconds($0) }, averageHeartRate: row.optionalDouble(5),
                         averagePower: row.optionalDouble(6), normalizedPower: row.optionalDouble(7),
                         recordedUntil: row.optionalInt64(8).map { .nanoseconds($0) },
-                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10))))
+                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10), athlete: row.optionalText(11))))
             }
             return listings
         }

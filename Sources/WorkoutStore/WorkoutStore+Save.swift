@@ -12,11 +12,14 @@ extension WorkoutStore {
     ///   5 s heart rate, 3 s power); `workouts zones` re-buckets the samples with them.
     /// - Parameter bridge: the bridge that recorded it (this box's host name by default); the
     ///   workout also gets a new UUID.
+    /// - Parameter athlete: the athlete it was recorded for; nil for the box's own profile.
     @discardableResult
-    public func save(_ workout: Workout, maximumHolds: [QuantityType: Duration] = [:], bridge: BridgeID = .hostDefault)
-        throws(WorkoutStoreError) -> WorkoutID
-    {
-        try performTransaction { try insert(workout, maximumHolds: maximumHolds, id: nil, identity: WorkoutIdentity(bridge: bridge)) }
+    public func save(
+        _ workout: Workout, maximumHolds: [QuantityType: Duration] = [:], bridge: BridgeID = .hostDefault, athlete: AthleteName? = nil
+    ) throws(WorkoutStoreError) -> WorkoutID {
+        try performTransaction {
+            try insert(workout, maximumHolds: maximumHolds, id: nil, identity: WorkoutIdentity(bridge: bridge, athlete: athlete))
+        }
     }
 
     /// The UUID and bridge of workout `id`.
@@ -24,8 +27,8 @@ extension WorkoutStore {
     /// - Throws: `.notFound` when there is no such workout.
     public func identity(of id: WorkoutID) throws(WorkoutStoreError) -> WorkoutIdentity {
         try perform {
-            let identity = try connection.statement("SELECT uuid, bridge FROM workouts WHERE id = ?").firstRow(id.rawValue) {
-                Self.identity(uuid: $0.optionalText(0), bridge: $0.optionalText(1))
+            let identity = try connection.statement("SELECT uuid, bridge, athlete FROM workouts WHERE id = ?").firstRow(id.rawValue) {
+                Self.identity(uuid: $0.optionalText(0), bridge: $0.optionalText(1), athlete: $0.optionalText(2))
             }
             guard let identity else { throw WorkoutStoreError.notFound(id) }
             return identity
@@ -43,9 +46,10 @@ extension WorkoutStore {
 
     /// An identity from its columns, which migration 9 fills for every workout (a new one should
     /// they be missing).
-    static func identity(uuid: String?, bridge: String?) -> WorkoutIdentity {
+    static func identity(uuid: String?, bridge: String?, athlete: String?) -> WorkoutIdentity {
         WorkoutIdentity(
-            uuid: uuid.flatMap(UUID.init(uuidString:)) ?? UUID(), bridge: bridge.flatMap(BridgeID.init(rawValue:)) ?? .hostDefault)
+            uuid: uuid.flatMap(UUID.init(uuidString:)) ?? UUID(), bridge: bridge.flatMap(BridgeID.init(rawValue:)) ?? .hostDefault,
+            athlete: athlete.flatMap(AthleteName.init(rawValue:)))
     }
 
     /// The holds for every zoned type: those given, else the classifier's defaults.
@@ -207,9 +211,9 @@ extension WorkoutStore {
     /// migrations) has no identity columns and gets none.
     func insertWorkoutRow(_ columns: [(name: String, value: (any SQLiteBindable)?)], identity: WorkoutIdentity) throws -> Int64 {
         var columns = columns
-        if try connection.userVersion >= Schema.identityVersion {
-            columns += [("uuid", identity.uuidText), ("bridge", identity.bridge.rawValue)]
-        }
+        let version = try connection.userVersion
+        if version >= Schema.identityVersion { columns += [("uuid", identity.uuidText), ("bridge", identity.bridge.rawValue)] }
+        if version >= Schema.athletesVersion { columns.append(("athlete", identity.athlete?.rawValue)) }
         let names = columns.map(\.name).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         try connection.statement("INSERT INTO workouts (\(names)) VALUES (\(marks))").run(arguments: columns.map(\.value))

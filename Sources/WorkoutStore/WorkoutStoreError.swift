@@ -27,6 +27,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case notFound(WorkoutID)
     /// No workout has this UUID.
     case uuidNotFound(UUID)
+    /// No athlete has this name.
+    case noAthlete(String)
+    /// An athlete has this name already (in some case).
+    case athleteExists(String)
     /// The workout was never finished (the recording stopped); recover or discard it first.
     case unfinished(WorkoutID)
     /// The workout is finished; there is nothing to recover.
@@ -73,6 +77,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
                 + "sensorbridge has finished"
         case .notFound(let id):
             "there is no workout \(id); 'sensorbridge workouts list' shows the ids"
+        case .noAthlete(let name):
+            "there is no athlete '\(name)'; 'sensorbridge athletes list' shows them, 'sensorbridge athletes add NAME' adds one"
+        case .athleteExists(let name):
+            "there is an athlete '\(name)' already; 'sensorbridge athletes list' shows them"
         case .uuidNotFound(let uuid):
             "there is no workout \(uuid.uuidString.lowercased()); 'sensorbridge workouts list --json' shows the UUIDs"
         case .unfinished(let id):

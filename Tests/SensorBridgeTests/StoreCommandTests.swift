@@ -255,6 +255,10 @@ import Zones
         try runREADMEExamples(under: "## Training load, laps and target zones", count: 3)
     }
 
+    @Test func theREADMEAthleteExamplesPrintWhatTheREADMEShows() throws {
+        try runREADMEExamples(under: "## More than one rider or box", count: 9)
+    }
+
     @Test func theREADMEStoreExamplesPrintWhatTheREADMEShows() throws {
         try runREADMEExamples(under: "## The workout store", count: 10)
     }

@@ -21,6 +21,7 @@ enum Schema {
             try connection.execute(version9)
             try backfillIdentities(connection, bridge: .hostDefault)
         },
+        Migration(athletesVersion, "athletes with their own profile, preferred zones and sensors; the athlete of a workout", sql: version10),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -29,6 +30,9 @@ enum Schema {
 
     /// The migration that adds each workout's UUID and bridge (`WorkoutIdentity`).
     static let identityVersion: Int64 = 9
+
+    /// The migration that adds athletes and the athlete of a workout.
+    static let athletesVersion: Int64 = 10
 
     /// The newest schema version this build knows.
     static var version: Int64 { migrations.last!.version }
@@ -390,4 +394,48 @@ enum Schema {
             try update.run(WorkoutIdentity(bridge: bridge).uuidText, bridge.rawValue, id)
         }
     }
+
+    /// Athletes: several people recording on one box, each with a profile and preferred zones of
+    /// their own (the columns of `profile`, with its checks) and their sensors, each sensor one
+    /// athlete's. A workout keeps its athlete's name (not a reference: it outlives the athlete and
+    /// reads the same on another store).
+    static let version10 = """
+        CREATE TABLE athletes (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (length(name) BETWEEN 1 AND 64),
+            birth_date TEXT CHECK (birth_date IS NULL OR date(birth_date, '+0 days') IS birth_date),
+            age INTEGER CHECK (age BETWEEN 1 AND 120),
+            resting_heart_rate INTEGER CHECK (resting_heart_rate BETWEEN 20 AND 250),
+            maximum_heart_rate INTEGER CHECK (maximum_heart_rate BETWEEN 20 AND 250),
+            functional_threshold_power INTEGER CHECK (functional_threshold_power BETWEEN 20 AND 2500),
+            power_zone_model TEXT NOT NULL CHECK (power_zone_model IN ('6', '7')),
+            lactate_threshold_heart_rate INTEGER CHECK (lactate_threshold_heart_rate BETWEEN 20 AND 250),
+            heart_rate_zone_model TEXT NOT NULL CHECK (heart_rate_zone_model IN ('reserve', 'max', 'lthr'))
+        ) STRICT;
+
+        CREATE TABLE athlete_preferred_zone_configurations (
+            athlete_id INTEGER NOT NULL REFERENCES athletes (id) ON DELETE CASCADE,
+            quantity_type INTEGER NOT NULL,
+            configuration_id INTEGER NOT NULL,
+            PRIMARY KEY (athlete_id, quantity_type),
+            FOREIGN KEY (configuration_id, quantity_type) REFERENCES zone_configurations (id, quantity_type)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TRIGGER athlete_preferred_zone_configurations_are_user
+            BEFORE INSERT ON athlete_preferred_zone_configurations
+            WHEN (SELECT source FROM zone_configurations WHERE id = NEW.configuration_id) IS NOT 'user'
+        BEGIN
+            SELECT RAISE(ABORT, 'a preferred zone configuration has source user');
+        END;
+
+        -- A sensor (its Bluetooth address) is one athlete's, in one role; an athlete has one of each.
+        CREATE TABLE athlete_sensors (
+            address TEXT PRIMARY KEY CHECK (length(address) = 17 AND address = upper(address)),
+            athlete_id INTEGER NOT NULL REFERENCES athletes (id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('heart-rate', 'power')),
+            UNIQUE (athlete_id, role)
+        ) STRICT, WITHOUT ROWID;
+
+        ALTER TABLE workouts ADD COLUMN athlete TEXT CHECK (athlete IS NULL OR length(athlete) BETWEEN 1 AND 64);
+        CREATE INDEX workouts_by_athlete ON workouts (athlete COLLATE NOCASE);
+        """
 }

@@ -22,7 +22,13 @@ enum AthleteOption {
     ///
     /// - Throws: `WorkoutStoreError.noAthlete` when `store` (or a missing store) has no such athlete.
     static func athlete(_ arguments: CommandArguments, in store: WorkoutStore?) throws -> AthleteRecord? {
-        guard let name = try name(arguments) else { return nil }
+        try name(arguments).map { try athlete(named: $0, in: store) }
+    }
+
+    /// The stored athlete called `name` (in any case).
+    ///
+    /// - Throws: `WorkoutStoreError.noAthlete` when `store` (or a missing store) has no such athlete.
+    static func athlete(named name: AthleteName, in store: WorkoutStore?) throws -> AthleteRecord {
         guard let found = try store?.athletes().first(where: { $0.name.rawValue.lowercased() == name.rawValue.lowercased() }) else {
             throw WorkoutStoreError.noAthlete(name.rawValue)
         }

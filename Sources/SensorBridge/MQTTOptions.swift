@@ -1,11 +1,13 @@
 import Foundation
 import MQTT
+import WorkoutStore
 
 /// The options of `record` and `serve` that publish the workout to an MQTT broker: `--mqtt URL`,
-/// `--mqtt-credentials FILE`, `--bridge-id ID`. Everything is checked before the command connects
+/// `--mqtt-credentials FILE`, and the bridge's topic level from `--bridge-id ID` (which also names
+/// the bridge in saved workouts: `WorkoutSetup`). Everything is checked before the command connects
 /// to anything; a mistake is a `UsageError` that says what to write.
 struct MQTTOptions {
-    static let options: Set<String> = ["mqtt", "mqtt-credentials", "bridge-id"]
+    static let options: Set<String> = ["mqtt", "mqtt-credentials", WorkoutSetup.bridgeOption]
     static let flags: Set<String> = []
     static let help = """
           --mqtt mqtt://HOST[:PORT]/PREFIX
@@ -17,8 +19,6 @@ struct MQTTOptions {
                                      never holds up the recording
           --mqtt-credentials FILE    the broker's user: a file, readable only by you (chmod 600),
                                      holding username:password (or a username) on its first line
-          --bridge-id ID             this bridge's name in the topics: letters, digits, _ and -
-                                     (default: the host name, other characters made _)
         """
 
     /// Where to publish; nil without `--mqtt`.
@@ -26,7 +26,7 @@ struct MQTTOptions {
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         guard let url = arguments["mqtt"] else {
-            for option in ["mqtt-credentials", "bridge-id"] where arguments[option] != nil {
+            for option in ["mqtt-credentials"] where arguments[option] != nil {
                 throw UsageError("--\(option) is for MQTT; give the broker too: --mqtt mqtt://HOST[:PORT]/PREFIX")
             }
             return
@@ -35,7 +35,7 @@ struct MQTTOptions {
         if let file = arguments["mqtt-credentials"] {
             (broker.username, broker.password) = try Self.credentials(file)
         }
-        broker.bridgeID = try arguments["bridge-id"].map(Self.bridgeID) ?? Self.defaultBridgeID()
+        broker.bridgeID = try Self.bridgeID(arguments)
         self.broker = broker
     }
 
@@ -104,25 +104,10 @@ struct MQTTOptions {
         return (user, String(line[line.index(after: colon)...]))
     }
 
-    static let bridgeIDCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-    static func bridgeID(_ text: String) throws(UsageError) -> String {
-        guard !text.isEmpty, text.count <= 64, text.allSatisfy(bridgeIDCharacters.contains) else {
-            throw UsageError(
-                "--bridge-id '\(text)': give 1 to 64 letters, digits, _ and - (it is a topic level and part of "
-                    + "Home Assistant's ids), for example --bridge-id garage-trainer")
-        }
-        return text
-    }
-
-    /// The host name with every character but letters, digits, _ and - made `_`.
-    static func defaultBridgeID() -> String {
-        var name = [CChar](repeating: 0, count: 256)
-        let host =
-            gethostname(&name, name.count - 1) == 0
-            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        let safe = String(host.prefix(64).map { bridgeIDCharacters.contains($0) ? $0 : "_" })
-        return safe.isEmpty ? "sensorbridge" : safe
+    /// `--bridge-id ID`, else this box's host name made valid: the bridge's topic level.
+    static func bridgeID(_ arguments: CommandArguments) throws(UsageError) -> String {
+        try arguments[WorkoutSetup.bridgeOption].map { text throws(UsageError) in try WorkoutSetup.bridgeID(text).rawValue }
+            ?? BridgeID.hostDefault.rawValue
     }
 
     /// Starts publishing when `--mqtt` was given: the connection lives until `stop`, across workouts.

@@ -18,7 +18,8 @@ enum ServeCommand {
         sensors and waits. A workout starts when they begin sending (the first decoded heart-rate,
         power or cadence measurement) and ends at the last measurement once none has arrived for
         --idle-timeout seconds; it is saved to the store, and serve waits for the next one.
-        Without --hr and --power it uses every paired (or trusted) device that offers heart rate,
+        Without --hr and --power it uses the sensors assigned to --athlete, else every paired (or
+        trusted) device that offers heart rate,
         cycling power or speed and cadence; pair them first with 'sensorbridge pair', and restart
         serve after pairing another. BlueZ restarting, an adapter unplugged and plugged in again
         and sensors dropping out are waited for and reconnected. Workouts interrupted by a crash
@@ -121,7 +122,7 @@ enum ServeCommand {
             control.stop()  // ends the thread above when serve returns for another reason
         }
 
-        guard let (client, sensors) = try connect(arguments, context, router, log) else { return .success }
+        guard let (client, sensors) = try connect(arguments, athlete: setup.athlete, context, router, log) else { return .success }
         defer { client.bus.close() }
         client.bus.whenLost { router.busLost() }
         client.bus.afterEachTurn { router.publish() }
@@ -163,7 +164,7 @@ enum ServeCommand {
     /// are there; nil when stopped while waiting for them. Only a refusal by the bus policy is an
     /// error: everything else is waited out, logged once.
     static func connect(
-        _ arguments: CommandArguments, _ context: CommandContext, _ router: ServeRouter,
+        _ arguments: CommandArguments, athlete: AthleteRecord?, _ context: CommandContext, _ router: ServeRouter,
         _ log: @Sendable (String) -> Void
     ) throws(BlueZError) -> (BlueZClient, [SensorRequest])? {
         var client: BlueZClient?
@@ -179,7 +180,7 @@ enum ServeCommand {
                 }
                 client = bluez
                 let adapter = try bluez.adapter(arguments["adapter"])
-                let sensors = try requestedSensors(arguments, bluez, adapter: adapter)
+                let sensors = try requestedSensors(arguments, athlete: athlete, bluez, adapter: adapter)
                 if !sensors.isEmpty { return (bluez, sensors) }
                 problem =
                     "no paired sensor offers heart rate, cycling power or speed and cadence; pair one with "
@@ -203,14 +204,19 @@ enum ServeCommand {
         }
     }
 
-    /// The sensors of --hr and --power, else the paired or trusted ones keyed by what they offer
-    /// (`power`, `hr`, `csc`; a second of a kind is `hr2`).
-    static func requestedSensors(_ arguments: CommandArguments, _ client: BlueZClient, adapter: String)
+    /// The sensors of --hr and --power, else those assigned to --athlete, else the paired or
+    /// trusted ones keyed by what they offer (`power`, `hr`, `csc`; a second of a kind is `hr2`).
+    static func requestedSensors(_ arguments: CommandArguments, athlete: AthleteRecord?, _ client: BlueZClient, adapter: String)
         throws(BlueZError)
         -> [SensorRequest]
     {
-        let queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
+        var queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
             query.map { (key, $0) }
+        }
+        if queries.isEmpty, let athlete {
+            queries = [("hr", athlete.sensors[.heartRate]), ("power", athlete.sensors[.power])].compactMap { key, address in
+                address.map { (key, $0) }
+            }
         }
         if !queries.isEmpty {
             return try queries.map { key, query throws(BlueZError) in

@@ -16,9 +16,20 @@ struct WorkoutSetup {
     static let flags: Set<String> = ["json", "events", "save"]
     static let bridgeOption = "bridge-id"
     static let bridgeHelp = """
-          --bridge-id ID             the bridge that saved workouts name as theirs: 1 to 64 letters,
-                                     digits, '-', '_' or '.' (default: this box's host name)
+          --bridge-id ID             this bridge's name, which saved workouts carry (and its level
+                                     in MQTT topics): 1 to 64 letters, digits, _ and - (default:
+                                     the host name, other characters made _)
         """
+
+    /// `--bridge-id`'s value as a bridge id, or a usage error that says what to give.
+    static func bridgeID(_ text: String) throws(UsageError) -> BridgeID {
+        guard let bridge = BridgeID(rawValue: text) else {
+            throw UsageError(
+                "--bridge-id '\(text)': give 1 to 64 letters, digits, _ and - (it names the bridge in saved workouts "
+                    + "and is a topic level in MQTT), for example --bridge-id garage-trainer")
+        }
+        return bridge
+    }
 
     let command: String
     let arguments: CommandArguments
@@ -34,7 +45,11 @@ struct WorkoutSetup {
     /// The athlete recorded (`--athlete`): their profile, zones and sensors; nil for the box's own.
     let athlete: AthleteRecord?
 
-    init(_ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false) throws {
+    /// `athlete`, when given, stands for `--athlete` (one of `serve`'s athletes recorded at once).
+    init(
+        _ arguments: CommandArguments, _ context: CommandContext, command: String, alwaysSave: Bool = false,
+        athlete named: AthleteName? = nil
+    ) throws {
         self.command = command
         self.arguments = arguments
         save = alwaysSave || arguments.has("save")
@@ -48,17 +63,16 @@ struct WorkoutSetup {
         if arguments.has("events") && !arguments.has("json") {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
         }
-        bridge = try arguments[Self.bridgeOption].map { text throws(UsageError) in
-            switch BridgeID.parse(text) {
-            case .success(let bridge): bridge
-            case .failure(let error): throw UsageError("--bridge-id: \(error)")
-            }
-        } ?? .hostDefault
+        bridge = try arguments[Self.bridgeOption].map(Self.bridgeID) ?? .hostDefault
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
         store =
             save
             ? try StoreLocation.open(arguments, context) : try StoreLocation.openIfPresent(arguments, context)
-        athlete = try AthleteOption.athlete(arguments, in: store)
+        if let named {
+            athlete = try AthleteOption.athlete(named: named, in: store)
+        } else {
+            athlete = try AthleteOption.athlete(arguments, in: store)
+        }
         var preferences = try athlete?.preferences ?? store?.preferences() ?? ZonePreferences()
         preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
         if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }

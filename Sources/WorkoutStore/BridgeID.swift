@@ -1,11 +1,11 @@
 public import Foundation
 
-/// The name of the box that recorded a workout: the host name unless `--bridge-id` says otherwise.
-/// Workouts carry it, so that the workouts of several bridges can share one store and a bridge
-/// recovers only its own interrupted recordings.
+/// The name of a bridge (a box running SensorBridge): the host name unless `--bridge-id` says
+/// otherwise. Workouts carry it, so that the workouts of several bridges can share one store, and
+/// it is the bridge's topic level in MQTT and part of Home Assistant's ids.
 ///
-/// 1 to 64 characters: ASCII letters, digits, `-`, `_` and `.`, so that it reads the same in a
-/// table, a file name and a URL.
+/// 1 to 64 ASCII letters, digits, `_` and `-`: a topic level, an id, a file name and a table cell
+/// alike.
 public struct BridgeID: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     public let rawValue: String
 
@@ -15,13 +15,8 @@ public struct BridgeID: RawRepresentable, Sendable, Hashable, Comparable, Custom
         rawValue = text
     }
 
-    /// `text` as a bridge id, or a message that says what one may hold.
-    public static func parse(_ text: String) -> Result<BridgeID, BridgeIDError> {
-        BridgeID(rawValue: text).map { .success($0) } ?? .failure(BridgeIDError(text: text))
-    }
-
-    /// This box's default: its host name (up to the first dot), with any character a bridge id may
-    /// not hold replaced by `-`; `sensorbridge` when the system has no name.
+    /// This box's default: its host name with every character but ASCII letters, digits, `_`
+    /// and `-` made `_`, cut to 64; `sensorbridge` when the system has no name.
     public static var hostDefault: BridgeID {
         var name = [CChar](repeating: 0, count: 256)
         let host = gethostname(&name, name.count - 1) == 0
@@ -31,15 +26,14 @@ public struct BridgeID: RawRepresentable, Sendable, Hashable, Comparable, Custom
 
     /// What `hostDefault` makes of `host`.
     static func fromHostName(_ host: String) -> BridgeID {
-        let label = host.split(separator: ".", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let cleaned = String(decoding: label.utf8.prefix(64).map { allowed($0) ? $0 : UInt8(ascii: "-") }, as: UTF8.self)
+        let cleaned = String(host.unicodeScalars.prefix(64).map { $0.isASCII && allowed(UInt8($0.value)) ? Character($0) : "_" })
         return BridgeID(rawValue: cleaned) ?? BridgeID(rawValue: "sensorbridge")!
     }
 
     private static func allowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            UInt8(ascii: "-"), UInt8(ascii: "_"):
             true
         default: false
         }
@@ -48,15 +42,6 @@ public struct BridgeID: RawRepresentable, Sendable, Hashable, Comparable, Custom
     public var description: String { rawValue }
 
     public static func < (lhs: BridgeID, rhs: BridgeID) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
-/// A bridge id that is not one.
-public struct BridgeIDError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let text: String
-
-    public var description: String {
-        "'\(text)' is not a bridge id: give 1 to 64 letters, digits, '-', '_' or '.' (the default is this box's host name)"
-    }
 }
 
 /// Who a stored workout is beyond its row id: a UUID no other workout has, on any bridge, the

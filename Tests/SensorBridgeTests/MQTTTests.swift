@@ -3,6 +3,7 @@ import Foundation
 import SensorCore
 import SensorTestSupport
 import Testing
+import WorkoutStore
 
 /// `--mqtt` against a real `mosquitto` broker on a free loopback port and `mosquitto_sub` as the
 /// subscriber that checks every message; the sensors are the mock BlueZ. Skipped, saying why,
@@ -305,7 +306,7 @@ extension BridgeOutTests {
             try "rider".write(to: user, atomically: true, encoding: .utf8)
             chmod(user.path, 0o640)
             #expect(try MQTTOptions.credentials(user.path) == ("rider", nil))
-            #expect(MQTTOptions.defaultBridgeID().allSatisfy { MQTTOptions.bridgeIDCharacters.contains($0) })
+            #expect(BridgeID(rawValue: BridgeID.hostDefault.rawValue) == BridgeID.hostDefault)
             // The help of both commands lists the options.
             for command in ["record", "serve"] {
                 let help = runCLI([command, "--help"]).output

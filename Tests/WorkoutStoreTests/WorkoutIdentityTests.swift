@@ -6,27 +6,23 @@ import Workouts
 /// Each workout's UUID and bridge (migration 9): given to workouts from before it, kept through a
 /// recording's finish and a recovery, looked up by UUID, and required of every new workout.
 @Suite struct WorkoutIdentityTests {
-    @Test func bridgeIDsHoldLettersDigitsAndThreeMarks() throws {
-        for valid in ["garage", "Room-2", "gym_a.b", String(repeating: "x", count: 64)] {
+    @Test func bridgeIDsHoldLettersDigitsUnderscoresAndHyphens() {
+        for valid in ["garage", "Room-2", "gym_a", String(repeating: "x", count: 64)] {
             #expect(BridgeID(rawValue: valid)?.rawValue == valid)
         }
-        for invalid in ["", "two words", "café", "a/b", String(repeating: "x", count: 65), "tab\t"] {
+        for invalid in ["", "two words", "café", "a/b", "a.b", "a+b", String(repeating: "x", count: 65), "tab\t"] {
             #expect(BridgeID(rawValue: invalid) == nil, "\(invalid)")
-            guard case .failure(let error) = BridgeID.parse(invalid) else {
-                Issue.record("\(invalid) parsed")
-                continue
-            }
-            #expect(error.description.hasPrefix("'\(invalid)' is not a bridge id: give 1 to 64 letters"))
         }
     }
 
+    /// The default keeps what MQTT topics had before bridges named workouts: the whole host
+    /// name, every other character made `_`.
     @Test func theDefaultIsTheHostNameMadeValid() {
         #expect(BridgeID.fromHostName("garage-pc").rawValue == "garage-pc")
-        #expect(BridgeID.fromHostName("garage-pc.example.org").rawValue == "garage-pc")
-        #expect(BridgeID.fromHostName("Büro PC").rawValue == "B--ro-PC")  // ü is two bytes
+        #expect(BridgeID.fromHostName("garage-pc.example.org").rawValue == "garage-pc_example_org")
+        #expect(BridgeID.fromHostName("Büro PC").rawValue == "B_ro_PC")
         #expect(BridgeID.fromHostName(String(repeating: "h", count: 80)).rawValue == String(repeating: "h", count: 64))
         #expect(BridgeID.fromHostName("").rawValue == "sensorbridge")
-        #expect(BridgeID.fromHostName(".local").rawValue == "sensorbridge")
         #expect(BridgeID(rawValue: BridgeID.hostDefault.rawValue) == BridgeID.hostDefault)
     }
 

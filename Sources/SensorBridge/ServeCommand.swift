@@ -18,10 +18,12 @@ enum ServeCommand {
         sensors and waits. A workout starts when they begin sending (the first decoded heart-rate,
         power or cadence measurement) and ends at the last measurement once none has arrived for
         --idle-timeout seconds; it is saved to the store, and serve waits for the next one.
-        Without --hr and --power it uses the sensors assigned to --athlete, else every paired (or
-        trusted) device that offers heart rate,
-        cycling power or speed and cadence; pair them first with 'sensorbridge pair', and restart
-        serve after pairing another. BlueZ restarting, an adapter unplugged and plugged in again
+        Its sensors: those of --hr and --power; else those assigned to --athlete; else, when
+        athletes have sensors assigned ('sensorbridge athletes'), every such athlete at once, a
+        workout each with their own zones, and the paired sensors no athlete has with your own
+        profile; else every paired (or trusted) device that offers heart rate, cycling power or
+        speed and cadence. Pair them first with 'sensorbridge pair', and restart serve after
+        pairing another. BlueZ restarting, an adapter unplugged and plugged in again
         and sensors dropping out are waited for and reconnected. Workouts interrupted by a crash
         or power cut are recovered when serve starts.
 
@@ -79,12 +81,21 @@ enum ServeCommand {
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
         // Options and store are checked before anything waits; interrupted workouts are finished.
+        let athletes: [AthleteRecord]
         do {
             let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
             for workout in try store.unfinishedWorkouts() where !workout.isRecording {
                 let recovered = try store.recoverWorkout(workout.id)
                 log("recovered workout \(workout.id), interrupted after \(recovered.duration.clockText)")
             }
+            // Without --hr, --power or --athlete, every athlete with sensors assigned is recorded at once.
+            let chosen = ["hr", "power", AthleteOption.option].contains { arguments[$0] != nil }
+            athletes = chosen ? [] : try store.athletes().filter { !$0.sensors.isEmpty }
+        }
+        if !athletes.isEmpty, web != nil || mqtt.broker != nil {
+            throw UsageError(
+                "serve records \(athletes.map(\.name.rawValue).joined(separator: ", ")) at once (athletes with sensors assigned); "
+                    + "--web and --mqtt follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
         try ProfileArguments.checkModels(
@@ -112,45 +123,61 @@ enum ServeCommand {
         // Online from now until serve stops, across workouts.
         let publisher = mqtt.start(log: log)
         defer { publisher?.stop() }
-        let router = ServeRouter(idleTimeout: idleTimeout, log: log)
+        let routers = ServeRouters()
+        let router = routers.add(ServeRouter(idleTimeout: idleTimeout, log: log))
         Thread.detachNewThread {
             _ = control.wait(timeout: nil)
-            router.stop()
+            routers.stopAll()
         }
         defer {
             signals?.cancel()
             control.stop()  // ends the thread above when serve returns for another reason
         }
 
-        guard let (client, sensors) = try connect(arguments, athlete: setup.athlete, context, router, log) else { return .success }
+        guard let (client, found) = try connect(arguments, athlete: setup.athlete, athletes: athletes, context, router, log)
+        else { return .success }
         defer { client.bus.close() }
-        client.bus.whenLost { router.busLost() }
-        client.bus.afterEachTurn { router.publish() }
+        // One lane per athlete served at once (the first reuses the router that waited), else one.
+        let lanes = found.enumerated().map { index, lane in
+            ServeLane(
+                athlete: lane.athlete, requests: lane.requests,
+                router: index == 0 ? router : routers.add(ServeRouter(idleTimeout: idleTimeout, log: ServeLane.log(log, lane.athlete))))
+        }
+        let routerOfKey = Dictionary(uniqueKeysWithValues: lanes.flatMap { lane in lane.requests.map { ($0.key, lane.router) } })
+        client.bus.whenLost { routers.busLost() }
+        client.bus.afterEachTurn { routers.publish() }
         livePath.apply(to: client.bus)
-        let sensorIDs = SensorID.numbering(sensors.map(\.key))
-        let sensorNames = Dictionary(uniqueKeysWithValues: sensorIDs.map { ($1, $0) })
-        let displayNames = sensors.map { (key: $0.key, name: $0.device.name ?? $0.device.address) }
-        router.setNames(Dictionary(uniqueKeysWithValues: displayNames.map { ($0.key, $0.name) }))
-        log(
-            "sensors: "
-                + sensors.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
+        for lane in lanes {
+            lane.router.setNames(Dictionary(uniqueKeysWithValues: lane.displayNames.map { ($0.key, $0.name) }))
+            ServeLane.log(log, lane.athlete)(
+                "sensors: "
+                    + lane.requests.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
+        }
 
         let links = SensorLinks(
-            client: client, sensors: sensors, acquireNotify: livePath.acquireNotify, onNotification: router.received,
+            client: client, sensors: lanes.flatMap(\.requests), acquireNotify: livePath.acquireNotify,
+            onNotification: { routerOfKey[$0.key]?.received($0) },
             onEvent: { event in
-                router.linkEvent(event)
+                routerOfKey[event.key]?.linkEvent(event)
                 liveFeed?.linkEvent(event)
             })
         links.start()
         defer { links.stop() }
-        log("waiting for the sensors to send")
-        while let first = router.waitForWorkout() {
-            try record(
-                from: first, arguments, context, router: router, control: control, sensorIDs: sensorIDs,
-                sensorNames: sensorNames, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, live: liveFeed.map { ($0, displayNames) }, mqtt: publisher, log: log)
-            if router.isStopping { break }
+        if lanes.count == 1 {
+            let lane = lanes[0]
             log("waiting for the sensors to send")
+            while let first = router.waitForWorkout() {
+                try record(
+                    from: first, arguments, context, lane: lane, control: control, idleTimeout: idleTimeout,
+                    minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget,
+                    live: liveFeed.map { ($0, lane.displayNames) }, mqtt: publisher, signals: true, log: log)
+                if router.isStopping { break }
+                log("waiting for the sensors to send")
+            }
+        } else {
+            try serveAtOnce(
+                lanes, arguments, context, routers: routers, control: control, idleTimeout: idleTimeout,
+                minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget, log: log)
         }
         if router.isBusLost {
             log("the system bus connection was lost (dbus-daemon stopped); exiting with status 1 so that systemd starts serve again")
@@ -164,9 +191,9 @@ enum ServeCommand {
     /// are there; nil when stopped while waiting for them. Only a refusal by the bus policy is an
     /// error: everything else is waited out, logged once.
     static func connect(
-        _ arguments: CommandArguments, athlete: AthleteRecord?, _ context: CommandContext, _ router: ServeRouter,
-        _ log: @Sendable (String) -> Void
-    ) throws(BlueZError) -> (BlueZClient, [SensorRequest])? {
+        _ arguments: CommandArguments, athlete: AthleteRecord?, athletes: [AthleteRecord], _ context: CommandContext,
+        _ router: ServeRouter, _ log: @Sendable (String) -> Void
+    ) throws(BlueZError) -> (BlueZClient, [(athlete: AthleteName?, requests: [SensorRequest])])? {
         var client: BlueZClient?
         var logged: String?
         while true {
@@ -180,8 +207,16 @@ enum ServeCommand {
                 }
                 client = bluez
                 let adapter = try bluez.adapter(arguments["adapter"])
-                let sensors = try requestedSensors(arguments, athlete: athlete, bluez, adapter: adapter)
-                if !sensors.isEmpty { return (bluez, sensors) }
+                if !athletes.isEmpty {
+                    let (lanes, unknown) = try athleteLanes(athletes, arguments, bluez, adapter: adapter)
+                    if !lanes.isEmpty {
+                        for line in unknown { log(line) }
+                        return (bluez, lanes)
+                    }
+                } else {
+                    let sensors = try requestedSensors(arguments, athlete: athlete, bluez, adapter: adapter)
+                    if !sensors.isEmpty { return (bluez, [(athlete?.name, sensors)]) }
+                }
                 problem =
                     "no paired sensor offers heart rate, cycling power or speed and cadence; pair one with "
                     + "'sensorbridge pair ADDRESS' (or give --hr, --power)"
@@ -233,17 +268,86 @@ enum ServeCommand {
         }
     }
 
-    /// Records one workout from its first measurement's arrival until the router ends it, and saves it.
-    static func record(
-        from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext,
-        router: ServeRouter, control: RecordingControl, sensorIDs: [String: SensorID], sensorNames: [SensorID: String],
-        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration,
-        live: (feed: LiveFeed, sensors: [(key: String, name: String)])?, mqtt: MQTTPublisher?,
+    /// The lanes of athletes served at once: each athlete's assigned sensors that BlueZ knows,
+    /// under keys `NAME/hr` and `NAME/power`, and first the box's own lane of the paired sensors
+    /// no athlete has (when there are any); with a line for each assigned sensor BlueZ does not know.
+    static func athleteLanes(_ athletes: [AthleteRecord], _ arguments: CommandArguments, _ client: BlueZClient, adapter: String)
+        throws(BlueZError) -> (lanes: [(athlete: AthleteName?, requests: [SensorRequest])], unknown: [String])
+    {
+        var lanes: [(athlete: AthleteName?, requests: [SensorRequest])] = []
+        var unknown: [String] = []
+        for athlete in athletes {
+            var requests: [SensorRequest] = []
+            for (role, key) in [(SensorRole.heartRate, "hr"), (.power, "power")] {
+                guard let address = athlete.sensors[role] else { continue }
+                guard let device = try? client.sensor(address, adapter: adapter) else {
+                    unknown.append(
+                        "\(athlete.name)'s \(AthletesCommand.roleText(role)) sensor \(address) is not known to BlueZ; pair it with "
+                            + "'sensorbridge pair \(address)' and restart serve")
+                    continue
+                }
+                requests.append(SensorRequest(key: "\(athlete.name)/\(key)", device: device))
+            }
+            if !requests.isEmpty { lanes.append((athlete.name, requests)) }
+        }
+        let assigned = Set(athletes.flatMap { $0.sensors.values })
+        let own = try requestedSensors(arguments, athlete: nil, client, adapter: adapter).filter {
+            !assigned.contains($0.device.address.uppercased())
+        }
+        if !own.isEmpty { lanes.insert((nil, own), at: 0) }
+        return (lanes, unknown)
+    }
+
+    /// Several lanes at once, each on a thread of its own recording its workouts one after another
+    /// until serve stops; the first error stops every lane and is thrown here.
+    static func serveAtOnce(
+        _ lanes: [ServeLane], _ arguments: CommandArguments, _ context: CommandContext, routers: ServeRouters,
+        control: RecordingControl, idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration,
         log: @escaping @Sendable (String) -> Void
     ) throws {
+        let shared = SharedContext(context: context)
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchGroup()
+        for lane in lanes {
+            done.enter()
+            Thread.detachNewThread {
+                Thread.current.name = "sb.lane"
+                defer { done.leave() }
+                let laneLog = ServeLane.log(log, lane.athlete)
+                laneLog("waiting for the sensors to send")
+                do {
+                    while let first = lane.router.waitForWorkout() {
+                        try record(
+                            from: first, arguments, shared.context, lane: lane, control: control, idleTimeout: idleTimeout,
+                            minimumDuration: minimumDuration, latencyBudget: latencyBudget, live: nil, mqtt: nil, signals: false,
+                            log: laneLog)
+                        if lane.router.isStopping { break }
+                        laneLog("waiting for the sensors to send")
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    routers.stopAll()
+                }
+            }
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Records one workout of `lane` from its first measurement's arrival until the router ends
+    /// it, and saves it. `signals`: SIGUSR1 and SIGUSR2 mark laps and pauses (one lane only).
+    static func record(
+        from first: ContinuousClock.Instant, _ arguments: CommandArguments, _ context: CommandContext, lane: ServeLane,
+        control: RecordingControl, idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration,
+        live: (feed: LiveFeed, sensors: [(key: String, name: String)])?, mqtt: MQTTPublisher?, signals handled: Bool,
+        log: @escaping @Sendable (String) -> Void
+    ) throws {
+        let (router, sensorIDs, sensorNames) = (lane.router, lane.sensorIDs, lane.sensorNames)
         // The profile and zones are read again: they may have changed since the last workout.
-        var setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
-        setup.applyAutoPause(default: sensorIDs.keys.contains { !$0.hasPrefix("hr") })
+        var setup = try logging(context, log) {
+            try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true, athlete: lane.athlete)
+        }
+        setup.applyAutoPause(default: sensorNames.values.contains { !$0.hasPrefix("hr") })
         let start = Date() - (ContinuousClock.now - first).seconds
         let (builder, recorder) = try logging(context, log) { try setup.begin(start: start, sensors: sensorNames, $0) }
         let journal = recorder.map { WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: log) }
@@ -267,7 +371,7 @@ enum ServeCommand {
             controls.togglePause()
             log("pause or resume (SIGUSR2)")
         }
-        let signals = context.recordingControl == nil ? SignalHandlers([(SIGUSR1, lap), (SIGUSR2, togglePause)]) : nil
+        let signals = handled && context.recordingControl == nil ? SignalHandlers([(SIGUSR1, lap), (SIGUSR2, togglePause)]) : nil
         // Between workouts they stay ignored: not fatal, and nothing to act on.
         defer { signals?.cancel(ignoring: true) }
         let result = session.run(sources: [RoutedSensors(router: router, source: source, anchor: first)])
@@ -298,10 +402,16 @@ enum ServeCommand {
         log(line + ", \(workout.samples.count) samples")
         mqtt?.finished(workout, id: id, identity: recorder?.identity)
         if arguments.has("json") {
-            context.output.line(WorkoutJSON.object(workout, id: id, identity: recorder?.identity, zoneUpdates: false).serialized)
-            context.output.flush()
+            // Lanes recording at once finish one at a time here.
+            outputLock.withLock { _ in
+                context.output.line(WorkoutJSON.object(workout, id: id, identity: recorder?.identity, zoneUpdates: false).serialized)
+                context.output.flush()
+            }
         }
     }
+
+    /// Standard output's lock, for `--json` lines of lanes recording at once.
+    static let outputLock = Mutex(())
 
     /// Runs `body` with a context whose standard error is collected, then logs what it wrote line
     /// by line (so that nothing writes to standard error beside the log's lock).
@@ -331,5 +441,81 @@ struct RoutedSensors: SensorSource {
         router.begin(source)
         let end = router.waitForEnd()
         _ = ring.push(.control(SessionControl(.end, at: end - anchor)))
+    }
+}
+
+/// One of the recordings `serve` keeps going: an athlete (nil: the box's own profile) with their
+/// sensors and router. Sensor keys are unique over all lanes (`Anna/hr`); in the workout a sensor
+/// is named by its role (`hr`, `power`).
+struct ServeLane: Sendable {
+    let athlete: AthleteName?
+    let requests: [SensorRequest]
+    let router: ServeRouter
+    /// Each sensor's id in the workout, by key, and its name there.
+    let sensorIDs: [String: SensorID]
+    let sensorNames: [SensorID: String]
+
+    init(athlete: AthleteName?, requests: [SensorRequest], router: ServeRouter) {
+        self.athlete = athlete
+        self.requests = requests
+        self.router = router
+        let role = { (key: String) in key.split(separator: "/").last.map(String.init) ?? key }
+        let ids = SensorID.numbering(requests.map { role($0.key) })
+        sensorIDs = Dictionary(uniqueKeysWithValues: requests.map { ($0.key, ids[role($0.key)]!) })
+        sensorNames = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+    }
+
+    var displayNames: [(key: String, name: String)] { requests.map { (key: $0.key, name: $0.device.name ?? $0.device.address) } }
+
+    /// `log` with the athlete's name before each line.
+    static func log(_ log: @escaping @Sendable (String) -> Void, _ athlete: AthleteName?) -> @Sendable (String) -> Void {
+        guard let athlete else { return log }
+        return { log("\(athlete): " + $0) }
+    }
+}
+
+/// Every lane's router, for what concerns them all: a stop, the bus lost, the end of a D-Bus turn.
+/// A router added after a stop starts stopped.
+final class ServeRouters: Sendable {
+    private let state = Mutex((routers: [ServeRouter](), stopped: false))
+
+    @discardableResult
+    func add(_ router: ServeRouter) -> ServeRouter {
+        let stopped = state.withLock { s in
+            s.routers.append(router)
+            return s.stopped
+        }
+        if stopped { router.stop() }
+        return router
+    }
+
+    func stopAll() {
+        for router in state.withLock({ s in s.stopped = true; return s.routers }) { router.stop() }
+    }
+
+    func busLost() {
+        for router in state.withLock({ $0.routers }) { router.busLost() }
+    }
+
+    func publish() {
+        for router in state.withLock({ $0.routers }) { router.publish() }
+    }
+}
+
+/// The command's context for lanes on threads of their own. Unchecked: each lane reads only its
+/// value members (environment, flags), logs through `ServeCommand.logging` (which gives it an
+/// error output of its own), and writes standard output only under `ServeCommand.outputLock`.
+struct SharedContext: @unchecked Sendable {
+    let context: CommandContext
+}
+
+extension SensorLinkEvent {
+    /// The key of the sensor the event is about.
+    var key: String {
+        switch self {
+        case .connected(let key, _), .lost(let key, _), .attemptFailed(let key, _, _), .value(let key, _, _),
+            .stale(let key, _, _), .notifying(let key, _), .socketClosed(let key, _):
+            key
+        }
     }
 }

@@ -17,13 +17,14 @@ struct ServeCommandTests {
         private let finished = DispatchSemaphore(value: 0)
         private let outcome = Mutex<(SensorBridge.ExitStatus, String, String)?>(nil)
 
-        init(_ mock: MockBlueZ, _ arguments: [String]) {
+        /// `zones`: the test zones on the command line (which override an athlete's).
+        init(_ mock: MockBlueZ, _ arguments: [String], store given: String? = nil, zones: Bool = true) {
             store =
-                FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
+                given ?? FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).sqlite").path
             let environment = mock.environment
             // Every workout is kept (the test rides are short) unless the test says otherwise.
             let minimum = arguments.contains("--min-duration") ? [] : ["--min-duration", "0"]
-            let words = ["serve", "--store", store] + minimum + arguments + BlueZCommandTests.zones
+            let words = ["serve", "--store", store] + minimum + arguments + (zones ? BlueZCommandTests.zones : [])
             Thread.detachNewThread { [self] in
                 var context = CommandContext(
                     input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
@@ -108,6 +109,79 @@ struct ServeCommandTests {
         try ([lines[0]] + first + second).joined(separator: "\n").appending("\n").write(
             to: url, atomically: true, encoding: .utf8)
         return (url, first)
+    }
+
+    /// Three athletes at once on one box, each with their own strap (and Cleo her power meter) and
+    /// zones: each gets a workout of their own sensors' values, zoned with their zones and kept
+    /// under their name; Cleo's strap dropping out half-way ends nothing of Anna's or Ben's.
+    @Test func threeAthletesAtOnceEachGetTheirOwnWorkout() throws {
+        let devices = [
+            ("anna", "HRM-A", "C4:7E:11:22:33:01"), ("ben", "HRM-B", "C4:7E:11:22:33:02"),
+            ("cleo", "HRM-C", "C4:7E:11:22:33:03"), ("cleopower", "PM-C", "E8:FE:6E:91:9F:03"),
+        ]
+        let header = "{\"sensorbridge\":\"trace\",\"version\":1,\"start\":\"2026-11-02T17:30:00Z\",\"devices\":{"
+            + devices.map { "\"\($0.0)\":{\"name\":\"\($0.1)\",\"address\":\"\($0.2)\"}" }.joined(separator: ",") + "}}"
+        var lines = [header]
+        // 6 s of trace at 4 values a second each: Anna 120 bpm, Ben 150, Cleo 100 bpm and 200 W;
+        // Cleo's strap is out of range from t = 3.
+        for step in 0..<24 {
+            let t = Double(step) * 0.25
+            lines.append("{\"t\":\(t),\"device\":\"anna\",\"uuid\":\"2a37\",\"hex\":\"0678\"}")
+            lines.append("{\"t\":\(t),\"device\":\"ben\",\"uuid\":\"2a37\",\"hex\":\"0696\"}")
+            if t < 3 { lines.append("{\"t\":\(t),\"device\":\"cleo\",\"uuid\":\"2a37\",\"hex\":\"0664\"}") }
+            if t == 3 { lines.append("{\"t\":3,\"device\":\"cleo\",\"event\":\"disconnected\"}") }
+            lines.append("{\"t\":\(t),\"device\":\"cleopower\",\"uuid\":\"2a63\",\"hex\":\"2000c800e8fd0000\"}")
+        }
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("athletes-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: trace, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: trace) }
+
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("athletes-\(UUID().uuidString).sqlite").path
+        for words in [
+            ["athletes", "add", "Anna", "--hr-zones", "100,110,130,150"], ["athletes", "add", "Ben", "--hr-zones", "120,140,160,180"],
+            ["athletes", "add", "Cleo", "--hr-zones", "90,95,105,115", "--power-zones", "100,150,250"],
+            ["athletes", "assign", "Anna", "--hr", "C4:7E:11:22:33:01"], ["athletes", "assign", "Ben", "--hr", "C4:7E:11:22:33:02"],
+            ["athletes", "assign", "Cleo", "--hr", "C4:7E:11:22:33:03", "--power", "E8:FE:6E:91:9F:03"],
+        ] {
+            let run = runCLI(words + ["--store", store])
+            #expect(run.status == .success, "\(words): \(run.errors)")
+        }
+        let mock = try MockBlueZ(trace: trace, speed: 2)
+        defer { mock.stop() }
+        let serving = Serving(mock, ["--idle-timeout", "2"], store: store, zones: false)
+        let sent = lines.filter { $0.contains("\"hex\"") }.count
+        #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent)
+        #expect(try serving.waitForSavedWorkouts(3))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        for line in ["Anna: sensors: Anna/hr HRM-A (C4:7E:11:22:33:01)", "Ben: sensors: Ben/hr HRM-B (C4:7E:11:22:33:02)",
+            "Cleo: sensors: Cleo/hr HRM-C (C4:7E:11:22:33:03), Cleo/power PM-C (E8:FE:6E:91:9F:03)", "Cleo: HRM-C lost; reconnecting"]
+        {
+            #expect(run.errors.contains(line), "\(line): \(run.errors)")
+        }
+
+        let listed = try serving.workouts()
+        #expect(Set(listed.compactMap { $0["athlete"]?.stringValue }) == ["Anna", "Ben", "Cleo"], "\(listed)")
+        func workout(of athlete: String) throws -> JSONValue? {
+            try listed.first { $0["athlete"]?.stringValue == athlete }.flatMap { try serving.show($0["id"]!.doubleValue!) }
+        }
+        func boundaries(_ workout: JSONValue?, _ quantity: String) -> [Double]? {
+            workout?["zoneGroups"]?[quantity]?["configuration"]?["zones"]?.arrayValue?.compactMap { $0["maximum"]?.doubleValue }
+        }
+        let anna = try workout(of: "Anna"), ben = try workout(of: "Ben"), cleo = try workout(of: "Cleo")
+        #expect(anna?["statistics"]?["heartRate"]?["count"] == 24 && anna?["statistics"]?["heartRate"]?["average"] == 120)
+        #expect(anna?["statistics"]?["cyclingPower"] == nil)
+        #expect(boundaries(anna, "heartRate") == [100, 110, 130, 150])
+        #expect(ben?["statistics"]?["heartRate"]?["count"] == 24 && ben?["statistics"]?["heartRate"]?["average"] == 150)
+        #expect(boundaries(ben, "heartRate") == [120, 140, 160, 180])
+        #expect(cleo?["statistics"]?["heartRate"]?["count"] == 12 && cleo?["statistics"]?["heartRate"]?["average"] == 100)
+        #expect(cleo?["statistics"]?["cyclingPower"]?["count"] == 24 && cleo?["statistics"]?["cyclingPower"]?["average"] == 200)
+        #expect(boundaries(cleo, "heartRate") == [90, 95, 105, 115] && boundaries(cleo, "cyclingPower") == [100, 150, 250])
+        // All of Anna's and Ben's time is in their own third zone.
+        for (rider, workout) in [("Anna", anna), ("Ben", ben)] {
+            let durations = workout?["zoneGroups"]?["heartRate"]?["zoneDurations"]?.arrayValue?.compactMap { $0["duration"]?.doubleValue } ?? []
+            #expect(durations.count == 5 && durations[2] > 0 && durations.enumerated().allSatisfy { $0.offset == 2 || $0.element == 0 }, "\(rider): \(durations)")
+        }
     }
 
     @Test func twoRidesWithASilenceBetweenThemAreTwoSavedWorkouts() throws {

@@ -124,7 +124,8 @@ enum ServeCommand {
         let publisher = mqtt.start(log: log)
         defer { publisher?.stop() }
         let routers = ServeRouters()
-        let router = routers.add(ServeRouter(idleTimeout: idleTimeout, log: log))
+        // Waits out BlueZ and the sensors (`connect`); like every router it hears of a stop and of the bus lost.
+        let waiting = routers.add(ServeRouter(idleTimeout: idleTimeout, log: log))
         Thread.detachNewThread {
             _ = control.wait(timeout: nil)
             routers.stopAll()
@@ -134,14 +135,14 @@ enum ServeCommand {
             control.stop()  // ends the thread above when serve returns for another reason
         }
 
-        guard let (client, found) = try connect(arguments, athlete: setup.athlete, athletes: athletes, context, router, log)
+        guard let (client, found) = try connect(arguments, athlete: setup.athlete, athletes: athletes, context, waiting, log)
         else { return .success }
         defer { client.bus.close() }
-        // One lane per athlete served at once (the first reuses the router that waited), else one.
-        let lanes = found.enumerated().map { index, lane in
+        // One lane per athlete served at once, else one; each router logs its athlete's name.
+        let lanes = found.map { lane in
             ServeLane(
                 athlete: lane.athlete, requests: lane.requests,
-                router: index == 0 ? router : routers.add(ServeRouter(idleTimeout: idleTimeout, log: ServeLane.log(log, lane.athlete))))
+                router: routers.add(ServeRouter(idleTimeout: idleTimeout, log: ServeLane.log(log, lane.athlete))))
         }
         let routerOfKey = Dictionary(uniqueKeysWithValues: lanes.flatMap { lane in lane.requests.map { ($0.key, lane.router) } })
         client.bus.whenLost { routers.busLost() }
@@ -165,21 +166,22 @@ enum ServeCommand {
         defer { links.stop() }
         if lanes.count == 1 {
             let lane = lanes[0]
-            log("waiting for the sensors to send")
-            while let first = router.waitForWorkout() {
+            let laneLog = ServeLane.log(log, lane.athlete)
+            laneLog("waiting for the sensors to send")
+            while let first = lane.router.waitForWorkout() {
                 try record(
                     from: first, arguments, context, lane: lane, control: control, idleTimeout: idleTimeout,
                     minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget,
-                    live: liveFeed.map { ($0, lane.displayNames) }, mqtt: publisher, signals: true, log: log)
-                if router.isStopping { break }
-                log("waiting for the sensors to send")
+                    live: liveFeed.map { ($0, lane.displayNames) }, mqtt: publisher, signals: true, log: laneLog)
+                if lane.router.isStopping { break }
+                laneLog("waiting for the sensors to send")
             }
         } else {
             try serveAtOnce(
                 lanes, arguments, context, routers: routers, control: control, idleTimeout: idleTimeout,
                 minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget, log: log)
         }
-        if router.isBusLost {
+        if waiting.isBusLost {
             log("the system bus connection was lost (dbus-daemon stopped); exiting with status 1 so that systemd starts serve again")
             return .failure
         }

@@ -121,7 +121,7 @@ import Testing
         }
         #expect(reference.entry(["workouts", "delete"])?.flags.contains("-y") == true)
         #expect(reference.entry(["export"])?.options.contains("-o") == true)
-        #expect(reference.entry(["profile", "show"])?.options == ["--store"])
+        #expect(reference.entry(["profile", "show"])?.options == ["--athlete", "--store"])
     }
 
     /// bash loads the script, registers it for sensorbridge, and the function answers as bash's
@@ -155,7 +155,7 @@ import Testing
         #expect(try complete(["sensorbridge", "record", "--tr"]) == ["--trace"])
         #expect(try complete(["sensorbridge", "workouts", "delete", "7", "--y"]) == ["--yes"])
         #expect(try complete(["sensorbridge", "workouts", "zones", "--n"]) == ["--normalize"])
-        #expect(try complete(["sensorbridge", "profile", "show", "--"]) == ["--store", "--help", "--json"])
+        #expect(try complete(["sensorbridge", "profile", "show", "--"]) == ["--athlete", "--store", "--help", "--json"])
         // After an option that takes a value, and for arguments: nothing, so bash completes files.
         #expect(try complete(["sensorbridge", "export", "--output", ""]) == [])
         #expect(try complete(["sensorbridge", "replay", "Capt"]) == [])
@@ -216,7 +216,7 @@ import Testing
             }
         }
         let zsh = runCLI(["completion", "zsh"]).output
-        #expect(zsh.hasPrefix("#compdef sensorbridge\n") && zsh.contains("'workouts list') sb_options=(--activity --from --store --to)"))
+        #expect(zsh.hasPrefix("#compdef sensorbridge\n") && zsh.contains("'workouts list') sb_options=(--activity --athlete --from --store --to)"))
         let fish = runCLI(["completion", "fish"]).output
         #expect(fish.contains("complete -c sensorbridge -n '__sensorbridge_in workouts delete' -s y\n"))
         #expect(fish.contains("complete -c sensorbridge -n '__sensorbridge_in export' -l format -r -F\n"))

@@ -155,7 +155,7 @@ struct ServeCommandTests {
         let run = serving.stop()
         #expect(run.status == .success, "\(run.errors)")
         for line in ["Anna: sensors: Anna/hr HRM-A (C4:7E:11:22:33:01)", "Ben: sensors: Ben/hr HRM-B (C4:7E:11:22:33:02)",
-            "Cleo: sensors: Cleo/hr HRM-C (C4:7E:11:22:33:03), Cleo/power PM-C (E8:FE:6E:91:9F:03)", "Cleo: HRM-C lost; reconnecting"]
+            "Cleo: sensors: Cleo/hr HRM-C (C4:7E:11:22:33:03), Cleo/power PM-C (E8:FE:6E:91:9F:03)", "Cleo: HRM-C lost; reconnecting", "Anna: HRM-A connected", "Ben: waiting for the sensors to send"]
         {
             #expect(run.errors.contains(line), "\(line): \(run.errors)")
         }

@@ -172,6 +172,11 @@ struct DBusConnectionTests {
         let rule = DBusMatchRule(interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", pathPrefix: "/")
         bus.addMatch(rule) { signal in handled.withLock { $0.append(signal) } }
         plain.addMatch(rule) { signal in decoded.withLock { $0.append(signal) } }
+        // The bus daemon answers a call on `plain` after the AddMatch sent before it: from then on
+        // `plain` gets every signal (`bus` emits through calls of its own, after its AddMatch).
+        _ = try await plain.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetId", timeout: .seconds(5))
         let characteristic = "org.bluez.GattCharacteristic1"
         let token = bus.watchByteProperty(path: "/", interface: characteristic, property: "Value") { bytes in
             watched.withLock { $0.append(bytes) }

@@ -63,6 +63,17 @@ import WorkoutStore
         #expect(run(["athletes", "remove", "Anna", "--yes"], status: .failure).errors.contains("there is no athlete 'Anna'"))
     }
 
+    /// Names match without regard to ASCII case, as the store compares them: `É` and `é` are two
+    /// names, and each finds its own athlete.
+    @Test func namesMatchAsTheStoreComparesThem() throws {
+        _ = run(["athletes", "add", "Élodie", "--ftp", "210"])
+        _ = run(["athletes", "add", "élodie", "--ftp", "260"])
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json", "--athlete", "éLODIE"]).output)["functionalThresholdPower"] == 260)
+        #expect(try JSONValue(parsing: run(["profile", "show", "--json", "--athlete", "Élodie"]).output)["functionalThresholdPower"] == 210)
+        let ride = ReplayCommandTests.captures.appendingPathComponent("run-30min-hr.jsonl").path
+        #expect(try JSONValue(parsing: run(["replay", ride, "--json", "--athlete", "ÉLODIE"]).output)["workout"]?["profile"]?["functionalThresholdPower"] == 210)
+    }
+
     @Test func badNamesAndAddressesSayWhatToGive() {
         #expect(run(["athletes", "add", " Anna"], status: .usage).errors.contains("give a name of 1 to 64 characters"))
         #expect(run(["athletes", "add"], status: .usage).errors.contains("give the athlete's name"))

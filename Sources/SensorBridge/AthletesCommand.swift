@@ -92,9 +92,7 @@ enum AthletesCommand {
 
     static func add(_ name: AthleteName, _ arguments: CommandArguments, _ context: CommandContext) throws -> ExitStatus {
         var preferences = ZonePreferences()
-        preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
-        if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
-        if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
+        try ProfileArguments.apply(arguments, to: &preferences)
         try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             guard let text = arguments[flag] else { continue }

@@ -125,6 +125,14 @@ enum ProfileArguments {
         return profile
     }
 
+    /// `preferences` with what the flags give: the profile's values (`profile(from:updating:)`)
+    /// and the heart-rate and power zone models.
+    static func apply(_ arguments: CommandArguments, to preferences: inout ZonePreferences) throws(UsageError) {
+        preferences.profile = try profile(from: arguments, updating: preferences.profile)
+        if let model = try givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
+        if let model = try givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
+    }
+
     /// Today's date in the local time zone, for a birth date.
     static func today() -> CalendarDate? {
         CalendarDate(Date(), in: .current)

@@ -63,9 +63,7 @@ enum ProfileCommand {
             }
             let store = try StoreLocation.open(arguments, context)
             var preferences = try store.preferences(of: athlete)
-            preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
-            if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
-            if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
+            try ProfileArguments.apply(arguments, to: &preferences)
             try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
             try store.savePreferences(preferences, for: athlete)
             context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))

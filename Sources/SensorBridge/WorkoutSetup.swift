@@ -74,9 +74,7 @@ struct WorkoutSetup {
             athlete = try AthleteOption.athlete(arguments, in: store)
         }
         var preferences = try athlete?.preferences ?? store?.preferences() ?? ZonePreferences()
-        preferences.profile = try ProfileArguments.profile(from: arguments, updating: preferences.profile)
-        if let model = try ProfileArguments.givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
-        if let model = try ProfileArguments.givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
+        try ProfileArguments.apply(arguments, to: &preferences)
         machine = WorkoutStateMachine(activityType: activity, preferences: preferences)
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             if let text = arguments[flag] {

@@ -1,6 +1,5 @@
 import Foundation
 import MQTT
-import WorkoutStore
 
 /// The options of `record` and `serve` that publish the workout to an MQTT broker: `--mqtt URL`,
 /// `--mqtt-credentials FILE`, and the bridge's topic level from `--bridge-id ID` (which also names
@@ -35,7 +34,7 @@ struct MQTTOptions {
         if let file = arguments["mqtt-credentials"] {
             (broker.username, broker.password) = try Self.credentials(file)
         }
-        broker.bridgeID = try Self.bridgeID(arguments)
+        broker.bridgeID = try WorkoutSetup.bridge(arguments).rawValue
         self.broker = broker
     }
 
@@ -102,12 +101,6 @@ struct MQTTOptions {
         let user = String(line[..<colon])
         guard !user.isEmpty else { throw UsageError("--mqtt-credentials \(path): the user name is empty; \(write)") }
         return (user, String(line[line.index(after: colon)...]))
-    }
-
-    /// `--bridge-id ID`, else this box's host name made valid: the bridge's topic level.
-    static func bridgeID(_ arguments: CommandArguments) throws(UsageError) -> String {
-        try arguments[WorkoutSetup.bridgeOption].map { text throws(UsageError) in try WorkoutSetup.bridgeID(text).rawValue }
-            ?? BridgeID.hostDefault.rawValue
     }
 
     /// Starts publishing when `--mqtt` was given: the connection lives until `stop`, across workouts.

@@ -21,8 +21,10 @@ struct WorkoutSetup {
                                      the host name, other characters made _)
         """
 
-    /// `--bridge-id`'s value as a bridge id, or a usage error that says what to give.
-    static func bridgeID(_ text: String) throws(UsageError) -> BridgeID {
+    /// `--bridge-id ID`, else this box's host name made valid: the bridge saved workouts carry and
+    /// its level in MQTT topics. A value that is not a bridge id is a usage error that says what to give.
+    static func bridge(_ arguments: CommandArguments) throws(UsageError) -> BridgeID {
+        guard let text = arguments[bridgeOption] else { return .hostDefault }
         guard let bridge = BridgeID(rawValue: text) else {
             throw UsageError(
                 "--bridge-id '\(text)': give 1 to 64 letters, digits, _ and - (it names the bridge in saved workouts "
@@ -63,7 +65,7 @@ struct WorkoutSetup {
         if arguments.has("events") && !arguments.has("json") {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
         }
-        bridge = try arguments[Self.bridgeOption].map(Self.bridgeID) ?? .hostDefault
+        bridge = try Self.bridge(arguments)
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
         store =
             save

@@ -29,9 +29,8 @@ enum AthleteOption {
     ///
     /// - Throws: `WorkoutStoreError.noAthlete` when `store` (or a missing store) has no such athlete.
     static func athlete(named name: AthleteName, in store: WorkoutStore?) throws -> AthleteRecord {
-        // The store's own comparison (ASCII case), then the record under the stored name.
-        guard let stored = try store?.athlete(named: name), let found = try store?.athletes().first(where: { $0.name == stored })
-        else { throw WorkoutStoreError.noAthlete(name.rawValue) }
+        // The store's own comparison (ASCII case).
+        guard let found = try store?.athlete(named: name) else { throw WorkoutStoreError.noAthlete(name.rawValue) }
         return found
     }
 }

@@ -129,7 +129,7 @@ enum AthletesCommand {
         }
         let store = try StoreLocation.open(arguments, context)
         for (role, address) in assignments { try store.assignSensor(address, role: role, to: name) }
-        let stored = try store.athlete(named: name) ?? name
+        let stored = try store.athlete(named: name)?.name ?? name
         context.output.line(
             "Assigned to \(stored): " + assignments.map { "\(roleText($0.0)) \($0.1)" }.joined(separator: ", ") + ".")
         return .success
@@ -137,7 +137,7 @@ enum AthletesCommand {
 
     static func remove(_ name: AthleteName, _ arguments: CommandArguments, _ context: CommandContext) throws -> ExitStatus {
         let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
-        guard let stored = try store.athlete(named: name) else { throw WorkoutStoreError.noAthlete(name.rawValue) }
+        guard let stored = try store.athlete(named: name)?.name else { throw WorkoutStoreError.noAthlete(name.rawValue) }
         if !arguments.has("yes"), context.inputIsTerminal {
             guard context.confirm("Remove athlete \(stored) with their profile, zones and sensors? Their workouts stay. [y/N] ") else {
                 context.errors.line("sensorbridge athletes remove: \(stored) is kept; nothing was changed")

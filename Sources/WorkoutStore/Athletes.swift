@@ -58,21 +58,17 @@ extension WorkoutStore {
     /// The stored athletes, by name.
     public func athletes() throws(WorkoutStoreError) -> [AthleteRecord] {
         try perform {
-            var names: [(Int64, AthleteName)] = []
+            var stored: [(id: Int64, name: AthleteName)] = []
             try connection.statement("SELECT id, name FROM athletes ORDER BY name COLLATE NOCASE").forEachRow { row in
-                guard let name = AthleteName(rawValue: row.text(1)) else {
-                    throw WorkoutStoreError.invalidData(path: path, reason: "the athlete name \(row.text(1)) is not one")
-                }
-                names.append((row.int64(0), name))
+                stored.append((row.int64(0), try athleteName(row.text(1))))
             }
-            return try names.map { id, name in
-                var sensors: [SensorRole: String] = [:]
-                try connection.statement("SELECT role, address FROM athlete_sensors WHERE athlete_id = ?").forEachRow(id) { row in
-                    if let role = SensorRole(rawValue: row.text(0)) { sensors[role] = row.text(1) }
-                }
-                return AthleteRecord(name: name, preferences: try athletePreferences(id: id), sensors: sensors)
-            }
+            return try stored.map { try record(id: $0.id, name: $0.name) }
         }
+    }
+
+    /// The athlete called `name` (without regard to ASCII case), or nil.
+    public func athlete(named name: AthleteName) throws(WorkoutStoreError) -> AthleteRecord? {
+        try perform { try storedAthlete(name).map { try record(id: $0.id, name: $0.name) } }
     }
 
     /// Adds `name` with `preferences`.
@@ -80,11 +76,7 @@ extension WorkoutStore {
     /// - Throws: `.athleteExists` when an athlete has that name (in any case).
     public func addAthlete(_ name: AthleteName, preferences: ZonePreferences) throws(WorkoutStoreError) {
         try performTransaction {
-            if let existing = try connection.statement("SELECT name FROM athletes WHERE name = ? COLLATE NOCASE")
-                .firstRow(name.rawValue, map: { $0.text(0) })
-            {
-                throw WorkoutStoreError.athleteExists(existing)
-            }
+            if let existing = try storedAthlete(name) { throw WorkoutStoreError.athleteExists(existing.name.rawValue) }
             try connection.statement("INSERT INTO athletes (name, power_zone_model, heart_rate_zone_model) VALUES (?, '6', 'reserve')")
                 .run(name.rawValue)
             try writeAthletePreferences(preferences, id: connection.lastInsertRowID)
@@ -131,22 +123,32 @@ extension WorkoutStore {
         try performTransaction { try writeAthletePreferences(preferences, id: try requiredAthleteID(athlete)) }
     }
 
-    /// The stored name of the athlete called `name` (in any case), or nil.
-    public func athlete(named name: AthleteName) throws(WorkoutStoreError) -> AthleteName? {
-        try perform {
-            try connection.statement("SELECT name FROM athletes WHERE name = ? COLLATE NOCASE").firstRow(name.rawValue) {
-                AthleteName(rawValue: $0.text(0))
-            } ?? nil
+    /// The row id and stored name of the athlete called `name` (without regard to ASCII case), or nil.
+    private func storedAthlete(_ name: AthleteName) throws -> (id: Int64, name: AthleteName)? {
+        try connection.statement("SELECT id, name FROM athletes WHERE name = ? COLLATE NOCASE").firstRow(name.rawValue) {
+            ($0.int64(0), try athleteName($0.text(1)))
         }
     }
 
-    private func athleteID(_ name: AthleteName) throws -> Int64? {
-        try connection.statement("SELECT id FROM athletes WHERE name = ? COLLATE NOCASE").firstRow(name.rawValue) { $0.int64(0) }
+    private func requiredAthleteID(_ name: AthleteName) throws -> Int64 {
+        guard let stored = try storedAthlete(name) else { throw WorkoutStoreError.noAthlete(name.rawValue) }
+        return stored.id
     }
 
-    private func requiredAthleteID(_ name: AthleteName) throws -> Int64 {
-        guard let id = try athleteID(name) else { throw WorkoutStoreError.noAthlete(name.rawValue) }
-        return id
+    private func athleteName(_ text: String) throws -> AthleteName {
+        guard let name = AthleteName(rawValue: text) else {
+            throw WorkoutStoreError.invalidData(path: path, reason: "the athlete name \(text) is not one")
+        }
+        return name
+    }
+
+    /// The athlete of row `id`: preferences and sensors.
+    private func record(id: Int64, name: AthleteName) throws -> AthleteRecord {
+        var sensors: [SensorRole: String] = [:]
+        try connection.statement("SELECT role, address FROM athlete_sensors WHERE athlete_id = ?").forEachRow(id) { row in
+            if let role = SensorRole(rawValue: row.text(0)) { sensors[role] = row.text(1) }
+        }
+        return AthleteRecord(name: name, preferences: try athletePreferences(id: id), sensors: sensors)
     }
 
     private func athletePreferences(id: Int64) throws -> ZonePreferences {

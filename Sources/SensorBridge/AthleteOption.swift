@@ -34,3 +34,11 @@ enum AthleteOption {
         return found
     }
 }
+
+extension AthleteRecord {
+    /// The athlete's assigned sensors under the keys `record` and `serve` give those roles
+    /// (`hr`, `power`), heart rate first.
+    var assignedSensors: [(role: SensorRole, key: String, address: String)] {
+        [(SensorRole.heartRate, "hr"), (.power, "power")].compactMap { role, key in sensors[role].map { (role, key, $0) } }
+    }
+}

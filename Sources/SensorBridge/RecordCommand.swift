@@ -96,9 +96,8 @@ enum RecordCommand {
         var setup = try WorkoutSetup(arguments, context, command: "record", alwaysSave: !arguments.has("no-save"))
         if queries.isEmpty, let athlete = setup.athlete {
             // The athlete's assigned sensors, when none is given.
-            queries = roles.compactMap { role in
-                (role.option == "hr" ? athlete.sensors[.heartRate] : role.option == "power" ? athlete.sensors[.power] : nil)
-                    .map { (role, $0) }
+            queries = athlete.assignedSensors.compactMap { sensor in
+                roles.first { $0.option == sensor.key }.map { ($0, sensor.address) }
             }
             guard !queries.isEmpty else {
                 throw UsageError(

@@ -165,17 +165,9 @@ enum ServeCommand {
         links.start()
         defer { links.stop() }
         if lanes.count == 1 {
-            let lane = lanes[0]
-            let laneLog = ServeLane.log(log, lane.athlete)
-            laneLog("waiting for the sensors to send")
-            while let first = lane.router.waitForWorkout() {
-                try record(
-                    from: first, arguments, context, lane: lane, control: control, idleTimeout: idleTimeout,
-                    minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget,
-                    live: liveFeed.map { ($0, lane.displayNames) }, mqtt: publisher, signals: true, log: laneLog)
-                if lane.router.isStopping { break }
-                laneLog("waiting for the sensors to send")
-            }
+            try serve(
+                lanes[0], arguments, context, control: control, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
+                latencyBudget: livePath.latencyBudget, live: liveFeed, mqtt: publisher, signals: true, log: log)
         } else {
             try serveAtOnce(
                 lanes, arguments, context, routers: routers, control: control, idleTimeout: idleTimeout,
@@ -251,9 +243,7 @@ enum ServeCommand {
             query.map { (key, $0) }
         }
         if queries.isEmpty, let athlete {
-            queries = [("hr", athlete.sensors[.heartRate]), ("power", athlete.sensors[.power])].compactMap { key, address in
-                address.map { (key, $0) }
-            }
+            queries = athlete.assignedSensors.map { ($0.key, $0.address) }
         }
         if !queries.isEmpty {
             return try queries.map { key, query throws(BlueZError) in
@@ -280,15 +270,14 @@ enum ServeCommand {
         var unknown: [String] = []
         for athlete in athletes {
             var requests: [SensorRequest] = []
-            for (role, key) in [(SensorRole.heartRate, "hr"), (.power, "power")] {
-                guard let address = athlete.sensors[role] else { continue }
-                guard let device = try? client.sensor(address, adapter: adapter) else {
+            for sensor in athlete.assignedSensors {
+                guard let device = try? client.sensor(sensor.address, adapter: adapter) else {
                     unknown.append(
-                        "\(athlete.name)'s \(AthletesCommand.roleText(role)) sensor \(address) is not known to BlueZ; pair it with "
-                            + "'sensorbridge pair \(address)' and restart serve")
+                        "\(athlete.name)'s \(AthletesCommand.roleText(sensor.role)) sensor \(sensor.address) is not known to BlueZ; "
+                            + "pair it with 'sensorbridge pair \(sensor.address)' and restart serve")
                     continue
                 }
-                requests.append(SensorRequest(key: "\(athlete.name)/\(key)", device: device))
+                requests.append(SensorRequest(key: "\(athlete.name)/\(sensor.key)", device: device))
             }
             if !requests.isEmpty { lanes.append((athlete.name, requests)) }
         }
@@ -315,17 +304,10 @@ enum ServeCommand {
             Thread.detachNewThread {
                 Thread.current.name = "sb.lane"
                 defer { done.leave() }
-                let laneLog = ServeLane.log(log, lane.athlete)
-                laneLog("waiting for the sensors to send")
                 do {
-                    while let first = lane.router.waitForWorkout() {
-                        try record(
-                            from: first, arguments, shared.context, lane: lane, control: control, idleTimeout: idleTimeout,
-                            minimumDuration: minimumDuration, latencyBudget: latencyBudget, live: nil, mqtt: nil, signals: false,
-                            log: laneLog)
-                        if lane.router.isStopping { break }
-                        laneLog("waiting for the sensors to send")
-                    }
+                    try serve(
+                        lane, arguments, shared.context, control: control, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
+                        latencyBudget: latencyBudget, live: nil, mqtt: nil, signals: false, log: log)
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     routers.stopAll()
@@ -334,6 +316,24 @@ enum ServeCommand {
         }
         done.wait()
         if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Records `lane`'s workouts one after another until serve stops; its log lines carry its athlete.
+    static func serve(
+        _ lane: ServeLane, _ arguments: CommandArguments, _ context: CommandContext, control: RecordingControl,
+        idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, live: LiveFeed?, mqtt: MQTTPublisher?,
+        signals: Bool, log: @escaping @Sendable (String) -> Void
+    ) throws {
+        let log = ServeLane.log(log, lane.athlete)
+        log("waiting for the sensors to send")
+        while let first = lane.router.waitForWorkout() {
+            try record(
+                from: first, arguments, context, lane: lane, control: control, idleTimeout: idleTimeout,
+                minimumDuration: minimumDuration, latencyBudget: latencyBudget, live: live.map { ($0, lane.displayNames) },
+                mqtt: mqtt, signals: signals, log: log)
+            if lane.router.isStopping { break }
+            log("waiting for the sensors to send")
+        }
     }
 
     /// Records one workout of `lane` from its first measurement's arrival until the router ends

@@ -57,6 +57,11 @@ let package = Package(
         // A small typed libmosquitto client: one thread of its own, a bounded queue while the broker
         // is away; unsafe pointers stay inside it.
         .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
+        // libpq (Debian libpq-dev), the PostgreSQL client library; a module map and a shim header.
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // A small typed libpq binding (connections, parameters, rows, transactions, COPY); unsafe
+        // pointers stay inside it.
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"], swiftSettings: swiftSettings),
         // Workouts to files other tools read: FIT, TCX, CSV, SVG charts. Pure: bytes in memory, no I/O.
         .target(name: "Export", dependencies: ["SensorCore", "Zones", "Workouts"], swiftSettings: swiftSettings),
         // One workout session, as a library: sources (live BlueZ links, replayed traces) through one

@@ -106,9 +106,10 @@ let package = Package(
         .executableTarget(
             name: "sensorbridge-fuzz-trace", dependencies: ["Captures", "SensorCore", "CFuzzer", "FuzzSupport"],
             swiftSettings: swiftSettings),
-        // Test-only helpers: payload encoders, fixtures and synthetic workouts (also for the benchmarks).
+        // Test-only helpers: payload encoders, fixtures and synthetic workouts (also for the benchmarks);
+        // the real servers tests start (a private bus with a mock BlueZ, mosquitto, PostgreSQL).
         .target(
-            name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones"],
+            name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones", "PostgreSQL"],
             swiftSettings: swiftSettings),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
@@ -126,6 +127,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SessionTests",
             dependencies: [

@@ -243,6 +243,30 @@ struct PostgreSQLConnectionTests {
         #expect(try connection.query("SELECT count(*) FROM rides").first?.int64(0) == 3)
     }
 
+    /// A repeatable-read transaction that updates a row another connection changed since its
+    /// snapshot fails with `serialization_failure` (40001), a transaction to run again.
+    @Test func aConcurrentUpdateIsASerializationFailure() throws {
+        let url = try PostgreSQLServer.shared().makeDatabase()
+        let first = try PostgreSQLConnection(url)
+        let second = try PostgreSQLConnection(url)
+        try first.execute("CREATE TABLE counters (id bigint PRIMARY KEY, n bigint NOT NULL); INSERT INTO counters VALUES (1, 0)")
+        do {
+            try first.transaction { first in
+                try first.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                #expect(try first.query("SELECT n FROM counters").first?.int64(0) == 0)  // the snapshot
+                try second.query("UPDATE counters SET n = 5 WHERE id = 1")  // committed by itself
+                try first.query("UPDATE counters SET n = n + 1 WHERE id = 1")
+            }
+            Issue.record("an update of a row changed since the snapshot was committed")
+        } catch let error as PostgreSQLError {
+            #expect(error.sqlState == .serializationFailure, "\(error)")
+            #expect(error.isSerializationFailure)
+            #expect(!error.isUniqueViolation)
+        }
+        #expect(first.transactionState == .idle)
+        #expect(try first.query("SELECT n FROM counters").first?.int64(0) == 5)
+    }
+
     /// Two connections at once: the second's update of a row the first has locked waits (the
     /// server lists its lock as not granted) until the first commits, then applies on top of it;
     /// `NOWAIT` fails at once with `lock_not_available`.

@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Workouts, samples, zones and preferences in SQLite; unsafe pointers only in its SQLite layer.
         .target(
-            name: "WorkoutStore", dependencies: ["CSQLite", "SensorCore", "Zones", "Workouts"],
+            name: "WorkoutStore", dependencies: ["CSQLite", "PostgreSQL", "SensorCore", "Zones", "Workouts"],
             swiftSettings: swiftSettings),
         // libbluetooth's headers (Debian libbluetooth-dev) for the HCI monitor socket; nothing is linked.
         .systemLibrary(name: "CBluetooth", path: "Sources/CBluetooth", providers: [.apt(["libbluetooth-dev"])]),
@@ -136,7 +136,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "WorkoutStoreTests",
-            dependencies: ["WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            dependencies: ["WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport", "PostgreSQL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -27,6 +27,28 @@ public final class PostgreSQLConnection {
 
     deinit { PQfinish(handle) }
 
+    /// The options `conninfo` sets (`host`, `port`, `dbname`, `user`, `password`, ...), as libpq
+    /// reads them, without connecting: for checking a store's address before anything waits, and
+    /// for naming it without its password. The corresponding C function is `PQconninfoParse`.
+    ///
+    /// - Throws: `.connectionFailed` with libpq's reason for a conninfo or URL it cannot read.
+    public static func options(of conninfo: String) throws(PostgreSQLError) -> [String: String] {
+        var message: UnsafeMutablePointer<CChar>?
+        guard let parsed = PQconninfoParse(conninfo, &message) else {
+            let reason = message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+            if let message { PQfreemem(message) }
+            throw PostgreSQLError(kind: .connectionFailed, message: reason)
+        }
+        defer { PQconninfoFree(parsed) }
+        var options: [String: String] = [:]
+        var option = parsed
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { options[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return options
+    }
+
     /// libpq's latest error text for `connection`, without its trailing line break. The
     /// corresponding C function is `PQerrorMessage`.
     static func message(of connection: OpaquePointer) -> String {

@@ -116,8 +116,13 @@ public final class PostgreSQLConnection {
         }
         defer { PQclear(result) }
         try check(result, sql: sql, expecting: [PGRES_COMMAND_OK, PGRES_TUPLES_OK])
+        affectedRows = result.flatMap { Int64(String(cString: PQcmdTuples($0))) } ?? 0
         return Self.rows(of: result)
     }
+
+    /// The rows the latest `query` inserted, updated, deleted or returned (0 for other
+    /// commands). The corresponding C function is `PQcmdTuples`.
+    public private(set) var affectedRows: Int64 = 0
 
     /// Calls `body` with the parameters' C values and lengths (a bytea's bytes, a text's
     /// NUL-terminated UTF-8, NULL for NULL), valid only during the call.

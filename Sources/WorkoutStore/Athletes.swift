@@ -59,7 +59,7 @@ extension WorkoutStore {
     public func athletes() throws(WorkoutStoreError) -> [AthleteRecord] {
         try perform {
             var stored: [(id: Int64, name: AthleteName)] = []
-            try connection.statement("SELECT id, name FROM athletes ORDER BY name COLLATE NOCASE").forEachRow { row in
+            try connection.statement("SELECT id, name FROM athletes ORDER BY \(connection.dialect.caseless("name"))").forEachRow { row in
                 stored.append((row.int64(0), try athleteName(row.text(1))))
             }
             return try stored.map { try record(id: $0.id, name: $0.name) }
@@ -77,9 +77,10 @@ extension WorkoutStore {
     public func addAthlete(_ name: AthleteName, preferences: ZonePreferences) throws(WorkoutStoreError) {
         try performTransaction {
             if let existing = try storedAthlete(name) { throw WorkoutStoreError.athleteExists(existing.name.rawValue) }
-            try connection.statement("INSERT INTO athletes (name, power_zone_model, heart_rate_zone_model) VALUES (?, '6', 'reserve')")
-                .run(name.rawValue)
-            try writeAthletePreferences(preferences, id: connection.lastInsertRowID)
+            let id = try connection.statement(
+                "INSERT INTO athletes (name, power_zone_model, heart_rate_zone_model) VALUES (?, '6', 'reserve') RETURNING id"
+            ).firstRow(name.rawValue) { $0.int64(0) }!
+            try writeAthletePreferences(preferences, id: id)
         }
     }
 
@@ -125,7 +126,8 @@ extension WorkoutStore {
 
     /// The row id and stored name of the athlete called `name` (without regard to ASCII case), or nil.
     private func storedAthlete(_ name: AthleteName) throws -> (id: Int64, name: AthleteName)? {
-        try connection.statement("SELECT id, name FROM athletes WHERE name = ? COLLATE NOCASE").firstRow(name.rawValue) {
+        let caseless = connection.dialect.caseless
+        return try connection.statement("SELECT id, name FROM athletes WHERE \(caseless("name")) = \(caseless("?"))").firstRow(name.rawValue) {
             ($0.int64(0), try athleteName($0.text(1)))
         }
     }

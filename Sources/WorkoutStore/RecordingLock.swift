@@ -50,6 +50,6 @@ final class RecordingLock {
 extension WorkoutStore {
     /// Where the recording lock of workout `id` lives; nil for an in-memory store.
     func recordingLockPath(_ id: WorkoutID) -> String? {
-        path == Self.inMemoryPath ? nil : "\(path)-recording-\(id)"
+        path == Self.inMemoryPath || isShared ? nil : "\(path)-recording-\(id)"
     }
 }

@@ -30,31 +30,32 @@ struct SampleChunk {
         }
     }
 
-    /// Writes `samples` as rows `firstPosition...` of `workout`; returns the next free position.
+    /// Writes `samples` as rows `firstPosition...` of `workout` (with `COPY` on PostgreSQL);
+    /// returns the next free position.
     static func insert(
         _ samples: some Collection<Sample>, start: Duration, workout: Int64, firstPosition: Int64,
-        into connection: SQLiteConnection
+        into connection: any StoreDatabase
     ) throws -> Int64 {
-        let statement = try connection.statement(
-            """
-            INSERT INTO sample_chunks (workout_id, position, sample_count, offsets, sample_values, quantity_types, sensors)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+        var rows: [[(any StoreValue)?]] = []
         var position = firstPosition
         var index = samples.startIndex
         while index != samples.endIndex {
             let end = samples.index(index, offsetBy: capacity, limitedBy: samples.endIndex) ?? samples.endIndex
             let chunk = SampleChunk(samples[index..<end], start: start)
-            try statement.run(
-                workout, position, chunk.count, chunk.offsets, chunk.values, chunk.quantityTypes, chunk.sensors)
+            rows.append([workout, position, chunk.count, chunk.offsets, chunk.values, chunk.quantityTypes, chunk.sensors])
             position += 1
             index = end
         }
+        guard !rows.isEmpty else { return position }
+        try connection.insertRows(
+            into: "sample_chunks",
+            columns: ["workout_id", "position", "sample_count", "offsets", "sample_values", "quantity_types", "sensors"],
+            rows: rows)
         return position
     }
 
     /// Every sample of `workout`, in the order it received them, with times `start + offset`.
-    static func samples(of workout: Int64, start: Duration, in connection: SQLiteConnection, path: String) throws
+    static func samples(of workout: Int64, start: Duration, in connection: any StoreDatabase, path: String) throws
         -> [Sample]
     {
         var samples: [Sample] = []

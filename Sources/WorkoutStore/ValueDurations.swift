@@ -111,7 +111,7 @@ struct ValueDurations: Equatable {
     /// Writes the durations of the zoned quantities in `samples` for `workout`.
     static func insert(
         _ samples: [Sample], workout: Int64, start: Duration, timeline: WorkoutTimeline,
-        holds: [QuantityType: Duration], into connection: SQLiteConnection
+        holds: [QuantityType: Duration], into connection: any StoreDatabase
     ) throws {
         let statement = try connection.statement(
             "INSERT INTO zone_value_durations (workout_id, quantity_type, value, duration_ns) VALUES (?, ?, ?, ?)")

@@ -65,7 +65,7 @@ extension WorkoutStore {
     }
 
     /// A workout's start, end and pauses, from its `workouts` and `pauses` rows.
-    static func timeline(of workout: Int64, start: Duration, in connection: SQLiteConnection) throws -> WorkoutTimeline {
+    static func timeline(of workout: Int64, start: Duration, in connection: any StoreDatabase) throws -> WorkoutTimeline {
         let duration = try connection.statement("SELECT duration_ns FROM workouts WHERE id = ?")
             .firstRow(workout) { $0.optionalInt64(0) } ?? nil
         var pauses: [Range<Duration>] = []

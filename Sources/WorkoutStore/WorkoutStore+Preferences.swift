@@ -24,8 +24,9 @@ extension WorkoutStore {
             let profile = preferences.profile
             try connection.statement(
                 """
-                INSERT OR REPLACE INTO profile (id, \(Self.profileColumns))
+                INSERT INTO profile (id, \(Self.profileColumns))
                 VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET \(Self.profileUpdates)
                 """
             ).run(
                 profile.birthDate?.description, profile.age, profile.restingHeartRate, profile.maximumHeartRate,

@@ -21,15 +21,22 @@ public struct WorkoutFilter: Sendable, Hashable {
         self.athlete = athlete
     }
 
-    /// `w` is the `workouts` table; the filter's values bind as `?2` to `?5` (`?1` is the query's own).
-    static let sql = """
-        (?2 IS NULL OR w.start_date >= ?2) AND (?3 IS NULL OR w.start_date < ?3)
-        AND (?4 IS NULL OR w.activity_type = ?4
-            OR EXISTS (SELECT 1 FROM activities a WHERE a.workout_id = w.id AND a.activity_type = ?4))
-        AND (?5 IS NULL OR w.athlete = ?5 COLLATE NOCASE)
-        """
+    /// The condition on `w`, the `workouts` table, with the filter's values bound as `?first` to
+    /// `?first+3` (those before are the query's own).
+    static func sql(first: Int, _ dialect: StoreDialect) -> String {
+        let (from, until, type, athlete) = ("?\(first)", "?\(first + 1)", "?\(first + 2)", "?\(first + 3)")
+        // Each value's first use gives its type, which PostgreSQL cannot tell from `IS NULL`
+        // alone (SQLite reads `DOUBLE PRECISION` as REAL).
+        return """
+            (CAST(\(from) AS DOUBLE PRECISION) IS NULL OR w.start_date >= \(from))
+            AND (CAST(\(until) AS DOUBLE PRECISION) IS NULL OR w.start_date < \(until))
+            AND (CAST(\(type) AS TEXT) IS NULL OR w.activity_type = \(type)
+                OR EXISTS (SELECT 1 FROM activities a WHERE a.workout_id = w.id AND a.activity_type = \(type)))
+            AND (CAST(\(athlete) AS TEXT) IS NULL OR \(dialect.caseless("w.athlete")) = \(dialect.caseless(athlete)))
+            """
+    }
 
-    var arguments: [(any SQLiteBindable)?] {
+    var arguments: [(any StoreValue)?] {
         [from?.timeIntervalSinceReferenceDate, until?.timeIntervalSinceReferenceDate, activityType?.rawValue, athlete?.rawValue]
     }
 }
@@ -95,10 +102,10 @@ extension WorkoutStore {
                 FROM workouts w
                 LEFT JOIN workout_statistics s ON s.workout_id = w.id
                 LEFT JOIN recordings r ON r.workout_id = w.id
-                WHERE \(WorkoutFilter.sql)
+                WHERE \(WorkoutFilter.sql(first: 1, connection.dialect))
                 ORDER BY w.start_date, w.id
                 """
-            ).forEachRow(arguments: [nil] + filter.arguments) { row in
+            ).forEachRow(arguments: filter.arguments) { row in
                 listings.append(
                     WorkoutListing(
                         id: WorkoutID(row.int64(0)), startDate: Date(timeIntervalSinceReferenceDate: row.double(1)),
@@ -173,7 +180,7 @@ extension WorkoutStore {
                 """
                 SELECT w.id, w.start_date, v.value, v.duration_ns
                 FROM workouts w JOIN zone_value_durations v ON v.workout_id = w.id AND v.quantity_type = ?1
-                WHERE \(WorkoutFilter.sql)
+                WHERE \(WorkoutFilter.sql(first: 2, connection.dialect))
                 ORDER BY w.start_date, w.id, v.value
                 """
             ).forEachRow(arguments: [Int64(configuration.quantityType.rawValue)] + filter.arguments) { row in

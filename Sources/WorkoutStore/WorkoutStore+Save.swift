@@ -91,13 +91,12 @@ extension WorkoutStore {
         func insertZoneGroups(_ groups: [QuantityType: WorkoutZoneGroup], activity: Int64?) throws {
             for type in groups.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
                 let group = groups[type]!
-                try connection.statement(
+                let groupID = try connection.statement(
                     """
                     INSERT INTO zone_groups (workout_id, activity_position, quantity_type, configuration_id)
-                    VALUES (?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?) RETURNING id
                     """
-                ).run(workoutID, activity, Int64(type.rawValue), try configurationID(group.configuration))
-                let groupID = connection.lastInsertRowID
+                ).firstRow(workoutID, activity, Int64(type.rawValue), try configurationID(group.configuration)) { $0.int64(0) }!
                 let durations = try connection.statement(
                     "INSERT INTO zone_durations (zone_group_id, zone_index, duration_ns) VALUES (?, ?, ?)")
                 for (index, duration) in group.durations.enumerated() {
@@ -203,27 +202,28 @@ extension WorkoutStore {
             s.rrPairCount, s.droppedSamples, s.malformedNotifications)
     }
 
-    /// The id for a new workout: one above the highest ever given (`Schema.workoutIDHighWater`),
-    /// so that a deleted workout's id is never given again; nil (SQLite's choice) in a store from
-    /// before that migration, which only tests open. The caller holds the inserting transaction.
     /// Inserts a `workouts` row of `columns` and `identity` and returns its id; the caller holds a
     /// transaction. A store of a schema before migration 9 (made by a test from the first
     /// migrations) has no identity columns and gets none.
-    func insertWorkoutRow(_ columns: [(name: String, value: (any SQLiteBindable)?)], identity: WorkoutIdentity) throws -> Int64 {
-        var columns = columns
+    /// A column whose value is nil is left to its default (the database gives the id).
+    func insertWorkoutRow(_ columns: [(name: String, value: (any StoreValue)?)], identity: WorkoutIdentity) throws -> Int64 {
+        var columns = columns.filter { $0.name != "id" || $0.value != nil }
         let version = try connection.userVersion
         if version >= Schema.identityVersion { columns += [("uuid", identity.uuidText), ("bridge", identity.bridge.rawValue)] }
         if version >= Schema.athletesVersion { columns.append(("athlete", identity.athlete?.rawValue)) }
         let names = columns.map(\.name).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try connection.statement("INSERT INTO workouts (\(names)) VALUES (\(marks))").run(arguments: columns.map(\.value))
-        return connection.lastInsertRowID
+        return try connection.statement("INSERT INTO workouts (\(names)) VALUES (\(marks)) RETURNING id")
+            .firstRow(arguments: columns.map(\.value)) { $0.int64(0) }!
     }
 
+    /// The id for a new workout on SQLite: one above the highest ever given
+    /// (`Schema.workoutIDHighWater`), so that a deleted workout's id is never given again; nil
+    /// (SQLite's choice) in a store from before that migration, which only tests open. PostgreSQL's
+    /// identity column never gives an id twice: nil there too. The caller holds the inserting
+    /// transaction.
     func newWorkoutID() throws -> Int64? {
-        guard try connection.userVersion >= Schema.workoutIDHighWaterVersion else { return nil }
-        let statement = try connection.prepare("SELECT id + 1 FROM workout_id_high_water")
-        guard try statement.step() else { return nil }
-        return statement.int64(0)
+        guard connection.dialect == .sqlite, try connection.userVersion >= Schema.workoutIDHighWaterVersion else { return nil }
+        return try connection.statement("SELECT id + 1 FROM workout_id_high_water").firstRow { $0.int64(0) }
     }
 }

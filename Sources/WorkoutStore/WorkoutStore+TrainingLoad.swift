@@ -47,10 +47,10 @@ extension WorkoutStore {
                 """
                 SELECT w.id, w.start_date, w.activity_type, w.active_duration_ns, s.power_normalized
                 FROM workouts w LEFT JOIN workout_statistics s ON s.workout_id = w.id
-                WHERE w.duration_ns IS NOT NULL AND \(WorkoutFilter.sql)
+                WHERE w.duration_ns IS NOT NULL AND \(WorkoutFilter.sql(first: 1, connection.dialect))
                 ORDER BY w.start_date, w.id
                 """
-            ).forEachRow(arguments: [nil] + filter.arguments) { row in
+            ).forEachRow(arguments: filter.arguments) { row in
                 rows.append(
                     (row.int64(0), Date(timeIntervalSinceReferenceDate: row.double(1)), try activityType(row.text(2)),
                      .nanoseconds(row.int64(3)), row.optionalDouble(4)))

@@ -4,9 +4,13 @@ import Zones
 
 extension WorkoutStore {
     /// The columns a profile is kept in, in `profile` and `workout_profiles` alike.
-    static let profileColumns =
-        "birth_date, age, resting_heart_rate, maximum_heart_rate, functional_threshold_power, power_zone_model, "
-        + "lactate_threshold_heart_rate, heart_rate_zone_model"
+    static let profileColumns = profileColumnNames.joined(separator: ", ")
+    private static let profileColumnNames = [
+        "birth_date", "age", "resting_heart_rate", "maximum_heart_rate", "functional_threshold_power", "power_zone_model",
+        "lactate_threshold_heart_rate", "heart_rate_zone_model",
+    ]
+    /// `birth_date = excluded.birth_date, ...`: an upsert's update of every profile column.
+    static let profileUpdates = profileColumnNames.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Stores the profile `workout` was recorded with (`workout_profiles`, migrations 5 and 6); the caller
     /// holds a transaction.
@@ -27,7 +31,7 @@ extension WorkoutStore {
     }
 
     /// The profile in the row's first eight columns, `profileColumns`.
-    func profile(from row: SQLiteStatement) throws -> WorkoutProfile {
+    func profile(from row: any StoreRow) throws -> WorkoutProfile {
         var birthDate: CalendarDate?
         if let text = row.optionalText(0) {
             guard let date = CalendarDate(iso8601: text) else {

@@ -1,9 +1,11 @@
 import Foundation
+import PostgreSQL
 import SensorCore
 import Zones
 
 /// Finished workouts with their samples and zone groups, unfinished recordings, and the person's
-/// zone preferences, in one SQLite file (DESIGN.md §3 "Storage").
+/// zone preferences, in one SQLite file (DESIGN.md §3 "Storage"), or in a PostgreSQL database
+/// shared by many bridges (`init(address:)`).
 ///
 /// The database runs in WAL mode with foreign keys on and `synchronous = FULL` (a committed
 /// journal flush survives a power cut), waits up to 5 s for another process's lock, and is brought
@@ -12,14 +14,16 @@ import Zones
 ///
 /// One store is one connection: use it from one thread at a time. `WorkoutRecorder` opens its own.
 public final class WorkoutStore {
-    private(set) var connection: SQLiteConnection
+    private(set) var connection: any StoreDatabase
     /// A store opened for reading as an unlocked snapshot (`init(readingAt:)`): the file as it was then.
     private var snapshot: StoreFile.Stamp?
     /// Zone configurations by row id, read once (rows are never changed).
     private var configurationsByID: [Int64: WorkoutZoneConfiguration] = [:]
 
-    /// The file name the store was opened with; `:memory:` for an in-memory store.
-    public var path: String { standingFor ?? connection.path }
+    /// The file name the store was opened with (`:memory:` for an in-memory store), or the
+    /// PostgreSQL database's URL without its password and parameters.
+    public var path: String { standingFor ?? location }
+    private let location: String
     /// The file an empty in-memory store stands for (`empty(standingFor:)`).
     private var standingFor: String?
 
@@ -53,6 +57,7 @@ public final class WorkoutStore {
                 try StoreFile.checkWritable(path)
             }
             connection = try Self.openConnection(path, migrations: migrations)
+            location = path
         } catch {
             throw Self.storeError(error, path: path)
         }
@@ -79,14 +84,56 @@ public final class WorkoutStore {
         do {
             do {
                 (connection, snapshot) = try Self.openForReading(path)
+                location = path
             } catch WorkoutStoreError.olderSchema where StoreFile.Stamp(path)?.owner == geteuid() && access(path, W_OK) == 0 {
                 _ = try WorkoutStore(path: path)
                 (connection, snapshot) = try Self.openForReading(path)
+                location = path
             }
         } catch {
             throw Self.storeError(error, path: path)
         }
     }
+
+    /// Opens the store at `address`: a SQLite file as `init(path:)`, or a PostgreSQL database,
+    /// migrated to this build's schema (an empty database gets the whole schema).
+    ///
+    /// - Throws: as `init(path:)`; for PostgreSQL, `.server` when it cannot be reached,
+    ///   `.notOurs` for a database holding other tables, `.newerSchema`.
+    public convenience init(address: StoreAddress) throws(WorkoutStoreError) {
+        switch address {
+        case .sqlite(let path): try self.init(path: path)
+        case .postgreSQL(let conninfo, let name): try self.init(postgreSQL: conninfo, name: name)
+        }
+    }
+
+    /// Opens the store at `address` to read it: a SQLite file as `init(readingAt:)`; a
+    /// PostgreSQL database as `init(address:)` (the server keeps readers and writers apart).
+    public convenience init(readingAt address: StoreAddress) throws(WorkoutStoreError) {
+        switch address {
+        case .sqlite(let path): try self.init(readingAt: path)
+        case .postgreSQL(let conninfo, let name): try self.init(postgreSQL: conninfo, name: name)
+        }
+    }
+
+    private init(postgreSQL conninfo: String, name: String) throws(WorkoutStoreError) {
+        do {
+            let server = try PostgreSQLConnection(conninfo)
+            // Dates as ISO text and messages in English whatever the server's defaults.
+            try server.execute("SET DateStyle = ISO, YMD; SET lc_messages = 'C'")
+            try PostgreSQLSchema.migrate(server, name: name)
+            connection = PostgreSQLDatabase(server)
+            location = name
+        } catch {
+            throw Self.storeError(error, path: name)
+        }
+    }
+
+    /// Whether the store is a PostgreSQL database.
+    public var isShared: Bool { connection.dialect == .postgreSQL }
+
+    /// The connection of a SQLite store; nil for PostgreSQL.
+    var sqlite: SQLiteConnection? { connection as? SQLiteConnection }
 
     private static func openForReading(_ path: String) throws -> (SQLiteConnection, StoreFile.Stamp?) {
         let stamp = StoreFile.Stamp(path)
@@ -208,6 +255,7 @@ public final class WorkoutStore {
         switch error {
         case let error as WorkoutStoreError: error
         case let error as SQLiteError: WorkoutStoreError(error, path: path)
+        case let error as PostgreSQLError: WorkoutStoreError(error, path: path)
         default: .invalidData(path: path, reason: "\(error)")
         }
     }

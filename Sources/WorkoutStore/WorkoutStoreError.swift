@@ -1,4 +1,5 @@
 public import Foundation
+import PostgreSQL
 
 /// Why the store could not do what was asked. Every case says what is wrong and what to do; a
 /// failed change is rolled back, so the store is as it was.
@@ -41,6 +42,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidData(path: String, reason: String)
     /// Any other SQLite error.
     case sqlite(path: String, SQLiteError)
+    /// The PostgreSQL server could not be reached, went away, or refused a statement; what was
+    /// being changed was rolled back there.
+    case server(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -48,7 +52,7 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
             "\(path) is not a SQLite database (is it another file given by mistake?); it was left unchanged. "
                 + "Give the workout store's path with --store, or move this file away to start a new store there"
         case .notOurs(let path, let reason):
-            "\(path) is a SQLite database, but not a SensorBridge workout store (\(reason)); it was left unchanged. "
+            "\(path) is a \(path.hasPrefix("postgresql://") ? "PostgreSQL" : "SQLite") database, but not a SensorBridge workout store (\(reason)); it was left unchanged. "
                 + "Give the workout store's path with --store, or a new file name to start a new store there"
         case .corrupt(let path, let error):
             "\(path) is damaged (\(error.message)); it was left unchanged. Restore it from a backup, or move it "
@@ -94,6 +98,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
             "\(path) holds data this sensorbridge cannot read (\(reason)); it was left unchanged"
         case .sqlite(let path, let error):
             "\(path): \(error)"
+        case .server(let path, let reason):
+            "\(path): \(reason); nothing was changed there. Check that the server is running and that --store "
+                + "or SENSORBRIDGE_STORE names it right, then run the command again"
         }
     }
 
@@ -125,6 +132,17 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
                     ? .sqlite(path: path, error) : .cannotOpen(path: path, reason: Self.systemReason(error))
             }
         default: self = .sqlite(path: path, error)
+        }
+    }
+
+    /// The store's reading of a PostgreSQL error on the database named `path`.
+    init(_ error: PostgreSQLError, path: String) {
+        switch error.kind {
+        case .connectionFailed: self = .server(path: path, reason: "cannot connect: \(error.message)")
+        case .connectionLost: self = .server(path: path, reason: "the connection to the server was lost (\(error.message))")
+        default:
+            let state = error.sqlState.map { " (SQLSTATE \($0))" } ?? ""
+            self = .server(path: path, reason: "the server refused a statement: \(error.message)\(state)")
         }
     }
 

@@ -72,7 +72,7 @@ import Testing
             let saved = try WorkoutStore(path: path).workouts().map(\.id)
             try #require(saved.count == 2, "round \(round): \(saved)")
             let store = try WorkoutStore(path: path)
-            try #require(try store.connection.scalarText("PRAGMA integrity_check") == "ok")
+            try #require(try store.sqlite!.scalarText("PRAGMA integrity_check") == "ok")
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix("workouts.sqlite") }
             try #require(files.isEmpty, "round \(round): temporary files left: \(files)")
         }

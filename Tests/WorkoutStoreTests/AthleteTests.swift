@@ -15,6 +15,32 @@ import Zones
         store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
     }
 
+    /// What the athlete tests check, on each backend.
+    @Test(arguments: StoreBackend.available)
+    func athletesMeanTheSameOnEachBackend(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
+        try store.addAthlete(anna, preferences: try Self.preferences(age: 30, ftp: 250, heartRateZones: [120, 140, 155, 170]))
+        try store.addAthlete(ben, preferences: try Self.preferences(age: 50, ftp: 200))
+        #expect(throws: WorkoutStoreError.athleteExists("Anna")) { try store.addAthlete(AthleteName(rawValue: "ANNA")!, preferences: ZonePreferences()) }
+        let emile = AthleteName(rawValue: "Émile")!
+        try store.addAthlete(emile, preferences: ZonePreferences())
+        // É and é differ (ASCII case only, on both): another athlete.
+        try store.addAthlete(AthleteName(rawValue: "émile")!, preferences: ZonePreferences())
+        #expect(try store.athlete(named: AthleteName(rawValue: "anna")!)?.name == anna)
+        #expect(try store.athletes().map(\.name.rawValue) == ["Anna", "Ben", "Émile", "émile"])
+        #expect(try store.preferences(of: anna) == Self.preferences(age: 30, ftp: 250, heartRateZones: [120, 140, 155, 170]))
+        try store.assignSensor("C4:7E:11:22:33:44", role: .heartRate, to: anna)
+        try store.assignSensor("C4:7E:11:22:33:44", role: .heartRate, to: ben)
+        #expect(try store.athlete(named: anna)?.sensors == [:])
+        #expect(try store.athlete(named: ben)?.sensors == [.heartRate: "C4:7E:11:22:33:44"])
+        let id = try store.save(try ride(minutes: 2), athlete: anna)
+        try store.removeAthlete(anna)
+        #expect(throws: WorkoutStoreError.noAthlete("Anna")) { try store.preferences(of: anna) }
+        #expect(try store.identity(of: id).athlete == anna)
+        #expect(try store.workouts(matching: WorkoutFilter(athlete: AthleteName(rawValue: "ANNA")!)).map(\.id) == [id])
+        #expect(try store.workouts(matching: WorkoutFilter(athlete: ben)).isEmpty)
+    }
+
     static func preferences(age: Int, ftp: Int, heartRateZones: [Double]? = nil) throws -> ZonePreferences {
         var preferences = ZonePreferences(profile: AthleteProfile(age: age, restingHeartRate: 50, functionalThresholdPower: ftp))
         if let heartRateZones {

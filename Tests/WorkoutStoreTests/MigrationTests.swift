@@ -182,7 +182,7 @@ import Zones
         try other.deleteWorkout(WorkoutID(6))
         #expect(try store.save(try ride(minutes: 2, seed: 8, day: 8)) == WorkoutID(7))
         // A workout saved with its id (a finished recording) raises the mark too.
-        #expect(try store.connection.scalarText("SELECT id FROM workout_id_high_water") == "7")
+        #expect(try store.sqlite!.scalarText("SELECT id FROM workout_id_high_water") == "7")
     }
 
     @Test func aFailingMigrationLeavesTheStoreAtItsVersion() throws {
@@ -224,8 +224,8 @@ import Zones
         try Self.makeVersion1Store(at: path)
         #expect(try StoreIdentity(SQLiteConnection(path: path)) == .ours(version: 1))
         let store = try WorkoutStore(path: path)
-        #expect(try StoreIdentity(store.connection) == .ours(version: WorkoutStore.schemaVersion))
-        #expect(try store.connection.scalarText("PRAGMA application_id") == "\(Schema.applicationID)")
+        #expect(try StoreIdentity(store.sqlite!) == .ours(version: WorkoutStore.schemaVersion))
+        #expect(try store.sqlite!.scalarText("PRAGMA application_id") == "\(Schema.applicationID)")
     }
 
     @Test func migrationsAreNumberedInOrder() {

@@ -49,7 +49,7 @@ import Zones
         let path = folder.file("workouts.sqlite")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let store = try WorkoutStore(path: path)
-        #expect(try StoreIdentity(store.connection) == .ours(version: WorkoutStore.schemaVersion))
+        #expect(try StoreIdentity(store.sqlite!) == .ours(version: WorkoutStore.schemaVersion))
     }
 
     /// A new store appears under its name only once it is complete; no temporary file stays.
@@ -98,8 +98,8 @@ import Zones
         let path = folder.file("workouts.sqlite")
         let store = try WorkoutStore(path: path)
         let small = try store.save(try ride(minutes: 1))
-        let pages = try #require(Int(try store.connection.scalarText("PRAGMA page_count") ?? ""))
-        _ = try store.connection.scalarText("PRAGMA max_page_count = \(pages + 4)")
+        let pages = try #require(Int(try store.sqlite!.scalarText("PRAGMA page_count") ?? ""))
+        _ = try store.sqlite!.scalarText("PRAGMA max_page_count = \(pages + 4)")
         let error = #expect(throws: WorkoutStoreError.self) { try store.save(try ride(minutes: 20)) }
         #expect(error == .diskFull(path: path))
         #expect(error?.description.contains("is full; the change was rolled back") == true)
@@ -112,7 +112,7 @@ import Zones
     @Test func theSchemaStatesItsInvariants() throws {
         let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
         let id = try store.save(try ride(minutes: 1)).rawValue
-        let group = try #require(try store.connection.prepare("SELECT id FROM zone_groups LIMIT 1").firstRow { $0.int64(0) })
+        let group = try #require(try store.sqlite!.prepare("SELECT id FROM zone_groups LIMIT 1").firstRow { $0.int64(0) })
         let refused = [
             "INSERT INTO zone_durations VALUES (\(group), -1, 5)",
             "INSERT INTO zone_durations VALUES (\(group), 9, 5)",

@@ -1,5 +1,6 @@
 import Foundation
 import SensorCore
+import Testing
 import SensorTestSupport
 import Workouts
 @testable import WorkoutStore
@@ -45,6 +46,34 @@ func rebucketed(_ workout: Workout, into configuration: WorkoutZoneConfiguration
 extension WorkoutStore {
     /// Rows in `table`, for checks that deletes cascade and failed writes leave nothing.
     func count(_ table: String) throws -> Int {
-        try connection.prepare("SELECT count(*) FROM \(table)").firstRow { $0.int(0) } ?? 0
+        try connection.statement("SELECT count(*) FROM \(table)").firstRow { $0.int(0) } ?? 0
+    }
+}
+
+/// The two databases a store can be on. The store's tests that take a backend run on both, so
+/// that the same calls mean the same on each (PostgreSQL on `PostgreSQLServer.shared`, a database
+/// of its own for each test; skipped, with the reason, where the machine has no PostgreSQL).
+enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgreSQL
+
+    /// SQLite, and PostgreSQL where the machine has it (CI has).
+    static var available: [StoreBackend] { PostgreSQLServer.unavailableReason == nil ? allCases : [.sqlite] }
+
+    var testDescription: String { rawValue }
+
+    /// Where a new, empty store of this backend is: a file in `folder`, or a new database.
+    func newAddress(in folder: TemporaryFolder) throws -> StoreAddress {
+        switch self {
+        case .sqlite: .sqlite(path: folder.file("workouts.sqlite"))
+        case .postgreSQL: try StoreAddress.parse(try PostgreSQLServer.shared().makeDatabase())
+        }
+    }
+
+    /// A new, empty store: in memory for SQLite, a new database for PostgreSQL.
+    func emptyStore() throws -> WorkoutStore {
+        switch self {
+        case .sqlite: try WorkoutStore(path: WorkoutStore.inMemoryPath)
+        case .postgreSQL: try WorkoutStore(address: try StoreAddress.parse(try PostgreSQLServer.shared().makeDatabase()))
+        }
     }
 }

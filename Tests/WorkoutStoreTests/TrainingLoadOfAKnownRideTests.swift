@@ -9,7 +9,8 @@ import Zones
 /// 250 W and 162 bpm, for a rider of 40 (maximum 208 - 0.7 × 40 = 180 bpm), resting 50 bpm, FTP
 /// 250 W and LTHR 162 bpm, saved and loaded as `workouts show` and `workouts load` see it.
 struct TrainingLoadOfAKnownRideTests {
-    @Test func twentyMinutesAtThresholdByHand() throws {
+    @Test(arguments: StoreBackend.available)
+    func twentyMinutesAtThresholdByHand(_ backend: StoreBackend) throws {
         let athlete = AthleteProfile(age: 40, restingHeartRate: 50, functionalThresholdPower: 250, lactateThresholdHeartRate: 162)
         var machine = WorkoutStateMachine(activityType: .cycling, preferences: ZonePreferences(profile: athlete))
         let start = Date(timeIntervalSince1970: 1_793_640_600)  // 2026-11-02T17:30:00Z
@@ -21,7 +22,7 @@ struct TrainingLoadOfAKnownRideTests {
         try machine.endCollection(at: .seconds(1200))
         let workout = try machine.finishWorkout()
         let folder = try TemporaryFolder()
-        let store = try WorkoutStore(path: folder.file("workouts.sqlite"))
+        let store = try WorkoutStore(address: try backend.newAddress(in: folder))
         let id = try store.save(workout)
         let load = try store.workout(id).load(on: CalendarDate(year: 2026, month: 11, day: 2))
 

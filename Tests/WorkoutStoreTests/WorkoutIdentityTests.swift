@@ -39,7 +39,7 @@ import Workouts
         #expect(Set(listed.map(\.identity.uuid)).count == 3)
         #expect(listed.allSatisfy { $0.identity.bridge == .hostDefault })
         for workout in listed {
-            let text = try #require(try store.connection.scalarText("SELECT uuid FROM workouts WHERE id = \(workout.id)"))
+            let text = try #require(try store.sqlite!.scalarText("SELECT uuid FROM workouts WHERE id = \(workout.id)"))
             #expect(text == workout.identity.uuidText && text.count == 36 && text == text.lowercased())
             #expect(try store.workoutID(uuid: workout.identity.uuid) == workout.id)
             #expect(try store.identity(of: workout.id) == workout.identity)
@@ -48,14 +48,17 @@ import Workouts
         #expect(throws: WorkoutStoreError.notFound(WorkoutID(99))) { try store.identity(of: WorkoutID(99)) }
     }
 
-    @Test func aSavedWorkoutCarriesItsBridgeAndANewUUID() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func aSavedWorkoutCarriesItsBridgeAndANewUUID(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         let garage = try #require(BridgeID(rawValue: "garage"))
         let first = try store.save(try ride(minutes: 2), bridge: garage)
         let second = try store.save(try ride(minutes: 2, seed: 2, day: 1))
         #expect(try store.identity(of: first).bridge == garage)
         #expect(try store.identity(of: second).bridge == .hostDefault)
         #expect(try store.identity(of: first).uuid != store.identity(of: second).uuid)
+        #expect(try store.workoutID(uuid: store.identity(of: second).uuid) == second)
+        #expect(try store.workoutID(uuid: UUID()) == nil)
     }
 
     /// The schema refuses a workout without its identity, and a UUID twice.

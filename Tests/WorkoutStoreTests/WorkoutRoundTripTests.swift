@@ -11,10 +11,11 @@ import Zones
         "zone_updates", "sensors", "sample_chunks", "zone_value_durations", "recordings", "workout_profiles",
     ]
 
-    @Test(arguments: [WorkoutStore.inMemoryPath, "file"])
-    func savedWorkoutLoadsEqual(_ location: String) throws {
+    /// In memory, in a SQLite file, and in PostgreSQL.
+    @Test(arguments: [StoreBackend?.none] + StoreBackend.available)
+    func savedWorkoutLoadsEqual(_ backend: StoreBackend?) throws {
         let folder = try TemporaryFolder()
-        let store = try WorkoutStore(path: location == "file" ? folder.file("workouts.sqlite") : location)
+        let store = try backend.map { try WorkoutStore(address: try $0.newAddress(in: folder)) } ?? WorkoutStore(path: WorkoutStore.inMemoryPath)
         let original = try ride(minutes: 25)
         #expect(original.samples.count > 10_000)  // more than two chunks
         #expect(original.pauses.count == 2 && original.laps.count == 3 && !original.zoneUpdates.isEmpty)
@@ -24,8 +25,9 @@ import Zones
         #expect(try store.count("sample_chunks") == (original.samples.count + 4095) / 4096)
     }
 
-    @Test func multisportWorkoutKeepsItsActivitiesAndTheirZoneGroups() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func multisportWorkoutKeepsItsActivitiesAndTheirZoneGroups(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         let original = try ride(minutes: 20, runAfter: 600)
         #expect(original.activityType == .multisport)
         #expect(original.activities.map(\.activityType) == [.cycling, .running])
@@ -44,13 +46,14 @@ import Zones
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("nested/folders")) == ["workouts.sqlite"])
         let reopened = try WorkoutStore(path: path)
         #expect(try reopened.workout(id) == original)
-        #expect(try reopened.connection.scalarText("PRAGMA journal_mode") == "wal")
-        #expect(try reopened.connection.scalarText("PRAGMA foreign_keys") == "1")
+        #expect(try reopened.sqlite!.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try reopened.sqlite!.scalarText("PRAGMA foreign_keys") == "1")
         #expect(try reopened.connection.userVersion == WorkoutStore.schemaVersion)
     }
 
-    @Test func deletingAWorkoutDeletesEverythingStoredForIt() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func deletingAWorkoutDeletesEverythingStoredForIt(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         let kept = try store.save(try ride(seed: 1))
         let deleted = try store.save(try ride(seed: 2, runAfter: 300))
         let before = try Self.tables.map { try store.count($0) }
@@ -64,8 +67,9 @@ import Zones
         #expect(throws: WorkoutStoreError.notFound(deleted)) { try store.deleteWorkout(deleted) }
     }
 
-    @Test func listingFiltersByDateAndActivity() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func listingFiltersByDateAndActivity(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         let first = try store.save(try ride(minutes: 2, day: 0))
         let second = try store.save(try ride(minutes: 2, day: 3, runAfter: 60))
         let third = try store.save(try ride(minutes: 2, day: 9))
@@ -86,14 +90,18 @@ import Zones
         #expect(listing.isFinished && listing.recordedUntil == nil)
     }
 
-    @Test func anEmptyStoreHasNoLatestWorkout() throws {
-        #expect(try WorkoutStore(path: WorkoutStore.inMemoryPath).latestWorkoutID() == nil)
+    @Test(arguments: StoreBackend.available)
+    func anEmptyStoreHasNoLatestWorkout(_ backend: StoreBackend) throws {
+        #expect(try backend.emptyStore().latestWorkoutID() == nil)
     }
 
-    @Test func preferencesRoundTrip() throws {
+    /// Each save and read on a store opened anew.
+    @Test(arguments: StoreBackend.available)
+    func preferencesRoundTrip(_ backend: StoreBackend) throws {
         let folder = try TemporaryFolder()
-        let path = folder.file("workouts.sqlite")
-        #expect(try WorkoutStore(path: path).preferences() == ZonePreferences())
+        let address = try backend.newAddress(in: folder)
+        func open() throws -> WorkoutStore { try WorkoutStore(address: address) }
+        #expect(try open().preferences() == ZonePreferences())
         var preferences = ZonePreferences(
             profile: AthleteProfile(
                 birthDate: CalendarDate(year: 1986, month: 2, day: 28), restingHeartRate: 48, maximumHeartRate: 187,
@@ -101,32 +109,33 @@ import Zones
             powerZoneModel: .sevenZones)
         preferences.setPreferredConfiguration(
             try WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 140, 155.5, 170]))
-        try WorkoutStore(path: path).savePreferences(preferences)
-        #expect(try WorkoutStore(path: path).preferences() == preferences)
+        try open().savePreferences(preferences)
+        #expect(try open().preferences() == preferences)
         preferences.removePreferredConfiguration(for: .heartRate)
         preferences.profile.functionalThresholdPower = nil
-        try WorkoutStore(path: path).savePreferences(preferences)
-        #expect(try WorkoutStore(path: path).preferences() == preferences)
+        try open().savePreferences(preferences)
+        #expect(try open().preferences() == preferences)
         // The lactate-threshold heart rate and each heart-rate model.
         preferences.profile.lactateThresholdHeartRate = 167
         for model in HeartRateZoneModel.allCases {
             preferences.heartRateZoneModel = model
-            try WorkoutStore(path: path).savePreferences(preferences)
-            #expect(try WorkoutStore(path: path).preferences() == preferences)
+            try open().savePreferences(preferences)
+            #expect(try open().preferences() == preferences)
         }
         // The schema refuses what the Swift ranges refuse.
-        #expect(throws: SQLiteError.self) {
-            try WorkoutStore(path: path).connection.execute("UPDATE profile SET lactate_threshold_heart_rate = 251")
+        #expect(throws: (any Error).self) {
+            try open().connection.execute("UPDATE profile SET lactate_threshold_heart_rate = 251")
         }
-        #expect(throws: SQLiteError.self) {
-            try WorkoutStore(path: path).connection.execute("UPDATE profile SET heart_rate_zone_model = 'zone2'")
+        #expect(throws: (any Error).self) {
+            try open().connection.execute("UPDATE profile SET heart_rate_zone_model = 'zone2'")
         }
     }
 
     /// A workout keeps the profile it was recorded with, whatever the stored preferences say; an
     /// empty profile (nothing set) is kept as one, apart from none (a workout from before migration 5).
-    @Test func theRecordedProfileRoundTrips() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func theRecordedProfileRoundTrips(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         var workout = try ride(minutes: 3)
         #expect(workout.profile == WorkoutProfile(athlete: AthleteProfile(age: 40, restingHeartRate: 50, functionalThresholdPower: 250)))
         workout.profile = WorkoutProfile(
@@ -154,8 +163,9 @@ import Zones
     }
 
     /// A profile outside what the schema allows is refused with the whole workout: nothing is left.
-    @Test func aProfileOutsideTheSchemaIsRefusedWithItsWorkout() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func aProfileOutsideTheSchemaIsRefusedWithItsWorkout(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         var workout = try ride(minutes: 2)
         workout.profile?.athlete.age = 0
         #expect(throws: WorkoutStoreError.self) { try store.save(workout) }

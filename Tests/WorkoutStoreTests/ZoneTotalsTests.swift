@@ -53,8 +53,9 @@ import Zones
 
     /// Workouts recorded with different zones are re-bucketed into one configuration and summed by
     /// ISO week (Monday to Sunday) and by month.
-    @Test func totalsByWeekAndMonthEqualTheSumOfRebucketedWorkouts() throws {
-        let store = try WorkoutStore(path: WorkoutStore.inMemoryPath)
+    @Test(arguments: StoreBackend.available)
+    func totalsByWeekAndMonthEqualTheSumOfRebucketedWorkouts(_ backend: StoreBackend) throws {
+        let store = try backend.emptyStore()
         // Monday November 2, Sunday November 8, Monday November 9, then December 1.
         let days = [0, 6, 7, 29]
         var workouts: [Workout] = []

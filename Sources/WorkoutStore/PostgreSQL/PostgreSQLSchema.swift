@@ -15,8 +15,8 @@ import PostgreSQL
 /// - A birth date is a `date`, which takes only days that exist (SQLite checks with
 ///   `date(d, '+0 days')`). Zone boundaries stay the JSON text the store writes, checked as
 ///   `jsonb`.
-/// - Each bridge has a profile of its own (`profile` is keyed by bridge; SQLite's has one row):
-///   the box's own person. Athletes are the database's, on whichever bridge they ride.
+/// - The store's own person (`profile`) is one, as on SQLite, for all the bridges sharing it;
+///   athletes are the database's, on whichever bridge they ride.
 /// - Triggers are PL/pgSQL functions.
 enum PostgreSQLSchema {
     static let migrations: [(version: Int64, name: String, sql: String)] = [
@@ -111,7 +111,7 @@ enum PostgreSQLSchema {
         );
         CREATE INDEX workouts_by_start_date ON workouts (start_date);
         CREATE INDEX workouts_by_bridge ON workouts (bridge);
-        CREATE INDEX workouts_by_athlete ON workouts (lower(athlete));
+        CREATE INDEX workouts_by_athlete ON workouts (translate(athlete, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'));
 
         CREATE TABLE recordings (
             workout_id bigint PRIMARY KEY REFERENCES workouts (id) ON DELETE CASCADE,
@@ -263,11 +263,12 @@ enum PostgreSQLSchema {
             PRIMARY KEY (workout_id, sensor)
         );
 
-        -- Raw samples in chunks of up to 4096, laid out as on SQLite (written with COPY).
+        -- Raw samples in chunks of up to 4096, laid out as on SQLite (written with binary COPY, so
+        -- every number is a bigint).
         CREATE TABLE sample_chunks (
             workout_id bigint NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
-            position integer NOT NULL CHECK (position >= 0),
-            sample_count integer NOT NULL CHECK (sample_count BETWEEN 1 AND 4096),
+            position bigint NOT NULL CHECK (position >= 0),
+            sample_count bigint NOT NULL CHECK (sample_count BETWEEN 1 AND 4096),
             offsets bytea NOT NULL CHECK (length(offsets) = 8 * sample_count),
             sample_values bytea NOT NULL CHECK (length(sample_values) = 8 * sample_count),
             quantity_types bytea NOT NULL CHECK (length(quantity_types) = sample_count),
@@ -303,9 +304,10 @@ enum PostgreSQLSchema {
             PRIMARY KEY (workout_id, quantity_type)
         );
 
-        -- Each bridge's own person (the profile used without --athlete).
+        -- The person of the store (the profile used without --athlete), as on SQLite: one for
+        -- every bridge sharing the database; riders of their own are athletes.
         CREATE TABLE profile (
-            bridge text PRIMARY KEY CHECK (bridge ~ '^[A-Za-z0-9_-]{1,64}$'),
+            id integer PRIMARY KEY CHECK (id = 1),
             birth_date date,
             age integer CHECK (age BETWEEN 1 AND 120),
             resting_heart_rate integer CHECK (resting_heart_rate BETWEEN 20 AND 250),
@@ -317,10 +319,8 @@ enum PostgreSQLSchema {
         );
 
         CREATE TABLE preferred_zone_configurations (
-            bridge text NOT NULL REFERENCES profile (bridge) ON DELETE CASCADE,
-            quantity_type integer NOT NULL,
+            quantity_type integer PRIMARY KEY,
             configuration_id bigint NOT NULL,
-            PRIMARY KEY (bridge, quantity_type),
             FOREIGN KEY (configuration_id, quantity_type) REFERENCES zone_configurations (id, quantity_type)
         );
 
@@ -336,8 +336,8 @@ enum PostgreSQLSchema {
             lactate_threshold_heart_rate integer CHECK (lactate_threshold_heart_rate BETWEEN 20 AND 250),
             heart_rate_zone_model text NOT NULL CHECK (heart_rate_zone_model IN ('reserve', 'max', 'lthr'))
         );
-        -- Unique without regard to case (SQLite: COLLATE NOCASE, ASCII only; here every letter).
-        CREATE UNIQUE INDEX athletes_by_name ON athletes (lower(name));
+        -- Unique without regard to ASCII case, as SQLite's COLLATE NOCASE (StoreDialect.caseless).
+        CREATE UNIQUE INDEX athletes_by_name ON athletes (translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'));
 
         CREATE TABLE athlete_preferred_zone_configurations (
             athlete_id bigint NOT NULL REFERENCES athletes (id) ON DELETE CASCADE,

@@ -7,7 +7,7 @@ import Foundation
 /// must be used by one thread at a time. It is closed with `sqlite3_close_v2`, which SQLite defers
 /// until every statement is finalized; closing the last connection to a file checkpoints its WAL
 /// and deletes it.
-final class SQLiteConnection {
+final class SQLiteConnection: StoreDatabase {
     let handle: OpaquePointer
     /// The file name as given (`:memory:` for an in-memory database).
     let path: String
@@ -75,7 +75,7 @@ final class SQLiteConnection {
 
     /// A prepared statement for `sql`, compiled once per connection and reused: the way to run the
     /// same insert for every row of a batch.
-    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    func statement(_ sql: String) throws(SQLiteError) -> any StoreStatement {
         if let cached = statementCache[sql] {
             cached.reset()
             return cached
@@ -138,5 +138,14 @@ final class SQLiteConnection {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.optionalText(0)
+    }
+
+    var dialect: StoreDialect { .sqlite }
+
+    /// The same prepared insert for each row.
+    func insertRows(into table: String, columns: [String], rows: [[(any StoreValue)?]]) throws {
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let statement = try statement("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
+        for row in rows { try statement.run(arguments: row) }
     }
 }

@@ -7,7 +7,7 @@ import CSQLite
 /// Bind with `bind(_:)` (or `run(_:)`, which also steps to the end), then `step()` through the rows
 /// and read columns by 0-based index. Arguments are bound 1-based in order, as `?` placeholders
 /// appear in the SQL.
-final class SQLiteStatement {
+final class SQLiteStatement: StoreStatement, StoreRow {
     private let handle: OpaquePointer
     let sql: String
 
@@ -28,7 +28,7 @@ final class SQLiteStatement {
     // MARK: Binding
 
     /// Resets the statement and binds `arguments` to its placeholders in order.
-    func bind(_ arguments: [(any SQLiteBindable)?]) throws(SQLiteError) {
+    func bind(_ arguments: [(any StoreValue)?]) throws(SQLiteError) {
         reset()
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
@@ -57,7 +57,7 @@ final class SQLiteStatement {
     }
 
     /// Binds fixed-width numbers as one little-endian BLOB (copied by SQLite).
-    func bind<Element: SQLiteBlobElement>(blob values: [Element], at index: Int32) throws(SQLiteError) {
+    func bind<Element: StoreBlobElement>(blob values: [Element], at index: Int32) throws(SQLiteError) {
         #if _endian(big)
             let values = values.map(\.littleEndianRepresentation)
         #endif
@@ -87,29 +87,21 @@ final class SQLiteStatement {
     }
 
     /// Binds `arguments`, steps to the end, and resets (so the statement holds no lock).
-    func run(_ arguments: (any SQLiteBindable)?...) throws(SQLiteError) {
-        try run(arguments: arguments)
-    }
-
-    func run(arguments: [(any SQLiteBindable)?]) throws(SQLiteError) {
+    func run(arguments: [(any StoreValue)?]) throws {
         try bind(arguments)
         while try step() {}
         reset()
     }
 
     /// Binds `arguments` and calls `body` for each row; resets afterwards.
-    func forEachRow(_ arguments: (any SQLiteBindable)?..., body: (SQLiteStatement) throws -> Void) throws {
-        try forEachRow(arguments: arguments, body: body)
-    }
-
-    func forEachRow(arguments: [(any SQLiteBindable)?], body: (SQLiteStatement) throws -> Void) throws {
+    func forEachRow(arguments: [(any StoreValue)?], body: (any StoreRow) throws -> Void) throws {
         try bind(arguments)
         defer { reset() }
         while try step() { try body(self) }
     }
 
     /// Binds `arguments` and maps the first row, or returns nil when there is none; resets afterwards.
-    func firstRow<T>(_ arguments: (any SQLiteBindable)?..., map: (SQLiteStatement) throws -> T) throws -> T? {
+    func firstRow<T>(arguments: [(any StoreValue)?], map: (any StoreRow) throws -> T) throws -> T? {
         try bind(arguments)
         defer { reset() }
         return try step() ? map(self) : nil
@@ -123,13 +115,7 @@ final class SQLiteStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
-    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-
-    func text(_ column: Int32) -> String { optionalText(column) ?? "" }
 
     func optionalText(_ column: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, column) else { return nil }
@@ -137,77 +123,9 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    /// A BLOB of little-endian fixed-width numbers; nil when its length is not a multiple of the
-    /// element size (a NULL reads as empty).
-    func blob<Element: SQLiteBlobElement>(_ column: Int32, of type: Element.Type = Element.self) -> [Element]? {
+    func blob<Element: StoreBlobElement>(_ column: Int32, of type: Element.Type) -> [Element]? {
         let pointer = sqlite3_column_blob(handle, column)
         let byteCount = Int(sqlite3_column_bytes(handle, column))
-        let stride = MemoryLayout<Element>.stride
-        guard byteCount % stride == 0 else { return nil }
-        guard let pointer, byteCount > 0 else { return [] }
-        let count = byteCount / stride
-        let values = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: byteCount))
-            initialized = count
-        }
-        #if _endian(big)
-            return values.map { Element(littleEndianRepresentation: $0) }
-        #else
-            return values
-        #endif
+        return Element.array(fromLittleEndian: UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : byteCount))
     }
-}
-
-/// A value that binds to a statement placeholder.
-protocol SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws(SQLiteError)
-}
-
-extension Int64: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws(SQLiteError) { try statement.bind(self, at: index) }
-}
-
-extension Int: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws(SQLiteError) { try statement.bind(Int64(self), at: index) }
-}
-
-extension Double: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws(SQLiteError) { try statement.bind(self, at: index) }
-}
-
-extension String: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws(SQLiteError) { try statement.bind(self, at: index) }
-}
-
-extension Array: SQLiteBindable where Element: SQLiteBlobElement {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws(SQLiteError) {
-        try statement.bind(blob: self, at: index)
-    }
-}
-
-/// A number stored in BLOBs as its little-endian bytes.
-protocol SQLiteBlobElement: BitwiseCopyable {
-    /// The value whose in-memory bytes are this value's little-endian bytes.
-    var littleEndianRepresentation: Self { get }
-    init(littleEndianRepresentation: Self)
-}
-
-extension UInt8: SQLiteBlobElement {
-    var littleEndianRepresentation: UInt8 { self }
-    init(littleEndianRepresentation value: UInt8) { self = value }
-}
-
-extension UInt16: SQLiteBlobElement {
-    var littleEndianRepresentation: UInt16 { littleEndian }
-    init(littleEndianRepresentation value: UInt16) { self.init(littleEndian: value) }
-}
-
-extension Int64: SQLiteBlobElement {
-    var littleEndianRepresentation: Int64 { littleEndian }
-    init(littleEndianRepresentation value: Int64) { self.init(littleEndian: value) }
-}
-
-extension Double: SQLiteBlobElement {
-    var littleEndianRepresentation: Double { Double(bitPattern: bitPattern.littleEndian) }
-    init(littleEndianRepresentation value: Double) { self.init(bitPattern: UInt64(littleEndian: value.bitPattern)) }
 }

@@ -390,13 +390,13 @@ enum ServeCommand {
                     + "--min-duration \(minimumDuration.seconds.formatted) s")
             return
         }
-        let id: WorkoutID?
-        do {
-            id = try recorder?.finish(workout)
-        } catch {
-            // serve goes on to the next workout; this one waits in the store for 'workouts recover'.
-            log(WorkoutSetup.notSaved(error, workout: workout, recorder: recorder!, source: nil))
-            return
+        var id: WorkoutID?
+        if let recorder {
+            let failure: String?
+            (id, failure) = setup.saveFinished(workout, recorder: recorder, source: nil)
+            // serve goes on to the next workout; this one waits in the store for 'workouts recover'
+            // or 'sync'.
+            if let failure { return log(failure) }
         }
         var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(workout.duration.clockText)"
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }

@@ -3,16 +3,19 @@ import WorkoutStore
 
 /// Where the workout store is, for every command that uses it: `--store PATH`, else the
 /// `SENSORBRIDGE_STORE` environment variable, else `$XDG_DATA_HOME/sensorbridge/workouts.sqlite`,
-/// else `~/.local/share/sensorbridge/workouts.sqlite`.
+/// else `~/.local/share/sensorbridge/workouts.sqlite`. `--store` and the variable take a
+/// `postgresql://` URL too: a database shared by many bridges, which recordings reach through
+/// this box's own store (the default path), their journal.
 enum StoreLocation {
     /// The option commands declare.
     static let option = "store"
 
     /// The help line commands print for `--store`.
     static let help = """
-          --store PATH               the workout store (default: $SENSORBRIDGE_STORE, else
+          --store PATH|URL           the workout store (default: $SENSORBRIDGE_STORE, else
                                      $XDG_DATA_HOME/sensorbridge/workouts.sqlite, else
-                                     ~/.local/share/sensorbridge/workouts.sqlite)
+                                     ~/.local/share/sensorbridge/workouts.sqlite), or a
+                                     shared PostgreSQL store: postgresql://USER@HOST/DB
         """
 
     /// The store's path; nil when nothing says where it is (no flag, no variable, no HOME).
@@ -35,12 +38,27 @@ enum StoreLocation {
         return path
     }
 
+    /// The store's address: a SQLite path or a PostgreSQL URL.
+    static func address(_ arguments: CommandArguments, _ context: CommandContext) throws -> StoreAddress {
+        try StoreAddress.parse(try requiredPath(arguments, context))
+    }
+
+    /// This box's own store, where recordings are journaled when the store is a shared
+    /// PostgreSQL one: the default path.
+    static func localPath(_ context: CommandContext) throws(UsageError) -> String {
+        guard let path = WorkoutStore.defaultPath(environment: context.environment) else {
+            throw UsageError(
+                "a shared store needs this box's own store to journal recordings in, and neither XDG_DATA_HOME nor HOME is set")
+        }
+        return path
+    }
+
     /// Opens (creating when needed) the store, and notes interrupted recordings on standard error
     /// unless `noteUnfinished` is false.
     static func open(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws
         -> WorkoutStore
     {
-        let store = try WorkoutStore(path: try requiredPath(arguments, context))
+        let store = try WorkoutStore(address: try address(arguments, context))
         if noteUnfinished { try self.noteUnfinished(store, context) }
         return store
     }
@@ -56,15 +74,17 @@ enum StoreLocation {
         if !FileManager.default.fileExists(atPath: path), path == WorkoutStore.defaultPath(environment: context.environment) {
             return try WorkoutStore.empty(standingFor: path)
         }
-        let store = try WorkoutStore(readingAt: path)
+        let store = try WorkoutStore(readingAt: try StoreAddress.parse(path))
         if noteUnfinished { try self.noteUnfinished(store, context) }
         return store
     }
 
     /// The store when its file exists, opened only for reading; nil otherwise.
     static func openIfPresent(_ arguments: CommandArguments, _ context: CommandContext) throws -> WorkoutStore? {
-        guard let path = try path(arguments, context), FileManager.default.fileExists(atPath: path) else { return nil }
-        return try WorkoutStore(readingAt: path)
+        guard let path = try path(arguments, context) else { return nil }
+        let address = try StoreAddress.parse(path)
+        if case .sqlite = address, !FileManager.default.fileExists(atPath: path) { return nil }
+        return try WorkoutStore(readingAt: address)
     }
 
     /// One line on standard error per interrupted recording, saying what to do about it.

@@ -37,6 +37,8 @@ struct WorkoutSetup {
     let arguments: CommandArguments
     let activity: WorkoutActivityType
     let store: WorkoutStore?
+    /// `--store` or `SENSORBRIDGE_STORE` as given (a URL with its parameters), for messages.
+    let storeWhere: String?
     var machine: WorkoutStateMachine
     /// Whether the workout is stored: `--save`, or always (`serve`; `record` unless `--no-save`).
     let save: Bool
@@ -67,9 +69,8 @@ struct WorkoutSetup {
         }
         bridge = try Self.bridge(arguments)
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
-        store =
-            save
-            ? try StoreLocation.open(arguments, context) : try StoreLocation.openIfPresent(arguments, context)
+        storeWhere = try StoreLocation.path(arguments, context)
+        store = save ? try Self.storeForSaving(command, arguments, context) : try StoreLocation.openIfPresent(arguments, context)
         if let named {
             athlete = try AthleteOption.athlete(named: named, in: store)
         } else {
@@ -183,8 +184,9 @@ struct WorkoutSetup {
         machine.sensors = sensors
         var recorder: WorkoutRecorder?
         if save, let store {
+            // A shared store is reached through this box's own, where the recording is journaled.
             recorder = try WorkoutRecorder(
-                path: store.path,
+                path: store.isShared ? try StoreLocation.localPath(context) : store.path,
                 start: RecordingStart(
                     startDate: start, start: .zero, activityType: activity,
                     zoneConfigurations: Dictionary(
@@ -193,7 +195,11 @@ struct WorkoutSetup {
                         }),
                     sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets,
                     bridge: bridge, athlete: athlete?.name))
-            context.errors.line("sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(command == "replay" ? "replays" : "records")")
+            let verb = command == "replay" ? "replays" : "records"
+            context.errors.line(
+                store.isShared
+                    ? "sensorbridge \(command): journaling workout \(recorder!.workoutID) in \(recorder!.path) as it \(verb), for \(store.path)"
+                    : "sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(verb)")
             context.errors.flush()
         }
         let builder = LiveWorkoutBuilder(machine)
@@ -212,13 +218,7 @@ struct WorkoutSetup {
         let workout = try Self.workout(result, recorder: recorder)
         var id: WorkoutID?
         var unsaved: String?
-        if let recorder {
-            do {
-                id = try recorder.finish(workout)
-            } catch {
-                unsaved = Self.notSaved(error, workout: workout, recorder: recorder, source: source)
-            }
-        }
+        if let recorder { (id, unsaved) = saveFinished(workout, recorder: recorder, source: source) }
         if arguments.has("json") {
             context.output.line(
                 WorkoutJSON.object(workout, id: id, identity: id.flatMap { _ in recorder?.identity }, zoneUpdates: arguments.has("events"))
@@ -232,6 +232,47 @@ struct WorkoutSetup {
         guard let unsaved else { return .success }
         context.errors.line("sensorbridge \(command): " + unsaved)
         return .failure
+    }
+
+    /// Finishes the workout `recorder` journaled and, for a shared store, copies it there: its id
+    /// in the store, or (nil and) what was kept where and how to finish saving it.
+    func saveFinished(_ workout: Workout, recorder: WorkoutRecorder, source: String?) -> (id: WorkoutID?, failure: String?) {
+        let id: WorkoutID
+        do {
+            id = try recorder.finish(workout)
+        } catch {
+            return (nil, Self.notSaved(error, workout: workout, recorder: recorder, source: source))
+        }
+        guard let store, store.isShared else { return (id, nil) }
+        do throws(WorkoutStoreError) {
+            // Copied, or there already (a copy that was cut off, finished by 'sync').
+            if let copied = try store.copyWorkout(id, from: try WorkoutStore(path: recorder.path)) { return (copied, nil) }
+            return (try store.workoutID(uuid: recorder.identity.uuid), nil)
+        } catch {
+            let url = Self.shellWord(storeWhere ?? store.path)
+            return (
+                nil,
+                "could not copy the finished workout to \(store.path): \(error.reason). It is saved as workout \(id) in "
+                    + "\(recorder.path); run 'sensorbridge sync --to \(url) --store \(Self.shellWord(recorder.path))' to copy it when "
+                    + "the server is back"
+            )
+        }
+    }
+
+    /// The store a saving command opens. A shared store that cannot be reached (the network is
+    /// down) does not stop the recording: it is saved in this box's own store, with a note to
+    /// sync it later.
+    static func storeForSaving(_ command: String, _ arguments: CommandArguments, _ context: CommandContext) throws -> WorkoutStore {
+        do {
+            return try StoreLocation.open(arguments, context)
+        } catch WorkoutStoreError.server(let name, let reason) {
+            let local = try StoreLocation.localPath(context)
+            context.errors.line(
+                "sensorbridge \(command): cannot reach \(name) (\(reason)); saving into \(local) instead: run "
+                    + "'sensorbridge sync --to \(shellWord(try StoreLocation.requiredPath(arguments, context))) --store \(shellWord(local))' "
+                    + "when the server is back")
+            return try WorkoutStore(path: local)
+        }
     }
 
     /// What was saved of a workout whose finishing `error` refused, and how to finish it; saves as

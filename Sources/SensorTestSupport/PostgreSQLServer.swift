@@ -97,13 +97,7 @@ public final class PostgreSQLServer: Sendable {
                 "initdb", ["-D", data, "-A", "trust", "-U", Self.user, "--no-sync", "--locale=C", "-E", "UTF8"],
                 timeout: .seconds(60))
             running.withLock { $0 = true }
-            // -w: pg_ctl returns once the server accepts connections, or fails after -t seconds.
-            let options = "-k '\(directory.path)' -c listen_addresses='' -p \(Self.port) -c fsync=off"
-            try run(
-                "pg_ctl",
-                ["start", "-w", "-t", "30", "-D", data, "-l", directory.appendingPathComponent("log").path, "-o", options],
-                timeout: .seconds(40))
-            _ = try PostgreSQLConnection(url(database: "postgres"))
+            try start()
         } catch {
             stop()
             throw error
@@ -111,6 +105,23 @@ public final class PostgreSQLServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// Starts the server on its data (again, after `halt`); returns once it accepts connections.
+    public func start() throws {
+        let data = directory.appendingPathComponent("data").path
+        // -w: pg_ctl returns once the server accepts connections, or fails after -t seconds.
+        let options = "-k '\(directory.path)' -c listen_addresses='' -p \(Self.port) -c fsync=off"
+        try run(
+            "pg_ctl", ["start", "-w", "-t", "30", "-D", data, "-l", directory.appendingPathComponent("log").path, "-o", options],
+            timeout: .seconds(40))
+        _ = try PostgreSQLConnection(url(database: "postgres"))
+    }
+
+    /// Stops the server at once, as one that crashed or lost its network (`pg_ctl stop -m
+    /// immediate`: connections are cut), keeping its data for `start`.
+    public func halt() throws {
+        try run("pg_ctl", ["stop", "-w", "-t", "30", "-m", "immediate", "-D", directory.appendingPathComponent("data").path], timeout: .seconds(40))
+    }
 
     /// The folder belongs to the user the server runs as, who alone may enter it.
     private func prepareFolder() throws {

@@ -156,6 +156,13 @@ public struct WorkoutStateMachine: Sendable {
         latest = max(latest, sample.time)
         samples.append(sample)
         statistics.add(sample)
+        // Another quantity whose hold ran out before this sample goes to no zone first, so zone
+        // updates come in time order however the samples were batched (a tick after each batch
+        // alone would date them right but list them after this sample's).
+        for type in classifiers.keys where type != sample.type {
+            classifiers[type]?.tick(at: sample.time)
+            takeZoneUpdates(type)
+        }
         if classifiers[sample.type] != nil {
             sampledTypes.insert(sample.type)
             activitySampledTypes.insert(sample.type)

@@ -24,6 +24,28 @@ func s(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
         return m
     }
 
+    /// Power stops; heart rate goes on without a tick in between (as in one batch of a busy
+    /// consumer): power's drop to no zone, dated at its hold's end, comes before the heart-rate
+    /// change after it, as it does with a tick between them.
+    @Test func zoneUpdatesComeInTimeOrderHoweverTheSamplesAreBatched() throws {
+        func run(tickingBetween: Bool) throws -> [ZoneUpdate] {
+            var m = WorkoutStateMachine(activityType: .cycling)
+            try m.setCustomZoneConfiguration(WorkoutZoneConfiguration(quantityType: .heartRate, boundaryValues: [120, 140, 160]))
+            try m.setCustomZoneConfiguration(WorkoutZoneConfiguration(quantityType: .cyclingPower, boundaryValues: [150, 200]))
+            try m.beginCollection(at: .zero, date: Self.date)
+            m.add(hr(100, at: 0))
+            m.add(watts(180, at: 0))  // power's hold (3 s) ends at 3
+            if tickingBetween { m.tick(at: s(3.5)) }
+            m.add(hr(150, at: 4))  // z2 from 4
+            try m.endCollection(at: s(6))
+            return try m.finishWorkout().zoneUpdates
+        }
+        let batched = try run(tickingBetween: false)
+        #expect(batched.map(\.quantityType) == [.heartRate, .cyclingPower, .cyclingPower, .heartRate])
+        #expect(batched.map(\.time) == [s(0), s(0), s(3), s(4)])
+        #expect(batched == (try run(tickingBetween: true)))
+    }
+
     /// A hand-worked workout with a pause and a dropout. Zones: z0 < 120 <= z1 < 140 <= z2 < 160 <= z3;
     /// heart-rate hold 5 s.
     @Test func handWorkedWorkoutWithPauseAndDropout() throws {

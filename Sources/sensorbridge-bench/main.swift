@@ -25,6 +25,7 @@ let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
     ("btsnoop", "btsnoop capture parsing in MB/s beside tshark (needs Debian tshark)", BtsnoopBenchmark.run),
     ("export", "FIT export of a 3-hour ride, beside appending its records' values to Foundation Data", FITExportBenchmark.run),
     ("web", "record's CPU with 50 live web clients and none; /api/workouts over 1,000 workouts beside the CLI", WebBenchmark.run),
+    ("fleet", "K bridges × M athletes saving at once into PostgreSQL and into one SQLite file; sync's commits", FleetBenchmark.run),
 ]
 
 guard let name = names.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {

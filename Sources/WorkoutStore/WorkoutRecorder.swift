@@ -89,7 +89,7 @@ public final class WorkoutRecorder: Sendable {
         let store = try WorkoutStore(path: path)
         // Another process's write is waited out this long (by the writer thread: the consumer never
         // waits for it); a store busy for longer is tried again at the next write.
-        store.sqlite?.setBusyTimeout(milliseconds: 200)
+        store.sqlite?.setBusyTimeout(milliseconds: JournalWriter.writeBusyTimeout)
         let holds = WorkoutStore.holds(start.maximumHolds)
         let identity = WorkoutIdentity(bridge: start.bridge, athlete: start.athlete)
         var lock: RecordingLock?

@@ -89,6 +89,35 @@ final class SharedStoreTests {
         #expect(try shared.workouts().count == 3)
     }
 
+    /// The README's "More than one box" examples, on a database of the test server standing for
+    /// the README's URL.
+    @Test func theREADMESharedStoreExamplesPrintWhatTheREADMEShows() throws {
+        let url = try PostgreSQLServer.shared().makeDatabase()
+        let name = try WorkoutStore(address: try StoreAddress.parse(url)).path
+        let readmeURL = "postgresql://rides@db.example/rides"
+        let environment = bridge("garage")
+        let examples = try readmeExamples(under: "## More than one box")
+        #expect(examples.count == 5)
+        for (command, shown) in examples {
+            let plain = command.replacingOccurrences(of: " +#.*$", with: "", options: .regularExpression)
+            let words = plain.split(separator: " ").dropFirst().map { word in
+                word == readmeURL ? url : word.hasPrefix("Captures/") ? capture(String(word.dropFirst(9))) : String(word)
+            }
+            let result = runCLI(words, environment: environment)
+            #expect(result.status == .success, "\(plain): \(result.errors)")
+            var printed = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)[...]
+            for line in shown where line != "..." && !line.isEmpty {
+                let expected = line.replacingOccurrences(of: readmeURL, with: name)
+                    .replacingOccurrences(of: "/home/me/.local/share/sensorbridge/workouts.sqlite", with: localStore(of: "garage"))
+                guard let found = printed.firstIndex(of: expected) else {
+                    Issue.record("\(plain) did not print, in order: \(expected)\n\(result.output)")
+                    break
+                }
+                printed = printed[(found + 1)...]
+            }
+        }
+    }
+
     /// `sync` killed (`kill -9`) after its first copies, run again to the end, then once more: each
     /// workout is in the shared store once, equal to the box's, and the last run copies nothing.
     @Test(.timeLimit(.minutes(2))) func syncKilledHalfWayThenRunTwiceCopiesEachWorkoutOnce() throws {

@@ -88,7 +88,7 @@ let package = Package(
             name: "sensorbridge-bench",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "Session", "WorkoutStore", "SensorTestSupport", "Captures",
-                "Export", "BlueZ", "CDBus",
+                "Export", "BlueZ", "CDBus", "PostgreSQL",
             ],
             swiftSettings: swiftSettings
         ),

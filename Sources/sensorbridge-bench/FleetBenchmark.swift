@@ -1,6 +1,7 @@
 // `sensorbridge-bench fleet`: many bridges and athletes saving into one store, PostgreSQL beside
 // one shared SQLite file, in one run.
 import Foundation
+import PostgreSQL
 import SensorBridge
 import SensorCore
 import SensorTestSupport
@@ -86,6 +87,11 @@ enum FleetBenchmark {
 
         // The shared stores' workouts, copied again into empty ones by K threads.
         let saved = try StoreAddress.parse(postgreSQL)
+        // What a workout takes on the server, its indexes and TOAST included, after a VACUUM.
+        let sizes = try PostgreSQLConnection(postgreSQL)
+        try sizes.execute("VACUUM ANALYZE")
+        let bytes = try sizes.query("SELECT pg_database_size(current_database()) - (SELECT pg_database_size('template1'))").first!.int64(0)
+        let bytesPerWorkout = Double(bytes) / Double(max(1, athletes - viaPostgreSQL.failed))
         let copyIntoSQLite = try copy(from: saved, threads: options.bridges, into: .sqlite(path: folder.appendingPathComponent("copy.sqlite").path))
         let copyIntoPostgreSQL = try copy(from: saved, threads: options.bridges, into: try StoreAddress.parse(try server.makeDatabase()))
 
@@ -111,6 +117,7 @@ enum FleetBenchmark {
                 "bridges": .number(Double(options.bridges)), "athletesPerBridge": .number(Double(options.athletes)), "pace": .number(options.pace),
                 "liveIntoPostgreSQL": liveJSON(viaPostgreSQL), "liveIntoSQLite": liveJSON(viaSQLite),
                 "copyIntoPostgreSQL": copyJSON(copyIntoPostgreSQL), "copyIntoSQLite": copyJSON(copyIntoSQLite),
+                "postgreSQLBytesPerWorkout": .number(bytesPerWorkout),
             ])
             return
         }
@@ -135,6 +142,7 @@ enum FleetBenchmark {
                     name.padding(toLength: 20, withPad: " ", startingAt: 0), Bench.humanRate(Double(r.samples) / r.wall),
                     Double(r.latencies.count) / r.wall, p(r.latencies, 0.5) * 1000, p(r.latencies, 0.99) * 1000))
         }
+        print(String(format: "  PostgreSQL keeps %.2f MB per one-hour ride (tables, indexes, TOAST)", bytesPerWorkout / 1e6))
         print("sync (\(options.bridges) threads copying \(copyIntoPostgreSQL.latencies.count) workouts, one transaction each):")
         copyLine("into PostgreSQL", copyIntoPostgreSQL)
         copyLine("into one SQLite file", copyIntoSQLite)

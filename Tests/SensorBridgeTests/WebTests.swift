@@ -170,6 +170,35 @@ extension BridgeOutTests {
             #expect(try Self.curl(base + "/api/workouts/1").status == 404)
         }
 
+        /// `web` over a PostgreSQL store shared by bridges: its answers are the commands' over it.
+        @Test(
+            .timeLimit(.minutes(2)),
+            .enabled(if: PostgreSQLServer.unavailableReason == nil, "\(PostgreSQLServer.unavailableReason ?? "")"))
+        func webServesASharedStore() throws {
+            let url = try PostgreSQLServer.shared().makeDatabase()
+            let home = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: home) }
+            let capture = try BlueZCommandTests.trace(lines: 40)
+            defer { try? FileManager.default.removeItem(at: capture) }
+            let context = CommandContext(
+                input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: ["HOME": home.path])
+            #expect(SensorBridgeCLI.run(["replay", capture.path, "--save", "--store", url], context: context) == .success)
+            let port = try freeLoopbackPort()
+            let base = "http://127.0.0.1:\(port)"
+            let web = Running(["web", "--http", "\(port)", "--store", url], environment: ["TZ": "UTC"])
+            try Running.waitUntilServing(base + "/api/workouts")
+            defer { _ = web.stop() }
+            for (path, command) in [
+                ("/api/workouts", ["workouts", "list", "--json"]), ("/api/workouts/1", ["workouts", "show", "1", "--json"]),
+                ("/api/workouts/1.csv", ["export", "1", "--format", "csv", "-o", "-"]),
+            ] {
+                let reply = try Self.curl(base + path)
+                let expected = Self.cli(command + ["--store", url])
+                #expect(reply.status == 200, "\(path): \(reply.text)")
+                #expect(Array(reply.body) == expected.output && !expected.output.isEmpty, "\(path)")
+            }
+        }
+
         @Test func theHTTPOptionsSayWhatIsWrong() {
             for (arguments, message) in [
                 (["--http", "0.0.0.0:8080"], "give --http-token-file FILE"),

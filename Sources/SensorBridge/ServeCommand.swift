@@ -84,9 +84,19 @@ enum ServeCommand {
         let athletes: [AthleteRecord]
         do {
             let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
-            for workout in try store.unfinishedWorkouts() where !workout.isRecording {
-                let recovered = try store.recoverWorkout(workout.id)
-                log("recovered workout \(workout.id), interrupted after \(recovered.duration.clockText)")
+            // A shared store's interrupted recordings are in this box's own store: recovered there,
+            // then copied (what cannot be copied now waits there for 'sync').
+            if let journal = try StoreLocation.journal(of: store, context) {
+                for workout in try journal.unfinishedWorkouts() where !workout.isRecording {
+                    let recovered = try journal.recoverWorkout(workout.id)
+                    log("recovered workout \(workout.id), interrupted after \(recovered.duration.clockText)")
+                    guard journal !== store else { continue }
+                    do {
+                        _ = try store.copyWorkout(workout.id, from: journal)
+                    } catch {
+                        log("could not copy it to \(store.path): \(error.reason); it waits in \(journal.path) for 'sensorbridge sync'")
+                    }
+                }
             }
             // Without --hr, --power or --athlete, every athlete with sensors assigned is recorded at once.
             let chosen = ["hr", "power", AthleteOption.option].contains { arguments[$0] != nil }

@@ -53,6 +53,14 @@ enum StoreLocation {
         return path
     }
 
+    /// The store recordings of `store` are journaled in, where interrupted ones wait: `store`
+    /// itself, or for a shared store this box's own (nil when there is none yet).
+    static func journal(of store: WorkoutStore, _ context: CommandContext) throws -> WorkoutStore? {
+        guard store.isShared else { return store }
+        let path = try localPath(context)
+        return FileManager.default.fileExists(atPath: path) ? try WorkoutStore(path: path) : nil
+    }
+
     /// Opens (creating when needed) the store, and notes interrupted recordings on standard error
     /// unless `noteUnfinished` is false.
     static func open(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws

@@ -332,7 +332,13 @@ enum WorkoutsCommand {
         }
         try arguments.expectPositionals(atMost: 1)
         let reference = try arguments.positionals.first.map { text throws(UsageError) in try workoutID(text) }
-        let store = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        let target = try StoreLocation.open(arguments, context, noteUnfinished: false)
+        // A shared store's recordings are journaled, and interrupted, in this box's own store:
+        // recovered there, then copied.
+        guard let store = try StoreLocation.journal(of: target, context) else {
+            context.output.line("No interrupted recordings in \(try StoreLocation.localPath(context)).")
+            return .success
+        }
         let only = try reference?.id(in: store)
         let unfinished = try store.unfinishedWorkouts().filter { only == nil || $0.id == only }
         if let only, unfinished.isEmpty {
@@ -343,6 +349,7 @@ enum WorkoutsCommand {
             context.output.line("No interrupted recordings in \(store.path).")
             return .success
         }
+        var status = ExitStatus.success
         for workout in unfinished {
             let what = "workout \(workout.id) (\(workout.activityType.rawValue), \(context.localTime(workout.startDate)))"
             if workout.isRecording {
@@ -354,8 +361,18 @@ enum WorkoutsCommand {
                 let recovered = try store.recoverWorkout(workout.id)
                 context.output.line(
                     "Recovered \(what): \(recovered.duration.clockText), \(recovered.samples.count) samples.")
+                guard target !== store else { continue }
+                do {
+                    let copied = try target.copyWorkout(workout.id, from: store)
+                    context.output.line("Copied it to \(target.path)" + (copied.map { " as workout \($0)." } ?? " (it was there already)."))
+                } catch {
+                    context.errors.line(
+                        "sensorbridge workouts recover: could not copy workout \(workout.id) to \(target.path): \(error.reason); it is "
+                            + "kept in \(store.path): run 'sensorbridge sync --to URL' when the server is back")
+                    status = .failure
+                }
             }
         }
-        return .success
+        return status
     }
 }

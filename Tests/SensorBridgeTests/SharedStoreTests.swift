@@ -118,6 +118,39 @@ final class SharedStoreTests {
         }
     }
 
+    /// Two bridges each with a recording cut off (as by a crash) in their own store: `workouts
+    /// recover` with the shared store on one bridge finishes that bridge's and copies it, and
+    /// leaves the other's alone, on its box and in the database.
+    @Test(.timeLimit(.minutes(1))) func recoveryOnOneBridgeNeverTouchesAnothers() throws {
+        let url = try PostgreSQLServer.shared().makeDatabase()
+        let ride = try SyntheticRide.workout(seconds: 600, seed: 3, startDate: Date(timeIntervalSince1970: 1_793_620_800))
+        for name in ["hall", "garage"] {
+            let path = localStore(of: name)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let recorder = try WorkoutRecorder(
+                path: path,
+                start: RecordingStart(
+                    startDate: ride.startDate, start: ride.start, activityType: .cycling, zoneConfigurations: [:],
+                    sensors: ride.sensors, bridge: BridgeID(rawValue: name)!))
+            _ = recorder.record { batch in for sample in ride.samples.prefix(2000) { batch.append(sample) } }
+            try recorder.flush()
+            // Let go unfinished: the journal stays as a crash leaves it.
+        }
+        let recovered = runCLI(["workouts", "recover", "--store", url], environment: bridge("hall"))
+        #expect(recovered.status == .success, "\(recovered.errors)")
+        #expect(recovered.output.contains("Recovered workout 1 (cycling, "), "\(recovered.output)")
+        #expect(recovered.output.contains("Copied it to postgresql://"), "\(recovered.output)")
+        let shared = try WorkoutStore(address: try StoreAddress.parse(url))
+        #expect(try shared.workouts().map(\.identity.bridge.rawValue) == ["hall"])
+        #expect(try WorkoutStore(path: localStore(of: "garage")).unfinishedWorkouts().count == 1)
+        let copied = try #require(try shared.latestWorkoutID())
+        #expect(try shared.samples(of: copied).count == 2000)
+        // The other bridge's, on its own box.
+        #expect(runCLI(["workouts", "recover", "--store", url], environment: bridge("garage")).status == .success)
+        #expect(try shared.workouts().map(\.identity.bridge.rawValue).sorted() == ["garage", "hall"])
+    }
+
     /// `sync` killed (`kill -9`) after its first copies, run again to the end, then once more: each
     /// workout is in the shared store once, equal to the box's, and the last run copies nothing.
     @Test(.timeLimit(.minutes(2))) func syncKilledHalfWayThenRunTwiceCopiesEachWorkoutOnce() throws {

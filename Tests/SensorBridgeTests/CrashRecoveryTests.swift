@@ -34,43 +34,17 @@ import Zones
         let store = folder.appendingPathComponent("workouts.sqlite").path
         let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
 
-        let child = Process()
-        child.executableURL = try Self.executable()
-        child.arguments = ["replay", capture, "--pace", "\(Int(pace))", "--save", "--store", store] + ReplayCommandTests.profile
-        child.environment = [:]
-        let errors = Pipe()
-        child.standardError = errors
-        child.standardOutput = FileHandle.nullDevice
         // The child says when it starts saving; from then on its replay clock runs.
-        let saving = DispatchSemaphore(value: 0)
-        let stderrText = Mutex("")
-        let reader = Thread {
-            var signalled = false
-            while case let data = errors.fileHandleForReading.availableData, !data.isEmpty {
-                let text = stderrText.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
-                if !signalled, text.contains("as it replays") {
-                    signalled = true
-                    saving.signal()
-                }
-            }
-            if !signalled { saving.signal() }
-        }
-        try child.run()
-        reader.start()
-        defer {
-            if child.isRunning {
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
-            }
-        }
-        #expect(saving.wait(timeout: .now() + 30) == .success, "the child did not start saving")
+        let child = try KilledChild(
+            ["replay", capture, "--pace", "\(Int(pace))", "--save", "--store", store] + ReplayCommandTests.profile, environment: [:],
+            until: "as it replays")
+        #expect(child.sawMarker, "the child did not start saving")
         let started = ContinuousClock.now
-        try #require(child.isRunning, "the child ended early: \(stderrText.withLock { $0 })")
+        try #require(child.process.isRunning, "the child ended early: \(child.printed)")
         Thread.sleep(forTimeInterval: 2)
         let killedAfter = ContinuousClock.now - started
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
+        child.kill()
+        #expect(child.process.terminationReason == .uncaughtSignal && child.process.terminationStatus == SIGKILL)
 
         // The next start finds the unfinished workout.
         let listing = runCLI(["workouts", "list", "--store", store])
@@ -109,4 +83,53 @@ import Zones
         }
         #expect(runCLI(["workouts", "list", "--store", store]).errors.isEmpty)
     }
+}
+
+/// The built `sensorbridge` running `arguments` as a child process, its standard error read as it
+/// comes; `init` returns once it has printed `marker` (or ended, or 30 s passed), and `kill` ends
+/// it with SIGKILL, as a crash or a power cut would. A child still running when the value goes is
+/// killed.
+final class KilledChild {
+    let process = Process()
+    /// Standard error as read so far, shared with the thread reading it.
+    private final class Printed: Sendable { let text = Mutex("") }
+    private let output = Printed()
+    /// Whether the child printed the marker.
+    private(set) var sawMarker = false
+
+    init(_ arguments: [String], environment: [String: String], until marker: String) throws {
+        process.executableURL = try CrashRecoveryTests.executable()
+        process.arguments = arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let seen = DispatchSemaphore(value: 0)
+        let output = output
+        let reader = Thread {
+            var signalled = false
+            while case let data = errors.fileHandleForReading.availableData, !data.isEmpty {
+                let printed = output.text.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
+                if !signalled, printed.contains(marker) {
+                    signalled = true
+                    seen.signal()
+                }
+            }
+            if !signalled { seen.signal() }
+        }
+        try process.run()
+        reader.start()
+        _ = seen.wait(timeout: .now() + 30)
+        sawMarker = printed.contains(marker)
+    }
+
+    /// What it printed on standard error so far.
+    var printed: String { output.text.withLock { $0 } }
+
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { kill() }
 }

@@ -165,38 +165,10 @@ final class SharedStoreTests {
             try local.save(ride, bridge: garage)
         }
 
-        let child = Process()
-        child.executableURL = try CrashRecoveryTests.executable()
-        child.arguments = ["sync", "--to", url, "--store", localPath]
-        child.environment = ["TZ": "UTC"]
-        let errors = Pipe()
-        child.standardError = errors
-        child.standardOutput = FileHandle.nullDevice
-        let firstCopy = DispatchSemaphore(value: 0)
-        let printed = Mutex("")
-        let reader = Thread {
-            var signalled = false
-            while case let data = errors.fileHandleForReading.availableData, !data.isEmpty {
-                let text = printed.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
-                if !signalled, text.contains("copied workout") {
-                    signalled = true
-                    firstCopy.signal()
-                }
-            }
-            if !signalled { firstCopy.signal() }
-        }
-        try child.run()
-        reader.start()
-        defer {
-            if child.isRunning {
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
-            }
-        }
-        #expect(firstCopy.wait(timeout: .now() + 30) == .success)
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal, "sync ended before the kill: \(printed.withLock { $0 })")
+        let child = try KilledChild(["sync", "--to", url, "--store", localPath], environment: ["TZ": "UTC"], until: "copied workout")
+        #expect(child.sawMarker, "\(child.printed)")
+        child.kill()
+        #expect(child.process.terminationReason == .uncaughtSignal, "sync ended before the kill: \(child.printed)")
         let shared = try WorkoutStore(address: try StoreAddress.parse(url))
         let copiedBeforeTheKill = try shared.workouts().count
         #expect(copiedBeforeTheKill >= 1 && copiedBeforeTheKill < total, "\(copiedBeforeTheKill) copied before the kill")

@@ -35,6 +35,17 @@ device's first subscription succeeds but nothing is sent until the app subscribe
 (StopNotify, StartNotify); a --notify-fails device's StartNotify fails with org.bluez.Error.NotPermitted.
 Values a device does not send are not counted as played.
 
+The adapter is also a peripheral, and the mock plays the centrals connected to it: GattManager1
+RegisterApplication reads the application through its ObjectManager (GetManagedObjects) as
+bluetoothd does (prints "application registered: UUID... (N characteristics)"), reads each read
+characteristic ("relay read UUID HEX"), and --centrals N (default 1) centrals each call StartNotify
+on each notify characteristic ("relay subscribed UUID N"); each value the application then sends
+(PropertiesChanged on Value) reaches every subscribed central ("relayed CENTRAL UUID HEX", one
+line per central). LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's
+properties ("advertising NAME: UUID..."); Unregister... print "application unregistered" and
+"advertisement unregistered". --no-peripheral leaves "peripheral" out of the adapter's Roles;
+--advertising-slots N sets SupportedInstances (default 5).
+
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
 plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed
 again).
@@ -42,6 +53,7 @@ again).
 Prints "ready" once the objects exist. Reads nothing; stop it with SIGTERM.
 """
 import argparse
+import atexit
 import json
 import os
 import signal
@@ -164,6 +176,11 @@ def main():
     parser.add_argument('--close-socket-after', type=int, default=0, metavar='N',
                         help='close the AcquireNotify socket that carried the Nth value played, the device staying '
                              'connected, and play on once every measurement notifies again (StartNotify)')
+    parser.add_argument('--centrals', type=int, default=1, help='centrals subscribing to a registered application')
+    parser.add_argument('--no-peripheral', action='store_true', help="the adapter's Roles lack peripheral")
+    parser.add_argument('--quiet-relay', action='store_true',
+                        help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
+    parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
@@ -193,7 +210,9 @@ def main():
     adapter = root.AddAdapter('hci0', 'sensorbridge-test')
     adapter_object = dbusmock.mockobject.objects[adapter]
     # What BlueZ 5.56 and later say an LE adapter can be (bleak picks an adapter with "central").
-    adapter_object.props[ADAPTER]['Roles'] = dbus.Array(['central', 'peripheral'], signature='s', variant_level=1)
+    roles = ['central'] if args.no_peripheral else ['central', 'peripheral']
+    adapter_object.props[ADAPTER]['Roles'] = dbus.Array(roles, signature='s', variant_level=1)
+    add_peripheral_side(bus, adapter_object, caller, args)
     if args.adapter_off:
         adapter_object.props[ADAPTER]['Powered'] = dbus.Boolean(False, variant_level=1)
     # The template's discovery is one switch for everybody; BlueZ keeps a session per client.
@@ -309,7 +328,8 @@ def main():
                 prebuilt[index] = value_changed(path, bytes.fromhex(line['hex']))
 
     def all_notifying():
-        return all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
+        # An application being registered is read and subscribed to first: its centrals see every value.
+        return not PERIPHERAL['pending'] and all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
 
     def play():
         if state['start'] is None or state['waiting']:
@@ -423,6 +443,102 @@ def main():
     loop = GLib.MainLoop()
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, loop.quit)
     loop.run()
+
+
+GATT_MANAGER = 'org.bluez.GattManager1'
+# How long the mock, as bluetoothd, waits for an application's answer (the calls block its loop).
+APP_TIMEOUT = 2
+# Whether a registered application is still being read and subscribed to.
+PERIPHERAL = {'pending': False}
+ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
+
+
+def add_peripheral_side(bus, adapter_object, caller, args):
+    """GattManager1 and LEAdvertisingManager1 on the adapter, and the centrals that use them."""
+    adapter_object.props[GATT_MANAGER] = {}  # no properties, and listed all the same, as BlueZ lists it
+    adapter_object.AddProperties(ADVERTISING_MANAGER, {
+        'ActiveInstances': dbus.Byte(0, variant_level=1),
+        'SupportedInstances': dbus.Byte(args.advertising_slots, variant_level=1),
+        'SupportedIncludes': dbus.Array(['tx-power', 'appearance', 'local-name'], signature='s', variant_level=1),
+    })
+    # One registered application and its notify characteristics: path -> uuid.
+    app = {'sender': None, 'path': None, 'notify': {}, 'receiver': None, 'count': 0}
+    atexit.register(lambda: args.quiet_relay and print(f"relayed total {app['count']}", flush=True))
+
+    def relayed(interface, changed, _invalidated, path=None, sender=None):
+        if sender != app['sender'] or path not in app['notify'] or interface != CHAR or 'Value' not in changed:
+            return
+        if args.quiet_relay:
+            app['count'] += 1
+            return
+        value = bytes(changed['Value']).hex()
+        for central in range(args.centrals):
+            print(f"relayed {central} {app['notify'][path]} {value}", flush=True)
+
+    def read_application(sender, path):
+        try:
+            read_and_subscribe(sender, path)
+        except Exception as error:  # noqa: BLE001 -- said, and the trace plays all the same
+            print(f"application unreadable: {error}", flush=True)
+        PERIPHERAL['pending'] = False
+        return False
+
+    def read_and_subscribe(sender, path):
+        objects = bus.get_object(sender, path, introspect=False).GetManagedObjects(dbus_interface='org.freedesktop.DBus.ObjectManager', timeout=APP_TIMEOUT)
+        services = sorted(short(str(props[SERVICE]['UUID'])) for props in objects.values() if SERVICE in props)
+        characteristics = {str(p): props[CHAR] for p, props in objects.items() if CHAR in props}
+        print(f"application registered: {' '.join(services)} ({len(characteristics)} characteristics)", flush=True)
+        for char_path, props in sorted(characteristics.items()):
+            uuid = short(str(props['UUID']))
+            characteristic = bus.get_object(sender, char_path, introspect=False)
+            if 'read' in props['Flags']:
+                value = bytes(characteristic.ReadValue(dbus.Dictionary({}, signature='sv'), dbus_interface=CHAR, timeout=APP_TIMEOUT)).hex()
+                print(f"relay read {uuid} {value}", flush=True)
+            if 'notify' in props['Flags']:
+                app['notify'][char_path] = uuid
+                for _ in range(args.centrals):
+                    characteristic.StartNotify(dbus_interface=CHAR, timeout=APP_TIMEOUT)
+                print(f"relay subscribed {uuid} {args.centrals}", flush=True)
+
+    def register_application(path, _options):
+        sender = caller['sender']
+        app.update(sender=sender, path=str(path), notify={})
+        PERIPHERAL['pending'] = True
+        if app['receiver'] is None:
+            app['receiver'] = bus.add_signal_receiver(
+                relayed, 'PropertiesChanged', PROPS, path_keyword='path', sender_keyword='sender')
+        # Read after the reply, as the application serves its objects on the thread that waits for it.
+        GLib.idle_add(read_application, sender, str(path))
+
+    def unregister_application(path):
+        if str(path) != app['path']:
+            raise dbus.exceptions.DBusException('no such application', name='org.bluez.Error.DoesNotExist')
+        app.update(sender=None, path=None, notify={})
+        print('application unregistered', flush=True)
+
+    def read_advertisement(sender, path):
+        try:
+            print_advertisement(sender, path)
+        except Exception as error:  # noqa: BLE001 -- said; nothing else depends on it
+            print(f"advertisement unreadable: {error}", flush=True)
+        return False
+
+    def print_advertisement(sender, path):
+        props = bus.get_object(sender, path, introspect=False).GetAll('org.bluez.LEAdvertisement1', dbus_interface=PROPS, timeout=APP_TIMEOUT)
+        uuids = ' '.join(short(str(u)) for u in props.get('ServiceUUIDs', []))
+        print(f"advertising {props.get('LocalName', '')}: {uuids}", flush=True)
+
+    def register_advertisement(path, _options):
+        if args.advertising_slots == 0:
+            raise dbus.exceptions.DBusException('Maximum advertisements reached', name='org.bluez.Error.NotPermitted')
+        GLib.idle_add(read_advertisement, caller['sender'], str(path))
+
+    adapter_object.AddMethod(GATT_MANAGER, 'RegisterApplication', 'oa{sv}', '', lambda _self, p, o: register_application(p, o))
+    adapter_object.AddMethod(GATT_MANAGER, 'UnregisterApplication', 'o', '', lambda _self, p: unregister_application(p))
+    adapter_object.AddMethod(ADVERTISING_MANAGER, 'RegisterAdvertisement', 'oa{sv}', '',
+                             lambda _self, p, o: register_advertisement(p, o))
+    adapter_object.AddMethod(ADVERTISING_MANAGER, 'UnregisterAdvertisement', 'o', '',
+                             lambda _self, p: print('advertisement unregistered', flush=True))
 
 
 def link(device, connected, keep_notify=False):

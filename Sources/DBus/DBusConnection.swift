@@ -71,6 +71,8 @@ public final class DBusConnection: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private var loop = LoopState()
     private let finished = DispatchSemaphore(value: 0)
+    /// The dispatch thread's `pthread_self()`, once it runs.
+    private let dispatchThread = Atomic<UInt>(0)
 
     private struct Shared {
         var jobs: [@Sendable (DBusConnection) -> Void] = []
@@ -216,6 +218,7 @@ public final class DBusConnection: @unchecked Sendable {
         let thread = Thread { [self] in
             // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
             Thread.current.name = "sb.dbus"
+            dispatchThread.store(UInt(pthread_self()), ordering: .releasing)
             run()
             finished.signal()
         }
@@ -428,6 +431,28 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     // MARK: Exported objects
+
+    /// Sends a signal from `path`, as an object this connection exports does (a characteristic's
+    /// `PropertiesChanged`): at once when called on the dispatch thread (a handler passing on what
+    /// it just received), else queued to it. A signal that cannot be built or sent is dropped, as
+    /// one sent to nobody would be. The corresponding C functions are `dbus_message_new_signal`
+    /// and `dbus_connection_send`.
+    public func emit(path: String, interface: String, member: String, arguments: [DBusValue]) {
+        if dispatchThread.load(ordering: .acquiring) == UInt(pthread_self()) {
+            sendSignal(path, interface, member, arguments)
+        } else {
+            _ = enqueue { $0.sendSignal(path, interface, member, arguments) }
+        }
+    }
+
+    private func sendSignal(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue]) {
+        guard dbus_validate_path(path, nil) != 0, dbus_validate_interface(interface, nil) != 0,
+            dbus_validate_member(member, nil) != 0, let message = dbus_message_new_signal(path, interface, member)
+        else { return }
+        defer { dbus_message_unref(message) }
+        guard DBusMessageCoding.append(arguments, to: message) else { return }
+        dbus_connection_send(raw, message, nil)
+    }
 
     /// Serves the method calls to `path` on this connection with `handler`, on the dispatch thread
     /// (so it must answer quickly, without calling back over this connection and waiting). Its

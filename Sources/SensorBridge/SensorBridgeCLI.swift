@@ -34,6 +34,7 @@ public enum SensorBridgeCLI {
         Subcommand(name: "pair", summary: "pair with a sensor and trust it", run: PairCommand.run),
         Subcommand(name: "record", summary: "record a zoned workout from live sensors", run: RecordCommand.run),
         Subcommand(name: "serve", summary: "record every workout headless, as a service", run: ServeCommand.run),
+        Subcommand(name: "relay", summary: "offer the sensors again to other apps, as a Bluetooth LE sensor", run: RelayCommand.run),
         Subcommand(name: "decode", summary: "decode GATT notification payloads to JSON", run: DecodeCommand.run),
         Subcommand(name: "replay", summary: "replay a trace or btsnoop capture into a zoned workout", run: ReplayCommand.run),
         Subcommand(name: "convert", summary: "convert between btsnoop captures and JSONL traces", run: ConvertCommand.run),

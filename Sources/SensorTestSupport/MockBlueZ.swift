@@ -85,7 +85,7 @@ public final class MockBlueZ: Sendable {
         trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
         paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = [],
         cacheMode: [String] = [], notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = [],
-        closeSocketAfter: Int? = nil
+        closeSocketAfter: Int? = nil, extra: [String] = []
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -97,6 +97,10 @@ public final class MockBlueZ: Sendable {
                   <policy user="\(getuid())">
                     <allow own="org.bluez"/>
                     <allow send_interface="org.bluez.Agent1"/>
+                    <allow send_interface="org.bluez.GattCharacteristic1"/>
+                    <allow send_interface="org.bluez.LEAdvertisement1"/>
+                    <allow send_interface="org.freedesktop.DBus.ObjectManager" send_path="/org/sensorbridge/relay"/>
+                    <allow send_interface="org.freedesktop.DBus.Properties" send_path="/org/sensorbridge/relay/advertisement0"/>
                   </policy>
                   <include>\(policy.path)</include>
                 """
@@ -136,6 +140,7 @@ public final class MockBlueZ: Sendable {
         for key in silent { arguments += ["--silent", key] }
         for key in notifyFails { arguments += ["--notify-fails", key] }
         if let closeSocketAfter { arguments += ["--close-socket-after", String(closeSocketAfter)] }
+        arguments += extra
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)
         guard mock.waitForLine(timeout: .seconds(20), where: { $0 == "ready" }) != nil else {

@@ -77,6 +77,8 @@ enum BlueZBenchmark {
         var acquireNotifyFloor: Phase
         var bleakAcquireNotify: Phase?
         var recordSave: Phase
+        /// `record` relaying every value to one central (`--relay`), as `record` otherwise.
+        var recordRelay: Phase
     }
 
     static func run(_ json: Bool) {
@@ -106,7 +108,7 @@ enum BlueZBenchmark {
             if json {
                 var object: JSONObject = [:]
                 for (name, phase, acquire) in [("", flood.record, false), ("AcquireNotify", flood.recordAcquireNotify, true),
-                    ("Save", flood.recordSave, false)]
+                    ("Save", flood.recordSave, false), ("Relay", flood.recordRelay, false)]
                 {
                     var figures = recordFigures(phase, flood, acquireNotify: acquire)
                     figures["sent"] = .number(Double(phase.sent))
@@ -114,7 +116,7 @@ enum BlueZBenchmark {
                     object["flood" + name] = .object(figures)
                 }
                 for (name, phase, acquire) in [("", paced.record, false), ("AcquireNotify", paced.recordAcquireNotify, true),
-                    ("Save", paced.recordSave, false)]
+                    ("Save", paced.recordSave, false), ("Relay", paced.recordRelay, false)]
                 {
                     var figures = recordFigures(phase, paced, acquireNotify: acquire)
                     let latencies = phase.latencies.sorted()
@@ -176,7 +178,8 @@ enum BlueZBenchmark {
             acquireNotifyFloor: try phase(load, .floor(.acquireNotify)),
             bleakAcquireNotify: try bleak ? phase(load, .bleak(acquireNotify: true)) : nil,
             recordSave: try phase(
-                load, .record(["--no-acquire-notify", "--store", folder.appendingPathComponent("workouts.sqlite").path])))
+                load, .record(["--no-acquire-notify", "--store", folder.appendingPathComponent("workouts.sqlite").path])),
+            recordRelay: try phase(load, .record(["--no-acquire-notify", "--no-save", "--relay", "Bench"])))
     }
 
     /// A `record` phase's figures and its ratios to the peers of the same load.
@@ -187,6 +190,7 @@ enum BlueZBenchmark {
             "cpuMicrosecondsPerNotification": .number(rounded(cpu, 1)),
             "cpuByThread": .string(describe(phase.threadCPU, per: phase.received)),
             "timesDBusFloor": .number(rounded(cpu / round.dbusFloor.cpuPerNotification, 2)),
+            "timesRecord": .number(rounded(cpu / round.record.cpuPerNotification, 2)),
         ]
         if acquireNotify { figures["timesAcquireNotifyFloor"] = .number(rounded(cpu / round.acquireNotifyFloor.cpuPerNotification, 2)) }
         if let bleak = round.bleak { figures["timesBleak"] = .number(rounded(cpu / bleak.cpuPerNotification, 2)) }
@@ -231,6 +235,7 @@ enum BlueZBenchmark {
         row("record", round.record, times(round.record, [floors[0], bleaks[0]]))
         row("record --acquire-notify", round.recordAcquireNotify, times(round.recordAcquireNotify, [floors[0], floors[1]] + bleaks))
         row("record --save", round.recordSave, times(round.recordSave, [floors[0], bleaks[0]]))
+        row("record --relay", round.recordRelay, times(round.recordRelay, [("record", round.record), floors[0]]))
         for (name, phase) in floors { row(name, phase) }
         for (name, phase) in bleaks { if let phase { row(name, phase) } }
         for (name, phase) in [("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave)]
@@ -336,7 +341,10 @@ enum BlueZBenchmark {
         let trace = try trace(count: load.count, rate: load.rate)
         defer { try? FileManager.default.removeItem(at: trace) }
         let paced = load.rate != nil
-        let mock = try MockBlueZ(trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"])
+        // A relaying record has the mock's central subscribe to it; the mock counts what it relays.
+        let relaying = if case .record(let options) = client, options.contains("--relay") { true } else { false }
+        let mock = try MockBlueZ(
+            trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"], extra: relaying ? ["--quiet-relay"] : [])
         defer { mock.stop() }
         let probe = paced ? LatencyProbe() : nil
         let peer: Peer

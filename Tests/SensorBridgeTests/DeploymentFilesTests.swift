@@ -142,6 +142,8 @@ struct DeploymentFilesTests {
         "org.bluez.GattCharacteristic1.AcquireNotify", "org.bluez.GattCharacteristic1.ReadValue",
         "org.bluez.AgentManager1.RegisterAgent", "org.bluez.AgentManager1.RequestDefaultAgent",
         "org.bluez.AgentManager1.UnregisterAgent",
+        "org.bluez.GattManager1.RegisterApplication", "org.bluez.GattManager1.UnregisterApplication",
+        "org.bluez.LEAdvertisingManager1.RegisterAdvertisement", "org.bluez.LEAdvertisingManager1.UnregisterAdvertisement",
     ]
 
     /// The value of `attribute` in an XML element's text, or nil.
@@ -164,13 +166,19 @@ struct DeploymentFilesTests {
         let allowed = sends.map { "\(Self.attribute("send_interface", in: $0) ?? "").\(Self.attribute("send_member", in: $0) ?? "")" }
         #expect(allowed.count == Set(allowed).count)
         #expect(Set(allowed) == Self.calledMethods)
-        // No property setting or reading: Properties.Set cannot be limited to one property.
-        #expect(!text.contains("org.freedesktop.DBus.Properties"))
-        // The one receive rule: BlueZ calling the pairing agent, at its path.
+        // No property setting or reading on BlueZ: Properties.Set cannot be limited to one property.
+        #expect(!sends.contains { $0.contains("org.freedesktop.DBus.Properties") })
+        // The receive rules: BlueZ calling the pairing agent and the relay's objects, each from
+        // org.bluez and, but for the characteristics (one path each), at its path.
         let receives = rules.filter { $0.contains("receive_") }
-        #expect(receives.count == 1)
-        #expect(receives.first.flatMap { Self.attribute("receive_interface", in: $0) } == "org.bluez.Agent1")
-        #expect(receives.first.flatMap { Self.attribute("receive_path", in: $0) } == Self.agentPath)
+        let called = receives.map { "\(Self.attribute("receive_interface", in: $0) ?? "") \(Self.attribute("receive_path", in: $0) ?? "*")" }
+        #expect(
+            called == [
+                "org.bluez.Agent1 \(Self.agentPath)", "org.freedesktop.DBus.ObjectManager /org/sensorbridge/relay",
+                "org.bluez.GattCharacteristic1 *", "org.bluez.LEAdvertisement1 /org/sensorbridge/relay/advertisement0",
+                "org.freedesktop.DBus.Properties /org/sensorbridge/relay/advertisement0",
+            ])
+        #expect(receives.allSatisfy { Self.attribute("receive_sender", in: $0) == "org.bluez" })
         #expect(!text.contains("<deny") && !text.contains("own="))
     }
 
@@ -199,6 +207,21 @@ struct DeploymentFilesTests {
             acquiring, ["--hr", "HRM-Pro", "--power", "Assioma", "--acquire-notify", "--json"])
         #expect(acquired.status == .success, "\(acquired.errors)")
         #expect(acquiring.output.contains("acquired hr 2a37"), "\(acquiring.output)")
+
+        // The relay registers its application and advertisement, and BlueZ reads and subscribes to it.
+        let relaying = try MockBlueZ(trace: trace, policy: policy)
+        defer { relaying.stop() }
+        let relayed = try BlueZCommandTests.record(relaying, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"])
+        #expect(relayed.status == .success, "\(relayed.errors)")
+        #expect(relaying.printed("relay subscribed 2a37 1") && relaying.printed("advertising Box: 180d 1818"), "\(relaying.output)")
+        // Without the RegisterApplication line: refused, saying what to install.
+        let withoutRelay = try Self.policy(removing: "RegisterApplication")
+        defer { try? FileManager.default.removeItem(at: withoutRelay) }
+        let unrelayed = try MockBlueZ(trace: trace, policy: withoutRelay)
+        defer { unrelayed.stop() }
+        let refusedRelay = runCLI(["relay", "--hr", "HRM-Pro", "--duration", "5"], environment: unrelayed.environment)
+        #expect(refusedRelay.status == .failure)
+        #expect(refusedRelay.errors.contains("the D-Bus policy does not let this user offer sensors"), "\(refusedRelay.errors)")
 
         // An adapter that is off cannot be switched on (that is setting a property): said so.
         let off = try MockBlueZ(trace: trace, adapterOff: true, policy: policy)
@@ -288,6 +311,10 @@ struct DeploymentFilesTests {
         call("org.bluez.AgentManager1.RegisterAgent", "/org/bluez", "org.bluez.AgentManager1", "RegisterAgent", "os", [.string(agentPath), "NoInputNoOutput"]),
         call("org.bluez.AgentManager1.RequestDefaultAgent", "/org/bluez", "org.bluez.AgentManager1", "RequestDefaultAgent", "o", [.string(agentPath)]),
         call("org.bluez.AgentManager1.UnregisterAgent", "/org/bluez", "org.bluez.AgentManager1", "UnregisterAgent", "o", [.string(agentPath)]),
+        call("org.bluez.GattManager1.RegisterApplication", adapterPath, "org.bluez.GattManager1", "RegisterApplication", "oa{sv}", [.string("/org/sensorbridge/relay"), .object([:])]),
+        call("org.bluez.GattManager1.UnregisterApplication", adapterPath, "org.bluez.GattManager1", "UnregisterApplication", "o", [.string("/org/sensorbridge/relay")]),
+        call("org.bluez.LEAdvertisingManager1.RegisterAdvertisement", adapterPath, "org.bluez.LEAdvertisingManager1", "RegisterAdvertisement", "oa{sv}", [.string("/org/sensorbridge/relay/advertisement0"), .object([:])]),
+        call("org.bluez.LEAdvertisingManager1.UnregisterAdvertisement", adapterPath, "org.bluez.LEAdvertisingManager1", "UnregisterAdvertisement", "o", [.string("/org/sensorbridge/relay/advertisement0")]),
     ]
 
     /// Calls sensorbridge does not make, which a member of the group could otherwise use to change

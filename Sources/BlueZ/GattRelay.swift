@@ -1,0 +1,375 @@
+import DBus
+import Foundation
+import Synchronization
+
+/// A service the relay offers: the Heart Rate service (180D) or the Cycling Power service (1818).
+public enum RelayedService: String, Sendable, CaseIterable {
+    case heartRate = "heart-rate"
+    case cyclingPower = "power"
+}
+
+/// What happens to the relay, for the log, the dashboard and the web page.
+public enum GattRelayEvent: Sendable, Equatable {
+    /// The GATT application is registered with BlueZ (again, after BlueZ restarted).
+    case registered(adapter: String)
+    /// The advertisement is registered: centrals in range see the relay under its name.
+    case advertising(name: String)
+    /// A central subscribed to a characteristic's notifications, or left; `subscribers` now.
+    case subscribers(uuid: UInt16, count: Int)
+    /// A central connected to the adapter, or left (a device that is not a relayed sensor).
+    case central(address: String, connected: Bool)
+    /// Registering (again) failed; it is tried again when BlueZ restarts.
+    case failed(GattRelayError)
+}
+
+/// Why the relay cannot offer the sensors, each with the fix.
+public enum GattRelayError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The adapter's `Roles` lack `peripheral`.
+    case notPeripheral(adapter: String, roles: [String])
+    /// `SupportedInstances` is 0: every advertising slot of the controller is taken.
+    case noAdvertisingSlots(adapter: String)
+    /// The adapter has no `GattManager1` or `LEAdvertisingManager1` (BlueZ before 5.48).
+    case bluezTooOld(adapter: String, missing: String)
+    /// The D-Bus policy does not let this user register an application or an advertisement.
+    case permissionDenied(String)
+    /// BlueZ refused the registration for another reason.
+    case refused(what: String, String)
+
+    public var description: String {
+        switch self {
+        case .notPeripheral(let adapter, let roles):
+            "the Bluetooth adapter \(adapter) cannot be a peripheral (its roles: \(roles.joined(separator: ", "))), so it "
+                + "cannot offer the sensors to other apps; plug in an adapter that can (most Bluetooth 4.1 and later ones) "
+                + "and give it with --adapter"
+        case .noAdvertisingSlots(let adapter):
+            "the Bluetooth adapter \(adapter) has no advertising slot left (SupportedInstances is 0: other programs "
+                + "advertise); stop them ('bluetoothctl advertise off'), or use another adapter with --adapter"
+        case .bluezTooOld(let adapter, let missing):
+            "BlueZ offers no \(missing) on \(adapter): it is too old to make this box a sensor (5.48 or later is needed; "
+                + "'bluetoothctl --version' says which it is)"
+        case .permissionDenied(let message):
+            "the D-Bus policy does not let this user offer sensors through BlueZ (\(message)); install udev/sensorbridge-dbus.conf "
+                + "to /etc/dbus-1/system.d/ (it allows the bluetooth group to register a GATT application and an advertisement)"
+        case .refused(let what, let message):
+            "BlueZ refused to register the relay's \(what) (\(message))"
+        }
+    }
+}
+
+/// The box as a Bluetooth LE heart-rate and power sensor for other apps (`sensorbridge relay`,
+/// `record --relay`): a GATT application (`GattManager1.RegisterApplication`) with the Heart Rate
+/// service (2A37 notify, 2A38 read) and the Cycling Power service (2A63 notify, 2A65 read, 2A5D
+/// read), and an advertisement (`LEAdvertisingManager1.RegisterAdvertisement`) under a name of the
+/// user's choosing. Objects under `root`, served on the client's bus connection.
+///
+/// `forward` hands on each measurement value (on the D-Bus thread: a `PropertiesChanged` of the
+/// characteristic's `Value`, which bluetoothd notifies to every central subscribed). Nothing is
+/// sent while no central is subscribed, or for a sensor that sends nothing (lost). Advertising
+/// starts with the first value forwarded. When BlueZ restarts the application and the
+/// advertisement are registered again; `stop` unregisters both.
+public final class GattRelay: Sendable {
+    public static let root = "/org/sensorbridge/relay"
+    static let characteristicInterface = "org.bluez.GattCharacteristic1"
+    static let serviceInterface = "org.bluez.GattService1"
+    static let advertisementInterface = "org.bluez.LEAdvertisement1"
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    static let advertisementPath = root + "/advertisement0"
+
+    let client: BlueZClient
+    public let adapter: String
+    public let name: String
+    let services: [RelayedService]
+    let onEvent: @Sendable (GattRelayEvent) -> Void
+    private let state: Mutex<State>
+    private let listener = Mutex<Int?>(nil)
+
+    struct Characteristic: Sendable {
+        let uuid: UInt16
+        let path: String
+        let service: String
+        let notifies: Bool
+        var value: [UInt8]
+    }
+
+    private struct State {
+        var characteristics: [Characteristic]
+        /// Subscriptions (StartNotify without StopNotify) by characteristic path.
+        var subscribers: [String: Int] = [:]
+        var registered = false
+        /// The advertisement is registered, or being registered.
+        var advertising = false
+        var stopped = false
+        var exported = false
+        /// Devices connected to the adapter that are not relayed sensors.
+        var centrals: Set<String> = []
+    }
+
+    /// The services and their characteristics, with the values a read gives until the sensor's
+    /// own are known (`setReadValue`): body sensor location 1 (chest), no cycling power features,
+    /// sensor location 0 (other).
+    static func characteristics(_ services: [RelayedService]) -> [Characteristic] {
+        services.enumerated().flatMap { index, service -> [Characteristic] in
+            let path = "\(root)/service\(index)"
+            let table: [(UInt16, Bool, [UInt8])] =
+                service == .heartRate ? [(0x2A37, true, []), (0x2A38, false, [1])] : [(0x2A63, true, []), (0x2A65, false, [0, 0, 0, 0]), (0x2A5D, false, [0])]
+            return table.enumerated().map { position, entry in
+                Characteristic(uuid: entry.0, path: "\(path)/char\(position)", service: path, notifies: entry.1, value: entry.2)
+            }
+        }
+    }
+
+    public init(
+        client: BlueZClient, adapter: String, name: String, services: [RelayedService],
+        onEvent: @escaping @Sendable (GattRelayEvent) -> Void
+    ) {
+        self.client = client
+        self.adapter = adapter
+        self.name = name
+        self.services = services
+        self.onEvent = onEvent
+        state = Mutex(State(characteristics: Self.characteristics(services)))
+    }
+
+    /// Checks the adapter, serves the objects and registers the application; the advertisement
+    /// follows the first value. Not on the D-Bus thread.
+    public func start() throws(GattRelayError) {
+        try register()
+        let id = client.addListener { [weak self] change in self?.changed(change) }
+        listener.withLock { $0 = id }
+    }
+
+    private func register() throws(GattRelayError) {
+        let adapterProperties = client.properties(adapter, "org.bluez.Adapter1") ?? [:]
+        // BlueZ before 5.56 has no Roles: then registering says whether the adapter can.
+        if let roles = adapterProperties["Roles"]?.array?.compactMap(\.string), !roles.contains("peripheral") {
+            throw .notPeripheral(adapter: adapter, roles: roles)
+        }
+        guard client.properties(adapter, "org.bluez.GattManager1") != nil else {
+            throw .bluezTooOld(adapter: adapter, missing: "GattManager1")
+        }
+        guard let advertising = client.properties(adapter, "org.bluez.LEAdvertisingManager1") else {
+            throw .bluezTooOld(adapter: adapter, missing: "LEAdvertisingManager1")
+        }
+        if advertising["SupportedInstances"]?.integer == 0 { throw .noAdvertisingSlots(adapter: adapter) }
+        try exportObjects()
+        do {
+            try client.call(adapter, "org.bluez.GattManager1", "RegisterApplication", [.objectPath(Self.root), .properties([:])])
+        } catch {
+            throw Self.registrationError(error, what: "GATT application")
+        }
+        state.withLock { s in
+            s.registered = true
+            s.advertising = false
+        }
+        onEvent(.registered(adapter: adapter))
+    }
+
+    static func registrationError(_ error: BlueZError, what: String) -> GattRelayError {
+        switch error {
+        case .permissionDenied(let error): .permissionDenied(error.message)
+        case .dbus(let error) where error.name == .accessDenied: .permissionDenied(error.message)
+        default: .refused(what: what, "\(error)")
+        }
+    }
+
+    /// Unregisters the advertisement and the application and stops serving them.
+    public func stop() {
+        let (wasRegistered, wasAdvertising) = state.withLock { s in
+            defer { (s.stopped, s.registered, s.advertising) = (true, false, false) }
+            return (s.registered, s.advertising)
+        }
+        if let id = listener.withLock({ $0 }) { client.removeListener(id) }
+        if wasAdvertising {
+            _ = try? client.call(
+                adapter, "org.bluez.LEAdvertisingManager1", "UnregisterAdvertisement", [.objectPath(Self.advertisementPath)],
+                timeout: .seconds(5))
+        }
+        if wasRegistered {
+            _ = try? client.call(adapter, "org.bluez.GattManager1", "UnregisterApplication", [.objectPath(Self.root)], timeout: .seconds(5))
+        }
+        for path in exportedPaths { client.bus.unexport(path) }
+    }
+
+    /// Hands on a measurement value (2A37, 2A63) as its sensor sent it; others are ignored. The
+    /// first value starts advertising.
+    public func forward(uuid: UInt16, bytes: [UInt8]) {
+        let found = state.withLock { s -> (path: String, notify: Bool, advertise: Bool)? in
+            guard s.registered, !s.stopped, let index = s.characteristics.firstIndex(where: { $0.uuid == uuid && $0.notifies })
+            else { return nil }
+            let path = s.characteristics[index].path
+            let advertise = !s.advertising
+            s.advertising = true
+            return (path, s.subscribers[path, default: 0] > 0, advertise)
+        }
+        guard let found else { return }
+        if found.notify {
+            client.bus.emit(
+                path: found.path, interface: Self.propertiesInterface, member: "PropertiesChanged",
+                arguments: [.string(Self.characteristicInterface), .properties(["Value": .bytes(bytes)]), .array(elementSignature: "s", [])])
+        }
+        if found.advertise { registerAdvertisement() }
+    }
+
+    /// What a read of `uuid` (2A38, 2A65, 2A5D) gives: the relayed sensor's own value, read once
+    /// after it connected.
+    public func setReadValue(uuid: UInt16, bytes: [UInt8]) {
+        state.withLock { s in
+            if let index = s.characteristics.firstIndex(where: { $0.uuid == uuid && !$0.notifies }) { s.characteristics[index].value = bytes }
+        }
+    }
+
+    private func registerAdvertisement() {
+        client.bus.call(
+            destination: BlueZClient.service, path: adapter, interface: "org.bluez.LEAdvertisingManager1",
+            member: "RegisterAdvertisement", arguments: [.objectPath(Self.advertisementPath), .properties([:])]
+        ) { [self] result in
+            switch result {
+            case .success: onEvent(.advertising(name: name))
+            case .failure(let error):
+                state.withLock { $0.advertising = false }
+                onEvent(.failed(Self.registrationError(BlueZError(error), what: "advertisement")))
+            }
+        }
+    }
+
+    /// BlueZ came back (register again, on a thread of its own: the calls' replies come on the
+    /// D-Bus thread), or a device connected or left.
+    private func changed(_ change: BlueZChange) {
+        switch change {
+        case .bluezRunning(false):
+            state.withLock { s in (s.registered, s.advertising, s.subscribers, s.centrals) = (false, false, [:], []) }
+        case .bluezRunning(true):
+            guard !state.withLock({ $0.stopped }) else { return }
+            Thread.detachNewThread { [self] in
+                do throws(GattRelayError) {
+                    try register()
+                } catch {
+                    onEvent(.failed(error))
+                }
+            }
+        case .propertiesChanged(let path, "org.bluez.Device1", let changed):
+            guard path.hasPrefix(adapter + "/"), let connected = changed["Connected"]?.bool,
+                let address = client.properties(path, "org.bluez.Device1")?["Address"]?.string
+            else { return }
+            let isCentral = connected ? !isSensor(path) : state.withLock { $0.centrals.contains(address) }
+            guard isCentral else { return }
+            state.withLock { s in
+                if connected { s.centrals.insert(address) } else { s.centrals.remove(address) }
+            }
+            onEvent(.central(address: address, connected: connected))
+        default: break
+        }
+    }
+
+    /// Whether the device at `path` offers a measurement this box relays (so it is a sensor, not a
+    /// central).
+    private func isSensor(_ path: String) -> Bool {
+        let uuids = (client.properties(path, "org.bluez.Device1")?["UUIDs"]?.array ?? []).compactMap(\.string).map { $0.lowercased() }
+        return uuids.contains(BlueZUUID.full(0x180D)) || uuids.contains(BlueZUUID.full(0x1818))
+    }
+
+    // MARK: The objects
+
+    private var exportedPaths: [String] {
+        let characteristics = state.withLock { $0.characteristics }
+        return [Self.root, Self.advertisementPath] + Set(characteristics.map(\.service)).sorted() + characteristics.map(\.path)
+    }
+
+    private func exportObjects() throws(GattRelayError) {
+        guard !state.withLock({ $0.exported }) else { return }
+        for path in exportedPaths {
+            do {
+                try client.bus.export(path) { [weak self] call in
+                    self?.answer(call) ?? .failure(DBusError(.unknownMethod, "the relay has stopped"))
+                }
+            } catch {
+                throw .refused(what: "objects", error.message)
+            }
+        }
+        state.withLock { $0.exported = true }
+    }
+
+    /// Answers a call to one of the relay's objects (on the D-Bus thread).
+    func answer(_ call: DBusMethodCall) -> Result<[DBusValue], DBusError> {
+        switch (call.path, call.interface, call.member) {
+        case (Self.root, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"):
+            return .success([managedObjects()])
+        case (_, Self.propertiesInterface, "GetAll"):
+            guard let interface = call.arguments.first?.string, let properties = properties(of: call.path, interface) else {
+                return .failure(DBusError(.invalidArgs, "no such interface"))
+            }
+            return .success([.properties(properties)])
+        case (_, Self.propertiesInterface, "Get"):
+            guard call.arguments.count == 2, let interface = call.arguments[0].string, let property = call.arguments[1].string,
+                let value = properties(of: call.path, interface)?[property]
+            else { return .failure(DBusError(.invalidArgs, "no such property")) }
+            return .success([.variant(value)])
+        case (Self.advertisementPath, Self.advertisementInterface, "Release"):
+            state.withLock { $0.advertising = false }
+            return .success([])
+        case (_, Self.characteristicInterface, "ReadValue"):
+            guard let value = state.withLock({ s in s.characteristics.first { $0.path == call.path }?.value }) else {
+                return .failure(DBusError(DBusError.Name("org.bluez.Error.NotPermitted"), "not readable"))
+            }
+            return .success([.bytes(value)])
+        case (_, Self.characteristicInterface, "StartNotify"), (_, Self.characteristicInterface, "StopNotify"):
+            let starting = call.member == "StartNotify"
+            let result = state.withLock { s -> (UInt16, Int)? in
+                guard let characteristic = s.characteristics.first(where: { $0.path == call.path && $0.notifies }) else { return nil }
+                let count = max(0, s.subscribers[call.path, default: 0] + (starting ? 1 : -1))
+                s.subscribers[call.path] = count
+                return (characteristic.uuid, count)
+            }
+            guard let (uuid, count) = result else {
+                return .failure(DBusError(DBusError.Name("org.bluez.Error.NotSupported"), "this characteristic does not notify"))
+            }
+            onEvent(.subscribers(uuid: uuid, count: count))
+            return .success([])
+        default:
+            return .failure(DBusError(.unknownMethod, "\(call.interface).\(call.member) is not a method of \(call.path)"))
+        }
+    }
+
+    /// `GetManagedObjects`' answer: the services and characteristics (the advertisement is not
+    /// part of the application).
+    func managedObjects() -> DBusValue {
+        let characteristics = state.withLock { $0.characteristics }
+        let paths = Set(characteristics.map(\.service)).sorted() + characteristics.map(\.path)
+        return .dictionary(
+            keySignature: "o", valueSignature: "a{sa{sv}}",
+            paths.map { path in
+                let interface = path.contains("/char") ? Self.characteristicInterface : Self.serviceInterface
+                return DBusValue.DictionaryEntry(
+                    .objectPath(path),
+                    .dictionary(
+                        keySignature: "s", valueSignature: "a{sv}",
+                        [DBusValue.DictionaryEntry(.string(interface), .properties(properties(of: path, interface) ?? [:]))]))
+            })
+    }
+
+    /// The properties of the object at `path` for `interface`; nil when it has not that interface.
+    func properties(of path: String, _ interface: String) -> [String: DBusValue]? {
+        let (characteristics, subscribers) = state.withLock { ($0.characteristics, $0.subscribers) }
+        switch interface {
+        case Self.serviceInterface:
+            guard let index = services.indices.first(where: { path == "\(Self.root)/service\($0)" }) else { return nil }
+            return ["UUID": .string(BlueZUUID.full(services[index] == .heartRate ? 0x180D : 0x1818)), "Primary": .bool(true)]
+        case Self.characteristicInterface:
+            guard let characteristic = characteristics.first(where: { $0.path == path }) else { return nil }
+            var properties: [String: DBusValue] = [
+                "UUID": .string(BlueZUUID.full(characteristic.uuid)), "Service": .objectPath(characteristic.service),
+                "Flags": .array(elementSignature: "s", [.string(characteristic.notifies ? "notify" : "read")]),
+            ]
+            if characteristic.notifies { properties["Notifying"] = .bool(subscribers[path, default: 0] > 0) }
+            return properties
+        case Self.advertisementInterface where path == Self.advertisementPath:
+            return [
+                "Type": .string("peripheral"), "LocalName": .string(name),
+                "ServiceUUIDs": .array(
+                    elementSignature: "s", services.map { .string(BlueZUUID.full($0 == .heartRate ? 0x180D : 0x1818)) }),
+            ]
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import BlueZ
+
+/// `sensorbridge relay`: the box takes the sensors once and offers them again, as a Bluetooth LE
+/// heart-rate and power sensor, to apps that want their own connection (Zwift on a tablet, a
+/// watch, a bike computer). `record --relay NAME` without saving.
+enum RelayCommand {
+    static let help = """
+        Usage: sensorbridge relay [--hr SENSOR] [--power SENSOR] [--name NAME] [options]
+
+        Connects to a heart-rate strap and/or a power meter through BlueZ and offers them again,
+        from this box, as one Bluetooth LE sensor called NAME (default: SensorBridge) with the
+        Heart Rate service and the Cycling Power service: every value each sensor sends is sent on
+        to every app subscribed, as it came. Most straps and power meters take one connection;
+        this gives the same sensor to the recording box and to Zwift, a watch or a bike computer.
+        It records as 'sensorbridge record --no-save' does (the dashboard, --duration, Ctrl-C),
+        and stops offering the sensors when it ends.
+
+        The adapter must be able to be a peripheral while it is a central (most Bluetooth 4.1 and
+        later adapters); one that cannot is refused at the start, saying so. Apps connecting and
+        leaving, and what they subscribe to, are logged. While a sensor is lost nothing is sent
+        for it, as the sensor itself would send nothing.
+
+        Options:
+          --hr SENSOR, --power SENSOR   the sensors, as for 'sensorbridge record'
+          --name NAME                   what other apps see (1 to 20 bytes; default SensorBridge)
+          --adapter hciN                the Bluetooth adapter (default: the first)
+          Every other option of 'sensorbridge record' but --relay and --no-save; to save the
+          workout as well, use 'sensorbridge record --relay NAME'.
+
+        Example:
+          sensorbridge relay --hr HRM-Pro --power E8:FE:6E:91:9F:16 --name 'Bike 2'
+        """
+
+    static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
+        if words.contains("--help") || words.contains("-h") {
+            context.output.line(help)
+            return .success
+        }
+        for taken in ["--relay", "--no-save", "--save"] where words.contains(taken) {
+            throw UsageError("relay does not take \(taken); use 'sensorbridge record --relay NAME' to record and save as well")
+        }
+        var words = words
+        var name = "SensorBridge"
+        if let index = words.firstIndex(of: "--name") {
+            guard words.indices.contains(index + 1) else { throw UsageError("--name needs a name, for example --name 'Bike 2'") }
+            name = words[index + 1]
+            words.removeSubrange(index...(index + 1))
+        }
+        return try RecordCommand.run(words + ["--no-save", "--relay", name], context)
+    }
+
+    /// The log line of a relay event.
+    static func logLine(_ event: GattRelayEvent) -> String {
+        switch event {
+        case .registered(let adapter):
+            "relay: offering the sensors on \(adapter.split(separator: "/").last.map(String.init) ?? adapter)"
+        case .advertising(let name):
+            "relay: advertising as '\(name)'"
+        case .subscribers(let uuid, let count):
+            "relay: \(count) subscribed to \(BlueZUUID.name(uuid))"
+        case .central(let address, let connected):
+            "relay: \(address) \(connected ? "connected" : "left")"
+        case .failed(let error):
+            "relay: \(error)"
+        }
+    }
+}

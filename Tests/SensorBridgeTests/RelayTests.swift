@@ -1,0 +1,106 @@
+import Foundation
+import GATT
+import SensorBridge
+import SensorCore
+import SensorTestSupport
+import Testing
+
+/// `record --relay` and `sensorbridge relay` on the mock BlueZ, which plays the centrals: it reads
+/// the registered application through its ObjectManager as bluetoothd does, subscribes with
+/// `StartNotify` (`--centrals N` of them), reads the read characteristics and reads the
+/// advertisement; every value it then receives it prints as "relayed CENTRAL UUID HEX".
+extension BridgeOutTests {
+    @Suite(.enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+    struct RelayTests {
+        /// The relayed values the mock's central `central` received, as "UUID HEX", in order.
+        static func relayed(_ mock: MockBlueZ, central: Int) -> [String] {
+            mock.output.split(separator: "\n").compactMap { line in
+                let words = line.split(separator: " ")
+                guard words.count == 4, words[0] == "relayed", words[1] == "\(central)" else { return nil }
+                return "\(words[2]) \(words[3])"
+            }
+        }
+
+        static func uuid(_ line: String) -> BluetoothUUID { BluetoothUUID(UInt32(line.prefix(4), radix: 16)!) }
+
+        static func bytes(_ line: String) -> [UInt8] {
+            let hex = Array(line.split(separator: " ")[1].utf8)
+            return stride(from: 0, to: hex.count - 1, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+        }
+
+        /// Two centrals subscribed: each gets every value recorded, in order, byte for byte, and
+        /// decoded with the project's decoders they are the recording's measurements.
+        @Test(.timeLimit(.minutes(2))) func everyValueRecordedIsRelayedInOrderToEveryCentral() throws {
+            let source = try BlueZCommandTests.trace(lines: 200)
+            let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2"])
+            defer { mock.stop() }
+            let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl")
+            defer { try? FileManager.default.removeItem(at: recorded) }
+            let run = try BlueZCommandTests.record(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Bike 2", "--trace", recorded.path] + BlueZCommandTests.zones)
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(mock.printed("application registered: 180d 1818 (5 characteristics)"), "\(mock.output)")
+            #expect(mock.printed("relay subscribed 2a37 2") && mock.printed("relay subscribed 2a63 2"), "\(mock.output)")
+            #expect(mock.printed("relay read 2a38 01"), "\(mock.output)")
+            #expect(mock.printed("advertising Bike 2: 180d 1818"), "\(mock.output)")
+            #expect(mock.printed("application unregistered") && mock.printed("advertisement unregistered"), "\(mock.output)")
+
+            // What record received (its trace), as the centrals should have it.
+            let received = try BlueZCommandTests.notifications(recorded).map { line in
+                let words = line.split(separator: " ")
+                return "\(words[1]) \(words[2])"
+            }
+            #expect(received.count == run.played)
+            for central in 0..<2 {
+                let relayed = Self.relayed(mock, central: central)
+                #expect(relayed == received, "central \(central): \(relayed.count) of \(received.count) relayed")
+            }
+            // Decoded with the project's decoders, each relayed value is the recorded measurement.
+            for (relayed, recorded) in zip(Self.relayed(mock, central: 1), received) {
+                let (uuid, relayedBytes, recordedBytes) = (Self.uuid(relayed), Self.bytes(relayed), Self.bytes(recorded))
+                #expect(try GATTValue.decode(uuid: uuid, bytes: relayedBytes) == GATTValue.decode(uuid: uuid, bytes: recordedBytes))
+                #expect(try GATTValue.decode(uuid: uuid, bytes: relayedBytes) != nil, "\(relayed)")
+            }
+            #expect(run.errors.contains("relay: advertising as 'Bike 2'"), "\(run.errors)")
+            #expect(run.errors.contains("relay: 2 subscribed to Heart Rate Measurement (2A37)"), "\(run.errors)")
+        }
+
+        /// BlueZ restarts during the ride: the application and the advertisement are registered
+        /// again and the new BlueZ's centrals get the values.
+        @Test(.timeLimit(.minutes(2))) func theRelayIsRegisteredAgainWhenBlueZRestarts() throws {
+            let source = try BlueZCommandTests.trace(lines: 40)
+            let mock = try MockBlueZ(trace: source)
+            defer { mock.stop() }
+            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"] + BlueZCommandTests.zones) {
+                try mock.restartBlueZ()
+                return mock.waitUntilPlayed(timeout: .seconds(60)) ?? -1
+            }
+            #expect(run.status == .success, "\(run.errors)")
+            // The new mock's output: registered, subscribed and relayed again.
+            #expect(mock.printed("application registered: 180d 1818 (5 characteristics)"), "\(mock.output)")
+            #expect(mock.printed("advertising Box: 180d 1818"), "\(mock.output)")
+            #expect(Self.relayed(mock, central: 0).count == (try BlueZCommandTests.notifications(source)).count, "\(mock.output)")
+            #expect(run.errors.components(separatedBy: "relay: offering the sensors on hci0").count == 3, "\(run.errors)")
+        }
+
+        /// What the adapter or BlueZ cannot do is said with the fix, before anything records.
+        @Test(.timeLimit(.minutes(1))) func anAdapterThatCannotRelaySaysWhatToDo() throws {
+            let source = try BlueZCommandTests.trace(lines: 10)
+            for (extra, message) in [
+                (["--no-peripheral"], "cannot be a peripheral (its roles: central)"),
+                (["--advertising-slots", "0"], "has no advertising slot left (SupportedInstances is 0"),
+            ] {
+                let mock = try MockBlueZ(trace: source, extra: extra)
+                defer { mock.stop() }
+                let run = runCLI(["relay", "--hr", "HRM-Pro", "--duration", "5"], environment: mock.environment)
+                #expect(run.status == .failure, "\(extra): \(run.errors)")
+                #expect(run.errors.contains(message), "\(extra): \(run.errors)")
+            }
+            let mock = try MockBlueZ(trace: source)
+            defer { mock.stop() }
+            #expect(runCLI(["relay", "--hr", "HRM-Pro", "--save"], environment: mock.environment).status == .usage)
+            let long = runCLI(["record", "--hr", "HRM-Pro", "--relay", String(repeating: "x", count: 21)], environment: mock.environment)
+            #expect(long.status == .usage && long.errors.contains("give a name of 1 to 20 bytes"), "\(long.errors)")
+        }
+    }
+}

@@ -37,6 +37,9 @@ enum RecordCommand {
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
           --relay NAME               also offer the heart rate and power to other apps (Zwift, a watch)
                                      as a Bluetooth LE sensor called NAME, each value as it came
+          --reencode                 with --relay: send each value rebuilt from what counts (no heart
+                                     rate without skin contact or outside 25-250 bpm; power with its
+                                     crank data), instead of as it came
         \(LivePathOptions.help)
         \(WebOptions.help)
         \(MQTTOptions.help)
@@ -76,7 +79,7 @@ enum RecordCommand {
             words, command: "record",
             options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace", "relay"])
                 .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options),
-            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
+            flags: WorkoutSetup.flags.union(["no-save", "force", "reencode"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -98,6 +101,8 @@ enum RecordCommand {
             }
             return name
         }
+        let reencode = arguments.has("reencode")
+        if reencode, relayName == nil { throw UsageError("--reencode changes what --relay sends; give --relay NAME with it") }
         if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
         }
@@ -192,7 +197,12 @@ enum RecordCommand {
             client: client, sensors: devices, acquireNotify: livePath.acquireNotify,
             onNotification: { notification in
                 source.received(notification)
-                relay?.forward(uuid: notification.uuid, bytes: notification.bytes)
+                guard let relay else { return }
+                if !reencode {
+                    relay.forward(uuid: notification.uuid, bytes: notification.bytes)
+                } else if let value = RelayValue.reencoded(uuid: notification.uuid, bytes: notification.bytes) {
+                    relay.forward(uuid: notification.uuid, bytes: value)
+                }
             },
             onEvent: {
                 if case .value(_, let uuid, let bytes) = $0 { relay?.setReadValue(uuid: uuid, bytes: bytes) }

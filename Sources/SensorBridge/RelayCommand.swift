@@ -23,6 +23,9 @@ enum RelayCommand {
         Options:
           --hr SENSOR, --power SENSOR   the sensors, as for 'sensorbridge record'
           --name NAME                   what other apps see (1 to 20 bytes; default SensorBridge)
+          --reencode                    send each value rebuilt from what counts: no heart rate
+                                        without skin contact (a strap off the skin sends 0 bpm)
+                                        or outside 25-250 bpm; power with its crank data
           --adapter hciN                the Bluetooth adapter (default: the first)
           Every other option of 'sensorbridge record' but --relay and --no-save; to save the
           workout as well, use 'sensorbridge record --relay NAME'.

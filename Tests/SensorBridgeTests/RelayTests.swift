@@ -3,6 +3,7 @@ import GATT
 import SensorBridge
 import SensorCore
 import SensorTestSupport
+import Session
 import Testing
 
 /// `record --relay` and `sensorbridge relay` on the mock BlueZ, which plays the centrals: it reads
@@ -63,6 +64,28 @@ extension BridgeOutTests {
             }
             #expect(run.errors.contains("relay: advertising as 'Bike 2'"), "\(run.errors)")
             #expect(run.errors.contains("relay: 2 subscribed to Heart Rate Measurement (2A37)"), "\(run.errors)")
+        }
+
+        /// With `--reencode`, a strap off the skin (0 bpm, contact not detected) is not relayed, and
+        /// every other value goes rebuilt as `RelayValue` makes it.
+        @Test(.timeLimit(.minutes(2))) func reencodingLeavesOutWhatDoesNotCount() throws {
+            let source = try BlueZCommandTests.trace(lines: 60, extra: [#"{"t":30,"device":"hr","uuid":"2a37","hex":"0400"}"#])
+            let mock = try MockBlueZ(trace: source)
+            defer { mock.stop() }
+            let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl")
+            defer { try? FileManager.default.removeItem(at: recorded) }
+            let run = try BlueZCommandTests.record(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box", "--reencode", "--trace", recorded.path])
+            #expect(run.status == .success, "\(run.errors)")
+            let received = try BlueZCommandTests.notifications(recorded).map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
+            #expect(received.contains("2a37 0400"))
+            let expected = received.compactMap { line -> String? in
+                RelayValue.reencoded(uuid: UInt16(line.prefix(4), radix: 16)!, bytes: Self.bytes(line)).map { bytes in
+                    "\(line.prefix(4)) " + bytes.map { String(format: "%02x", $0) }.joined()
+                }
+            }
+            #expect(expected.count == received.count - 1)
+            #expect(Self.relayed(mock, central: 0) == expected)
         }
 
         /// BlueZ restarts during the ride: the application and the advertisement are registered

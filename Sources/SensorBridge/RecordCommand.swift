@@ -35,11 +35,7 @@ enum RecordCommand {
                                      SECONDS and resume on pedalling (default: 3 when a power meter,
                                      cadence or speed sensor records a cycling workout; off otherwise)
           --auto-lap DURATION        a lap every DURATION of active time: 300, 90s, 5m, 1h (default: off)
-          --relay NAME               also offer the heart rate and power to other apps (Zwift, a watch)
-                                     as a Bluetooth LE sensor called NAME, each value as it came
-          --reencode                 with --relay: send each value rebuilt from what counts (no heart
-                                     rate without skin contact or outside 25-250 bpm; power with its
-                                     crank data), instead of as it came
+        \(RelayOptions.help)
         \(LivePathOptions.help)
         \(WebOptions.help)
         \(MQTTOptions.help)
@@ -77,9 +73,9 @@ enum RecordCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "record",
-            options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace", "relay"])
+            options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"]).union(RelayOptions.options)
                 .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options),
-            flags: WorkoutSetup.flags.union(["no-save", "force", "reencode"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
+            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(RelayOptions.flags).union(LivePathOptions.flags).union(MQTTOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -95,14 +91,7 @@ enum RecordCommand {
         let web = try WebOptions(arguments)
         let mqtt = try MQTTOptions(arguments)
         let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
-        let relayName = try arguments["relay"].map { name throws(UsageError) in
-            guard !name.isEmpty, name.utf8.count <= 20 else {
-                throw UsageError("--relay '\(name)': give a name of 1 to 20 bytes, for example --relay 'Bike 2' (it is advertised)")
-            }
-            return name
-        }
-        let reencode = arguments.has("reencode")
-        if reencode, relayName == nil { throw UsageError("--reencode changes what --relay sends; give --relay NAME with it") }
+        let relayOptions = try RelayOptions(arguments)
         if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")
         }
@@ -159,21 +148,12 @@ enum RecordCommand {
             if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
         }
         // The relay: checked and registered before anything records, so a box that cannot relay says why first.
-        let relayedServices = [("hr", RelayedService.heartRate), ("power", .cyclingPower)].filter { key, _ in devices.contains { $0.key == key } }
-            .map(\.1)
-        let relay = relayName.map { name in
-            GattRelay(client: client, adapter: adapter, name: name, services: relayedServices) { report(RelayCommand.logLine($0)) }
-        }
-        if let relay {
-            do {
-                guard !relayedServices.isEmpty else {
-                    throw UsageError("--relay offers heart rate and power; give --hr or --power (cadence and speed are not relayed)")
-                }
-                try relay.start()
-            } catch {
-                try? recorder?.discard()
-                throw error
-            }
+        let relay: GattRelay?
+        do {
+            relay = try relayOptions.start(client: client, adapter: adapter, keys: devices.map(\.key), log: report)
+        } catch {
+            try? recorder?.discard()
+            throw error
         }
         defer { relay?.stop() }
         let publisher = mqtt.start(log: report)
@@ -197,12 +177,7 @@ enum RecordCommand {
             client: client, sensors: devices, acquireNotify: livePath.acquireNotify,
             onNotification: { notification in
                 source.received(notification)
-                guard let relay else { return }
-                if !reencode {
-                    relay.forward(uuid: notification.uuid, bytes: notification.bytes)
-                } else if let value = RelayValue.reencoded(uuid: notification.uuid, bytes: notification.bytes) {
-                    relay.forward(uuid: notification.uuid, bytes: value)
-                }
+                relay?.forward(notification, reencoding: relayOptions.reencode)
             },
             onEvent: {
                 if case .value(_, let uuid, let bytes) = $0 { relay?.setReadValue(uuid: uuid, bytes: bytes) }

@@ -1,4 +1,5 @@
 import BlueZ
+import Session
 
 /// `sensorbridge relay`: the box takes the sensors once and offers them again, as a Bluetooth LE
 /// heart-rate and power sensor, to apps that want their own connection (Zwift on a tablet, a
@@ -68,3 +69,56 @@ enum RelayCommand {
         }
     }
 }
+
+/// `--relay NAME` and `--reencode`, as `record` and `serve` take them.
+struct RelayOptions {
+    static let options: Set<String> = ["relay"]
+    static let flags: Set<String> = ["reencode"]
+    static let help = """
+          --relay NAME               also offer the heart rate and power to other apps (Zwift, a watch)
+                                     as a Bluetooth LE sensor called NAME, each value as it came
+          --reencode                 with --relay: send each value rebuilt from what counts (no heart
+                                     rate without skin contact or outside 25-250 bpm; power with its
+                                     crank data), instead of as it came
+        """
+
+    let name: String?
+    let reencode: Bool
+
+    init(_ arguments: CommandArguments) throws(UsageError) {
+        name = try arguments["relay"].map { name throws(UsageError) in
+            guard !name.isEmpty, name.utf8.count <= 20 else {
+                throw UsageError("--relay '\(name)': give a name of 1 to 20 bytes, for example --relay 'Bike 2' (it is advertised)")
+            }
+            return name
+        }
+        reencode = arguments.has("reencode")
+        if reencode, name == nil { throw UsageError("--reencode changes what --relay sends; give --relay NAME with it") }
+    }
+
+    /// The relay of the sensors keyed `keys` (`hr`, `power`), registered with BlueZ; nil without
+    /// `--relay`. Its events go to `log`.
+    func start(client: BlueZClient, adapter: String, keys: [String], log: @escaping @Sendable (String) -> Void) throws -> GattRelay? {
+        guard let name else { return nil }
+        let services = [("hr", RelayedService.heartRate), ("power", .cyclingPower)].filter { keys.contains($0.0) }.map(\.1)
+        guard !services.isEmpty else {
+            throw UsageError("--relay offers heart rate and power; give --hr or --power (cadence and speed are not relayed)")
+        }
+        let relay = GattRelay(client: client, adapter: adapter, name: name, services: services) { log(RelayCommand.logLine($0)) }
+        try relay.start()
+        return relay
+    }
+}
+
+extension GattRelay {
+    /// Passes on a notification: as it came, or with `reencoding` as `RelayValue` rebuilds it
+    /// (nothing when it does not count).
+    func forward(_ notification: BlueZNotification, reencoding: Bool) {
+        if !reencoding {
+            forward(uuid: notification.uuid, bytes: notification.bytes)
+        } else if let value = RelayValue.reencoded(uuid: notification.uuid, bytes: notification.bytes) {
+            forward(uuid: notification.uuid, bytes: value)
+        }
+    }
+}
+

@@ -42,6 +42,7 @@ enum ServeCommand {
         \(LivePathOptions.help)
         \(WebOptions.help)
         \(MQTTOptions.help)
+        \(RelayOptions.help)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
@@ -59,12 +60,12 @@ enum ServeCommand {
         """
 
     static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
-        .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options)
+        .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options).union(RelayOptions.options)
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "serve", options: options,
-            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags))
+            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -77,6 +78,7 @@ enum ServeCommand {
         let livePath = try LivePathOptions(arguments)
         let web = try WebOptions(arguments)
         let mqtt = try MQTTOptions(arguments)
+        let relayOptions = try RelayOptions(arguments)
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge serve: " + $0) }
 
@@ -102,10 +104,10 @@ enum ServeCommand {
             let chosen = ["hr", "power", AthleteOption.option].contains { arguments[$0] != nil }
             athletes = chosen ? [] : try store.athletes().filter { !$0.sensors.isEmpty }
         }
-        if !athletes.isEmpty, web != nil || mqtt.broker != nil {
+        if !athletes.isEmpty, web != nil || mqtt.broker != nil || relayOptions.name != nil {
             throw UsageError(
                 "serve records \(athletes.map(\.name.rawValue).joined(separator: ", ")) at once (athletes with sensors assigned); "
-                    + "--web and --mqtt follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
+                    + "--web, --mqtt and --relay follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
         try ProfileArguments.checkModels(
@@ -165,10 +167,18 @@ enum ServeCommand {
                     + lane.requests.map { "\($0.key) \($0.device.name ?? "?") (\($0.device.address))" }.joined(separator: ", "))
         }
 
+        // The relay, for as long as serve runs, across workouts.
+        let relay = try relayOptions.start(
+            client: client, adapter: try client.adapter(arguments["adapter"]), keys: lanes.flatMap(\.requests).map(\.key), log: log)
+        defer { relay?.stop() }
         let links = SensorLinks(
             client: client, sensors: lanes.flatMap(\.requests), acquireNotify: livePath.acquireNotify,
-            onNotification: { routerOfKey[$0.key]?.received($0) },
+            onNotification: { notification in
+                routerOfKey[notification.key]?.received(notification)
+                relay?.forward(notification, reencoding: relayOptions.reencode)
+            },
             onEvent: { event in
+                if case .value(_, let uuid, let bytes) = event { relay?.setReadValue(uuid: uuid, bytes: bytes) }
                 routerOfKey[event.key]?.linkEvent(event)
                 liveFeed?.linkEvent(event)
             })

@@ -88,6 +88,36 @@ extension BridgeOutTests {
             #expect(Self.relayed(mock, central: 0) == expected)
         }
 
+        /// `serve --relay`: the relay stays registered across serve's workouts and relays every
+        /// value, in order; with several athletes at once it is refused (it follows one workout).
+        @Test(.timeLimit(.minutes(2))) func serveRelaysWhatItRecords() throws {
+            let source = try BlueZCommandTests.trace(lines: 60)
+            let mock = try MockBlueZ(trace: source)
+            defer { mock.stop() }
+            let serving = ServeCommandTests.Serving(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Gym 1"])
+            let sent = try BlueZCommandTests.notifications(source)
+            #expect(mock.waitUntilPlayed(timeout: .seconds(60)) == sent.count)
+            #expect(serving.waitForNotifications(sent.count))
+            let run = serving.stop()
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(run.errors.contains("relay: advertising as 'Gym 1'"), "\(run.errors)")
+            #expect(Self.relayed(mock, central: 0) == sent.map { $0.split(separator: " ").dropFirst().joined(separator: " ") })
+            #expect(mock.printed("application unregistered"), "\(mock.output)")
+
+            // Two athletes with sensors: serve would record both at once, and the relay follows one.
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).sqlite").path
+            defer { try? FileManager.default.removeItem(atPath: store) }
+            for words in [
+                ["athletes", "add", "Anna"], ["athletes", "add", "Ben"], ["athletes", "assign", "Anna", "--hr", "C4:7E:11:22:33:44"],
+                ["athletes", "assign", "Ben", "--power", "E8:FE:6E:91:9F:16"],
+            ] {
+                #expect(runCLI(words + ["--store", store]).status == .success)
+            }
+            let several = runCLI(["serve", "--relay", "Gym", "--store", store], environment: mock.environment)
+            #expect(several.status == .usage)
+            #expect(several.errors.contains("--web, --mqtt and --relay follow one workout at a time"), "\(several.errors)")
+        }
+
         /// BlueZ restarts during the ride: the application and the advertisement are registered
         /// again and the new BlueZ's centrals get the values.
         @Test(.timeLimit(.minutes(2))) func theRelayIsRegisteredAgainWhenBlueZRestarts() throws {

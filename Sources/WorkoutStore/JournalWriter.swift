@@ -110,7 +110,7 @@ final class JournalWriter: Sendable {
     /// for the next turn (milliseconds).
     static let writeBusyTimeout: Int32 = 200
     /// How long finishing or discarding the recording waits for it.
-    static let closeBusyTimeout: Int32 = 60_000
+    static let closeBusyTimeout: Int32 = 10_000
 
     init(_ journal: sending Journal, flushInterval: Duration, beforeCommit: (@Sendable () -> Void)?) {
         let start = journal.start

@@ -162,7 +162,6 @@ enum FleetBenchmark {
         let athletes = options.bridges * options.athletes
         let pace = options.pace
         let ride = ride
-        // A thread each (`concurrentPerform` would run only as many at once as there are cores).
         onThreads(athletes) { index in
             let bridge = index / options.athletes
             let home = folder.appendingPathComponent("bridge-\(bridge)").path
@@ -218,12 +217,6 @@ enum FleetBenchmark {
         let wall = (ContinuousClock.now - start).seconds
         if let failure = failures.withLock({ $0.first }) { throw Failure("a copy failed: \(failure)") }
         return CopyResult(wall: wall, samples: samples.load(ordering: .relaxed), latencies: latencies.withLock { $0 })
-    }
-
-    /// `body(0..<count)`, each on a thread of its own, all at once; returns when all have ended.
-    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let finished = (0..<count).map { index in Bench.startThread { body(index) } }
-        for semaphore in finished { semaphore.wait() }
     }
 
     static func processCPUSeconds() -> Double {

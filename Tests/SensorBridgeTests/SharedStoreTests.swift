@@ -43,7 +43,7 @@ final class SharedStoreTests {
         let results = Mutex([(status: SensorBridge.ExitStatus, output: String, errors: String)?](repeating: nil, count: captures.count))
         let paths = captures.map(capture)
         let environments = captures.indices.map { bridge("room-\($0 + 1)") }
-        DispatchQueue.concurrentPerform(iterations: captures.count) { index in
+        onThreads(captures.count) { index in
             let run = runCLI(
                 ["replay", paths[index], "--save", "--store", url, "--bridge-id", "room-\(index + 1)"]
                     + ReplayCommandTests.profile, environment: environments[index])

@@ -69,7 +69,7 @@ struct PostgreSQLSchemaTests {
     @Test func bridgesMigratingAtOnceMakeTheSchemaOnce() throws {
         let urls = [url, url, url, url]
         let failures = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: urls.count) { index in
+        onThreads(urls.count) { index in
             do {
                 try PostgreSQLSchema.migrate(try PostgreSQLConnection(urls[index]), name: "shared")
             } catch {

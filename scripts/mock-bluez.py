@@ -38,13 +38,20 @@ Values a device does not send are not counted as played.
 The adapter is also a peripheral, and the mock plays the centrals connected to it: GattManager1
 RegisterApplication reads the application through its ObjectManager (GetManagedObjects) as
 bluetoothd does (prints "application registered: UUID... (N characteristics)"), reads each read
-characteristic ("relay read UUID HEX"), and --centrals N (default 1) centrals each call StartNotify
-on each notify characteristic ("relay subscribed UUID N"); each value the application then sends
-(PropertiesChanged on Value) reaches every subscribed central ("relayed CENTRAL UUID HEX", one
-line per central). LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's
-properties ("advertising NAME: UUID..."); Unregister... print "application unregistered" and
-"advertisement unregistered". --no-peripheral leaves "peripheral" out of the adapter's Roles;
---advertising-slots N sets SupportedInstances (default 5).
+characteristic ("relay read UUID HEX"), then --centrals N (default 1) centrals connect (each a
+device under the adapter, C0:FF:EE:00:00:0I, whose Connected turns true) and subscribe to each
+notify characteristic ("relay subscribed UUID N"): as bluetoothd 5.70 and later, with one
+AcquireNotify per central when the characteristic has NotifyAcquired (each value a packet on that
+central's socket), else, or with --relay-start-notify (bluetoothd's fallback), with StartNotify
+(each value a PropertiesChanged on Value, reaching every subscribed central). Each value a
+central receives is printed as "relayed CENTRAL UUID HEX". --central-leaves-after K: once the
+last central has received K values it leaves as bluetoothd has a central leave (its sockets
+closed, or StopNotify when it was the last subscribed; Connected false) and prints "central I
+left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's properties
+("advertising NAME: UUID..."); Unregister... print "application unregistered" (after printing
+what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
+"peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
+5).
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
 plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed
@@ -177,6 +184,10 @@ def main():
                         help='close the AcquireNotify socket that carried the Nth value played, the device staying '
                              'connected, and play on once every measurement notifies again (StartNotify)')
     parser.add_argument('--centrals', type=int, default=1, help='centrals subscribing to a registered application')
+    parser.add_argument('--relay-start-notify', action='store_true',
+                        help='centrals subscribe with StartNotify even where AcquireNotify is offered')
+    parser.add_argument('--central-leaves-after', type=int, default=0, metavar='K',
+                        help='the last central leaves once it has received K values')
     parser.add_argument('--no-peripheral', action='store_true', help="the adapter's Roles lack peripheral")
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
@@ -212,7 +223,7 @@ def main():
     # What BlueZ 5.56 and later say an LE adapter can be (bleak picks an adapter with "central").
     roles = ['central'] if args.no_peripheral else ['central', 'peripheral']
     adapter_object.props[ADAPTER]['Roles'] = dbus.Array(roles, signature='s', variant_level=1)
-    add_peripheral_side(bus, adapter_object, caller, args)
+    add_peripheral_side(bus, root, adapter_object, caller, args)
     if args.adapter_off:
         adapter_object.props[ADAPTER]['Powered'] = dbus.Boolean(False, variant_level=1)
     # The template's discovery is one switch for everybody; BlueZ keeps a session per client.
@@ -453,7 +464,7 @@ PERIPHERAL = {'pending': False}
 ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
 
 
-def add_peripheral_side(bus, adapter_object, caller, args):
+def add_peripheral_side(bus, root, adapter_object, caller, args):
     """GattManager1 and LEAdvertisingManager1 on the adapter, and the centrals that use them."""
     adapter_object.props[GATT_MANAGER] = {}  # no properties, and listed all the same, as BlueZ lists it
     adapter_object.AddProperties(ADVERTISING_MANAGER, {
@@ -461,19 +472,65 @@ def add_peripheral_side(bus, adapter_object, caller, args):
         'SupportedInstances': dbus.Byte(args.advertising_slots, variant_level=1),
         'SupportedIncludes': dbus.Array(['tx-power', 'appearance', 'local-name'], signature='s', variant_level=1),
     })
-    # One registered application and its notify characteristics: path -> uuid.
-    app = {'sender': None, 'path': None, 'notify': {}, 'receiver': None, 'count': 0}
+    # One registered application and its notify characteristics: path -> uuid; StartNotify
+    # subscriptions by path (bluetoothd calls StopNotify when the last one goes).
+    app = {'sender': None, 'path': None, 'notify': {}, 'started': {}, 'receiver': None, 'count': 0}
+    # The centrals: device path, AcquireNotify sockets (socket, uuid, watch), values received.
+    centrals = [{'index': i, 'device': None, 'sockets': [], 'received': 0, 'gone': False} for i in range(args.centrals)]
     atexit.register(lambda: args.quiet_relay and print(f"relayed total {app['count']}", flush=True))
+
+    def received(central, uuid, value):
+        central['received'] += 1
+        if args.quiet_relay:
+            app['count'] += 1
+        else:
+            print(f"relayed {central['index']} {uuid} {value.hex()}", flush=True)
+        if central is centrals[-1] and central['received'] == args.central_leaves_after:
+            leave(central)
 
     def relayed(interface, changed, _invalidated, path=None, sender=None):
         if sender != app['sender'] or path not in app['notify'] or interface != CHAR or 'Value' not in changed:
             return
-        if args.quiet_relay:
-            app['count'] += 1
-            return
-        value = bytes(changed['Value']).hex()
-        for central in range(args.centrals):
-            print(f"relayed {central} {app['notify'][path]} {value}", flush=True)
+        for central in centrals:
+            if not central['gone'] and path in app['started']:
+                received(central, app['notify'][path], bytes(changed['Value']))
+
+    def read_socket(central, entry):
+        """Prints what waits on a central's socket; False (and the socket closed) once the app closed it."""
+        sock, uuid, _watch = entry
+        while True:
+            try:
+                value = sock.recv(512, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return True
+            except OSError:
+                value = b''
+            if not value:
+                close_socket(central, entry, watched=False)
+                return False
+            if not central['gone']:
+                received(central, uuid, value)
+
+    def close_socket(central, entry, watched=True):
+        if entry in central['sockets']:
+            central['sockets'].remove(entry)
+            if watched:
+                GLib.source_remove(entry[2])
+            entry[0].close()
+
+    def leave(central):
+        central['gone'] = True
+        for entry in list(central['sockets']):
+            close_socket(central, entry)
+        for path in list(app['started']):
+            app['started'][path] -= 1
+            if app['started'][path] == 0:
+                del app['started'][path]
+                bus.get_object(app['sender'], path, introspect=False).StopNotify(
+                    dbus_interface=CHAR, reply_handler=lambda: None, error_handler=lambda _e: None)
+        if central['device']:
+            dbusmock.mockobject.objects[central['device']].UpdateProperties(DEVICE, {'Connected': dbus.Boolean(False)})
+        print(f"central {central['index']} left", flush=True)
 
     def read_application(sender, path):
         try:
@@ -483,11 +540,22 @@ def add_peripheral_side(bus, adapter_object, caller, args):
         PERIPHERAL['pending'] = False
         return False
 
+    def connect_central(central):
+        address = f"C0:FF:EE:00:00:{central['index']:02X}"
+        path = f"{adapter_object.path}/dev_{address.replace(':', '_')}"
+        if path not in dbusmock.mockobject.objects:
+            root.AddDevice('hci0', address, f"central {central['index']}")
+        central['device'] = path
+        dbusmock.mockobject.objects[path].UpdateProperties(DEVICE, {'Connected': dbus.Boolean(True)})
+
     def read_and_subscribe(sender, path):
         objects = bus.get_object(sender, path, introspect=False).GetManagedObjects(dbus_interface='org.freedesktop.DBus.ObjectManager', timeout=APP_TIMEOUT)
         services = sorted(short(str(props[SERVICE]['UUID'])) for props in objects.values() if SERVICE in props)
         characteristics = {str(p): props[CHAR] for p, props in objects.items() if CHAR in props}
         print(f"application registered: {' '.join(services)} ({len(characteristics)} characteristics)", flush=True)
+        for central in centrals:
+            central['gone'] = False
+            connect_central(central)
         for char_path, props in sorted(characteristics.items()):
             uuid = short(str(props['UUID']))
             characteristic = bus.get_object(sender, char_path, introspect=False)
@@ -496,13 +564,27 @@ def add_peripheral_side(bus, adapter_object, caller, args):
                 print(f"relay read {uuid} {value}", flush=True)
             if 'notify' in props['Flags']:
                 app['notify'][char_path] = uuid
-                for _ in range(args.centrals):
-                    characteristic.StartNotify(dbus_interface=CHAR, timeout=APP_TIMEOUT)
+                for central in centrals:
+                    subscribe(central, characteristic, char_path, uuid, 'NotifyAcquired' in props)
                 print(f"relay subscribed {uuid} {args.centrals}", flush=True)
+
+    def subscribe(central, characteristic, char_path, uuid, acquire):
+        if acquire and not args.relay_start_notify:
+            options = dbus.Dictionary({'device': dbus.ObjectPath(central['device']), 'mtu': dbus.UInt16(247),
+                                       'link': 'LE'}, signature='sv')
+            fd, _mtu = characteristic.AcquireNotify(options, dbus_interface=CHAR, timeout=APP_TIMEOUT)
+            sock = socket.socket(fileno=fd.take())
+            entry = [sock, uuid, None]
+            entry[2] = GLib.io_add_watch(sock.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
+                                         lambda _fd, _condition: read_socket(central, entry))
+            central['sockets'].append(entry)
+        else:
+            characteristic.StartNotify(dbus_interface=CHAR, timeout=APP_TIMEOUT)
+            app['started'][char_path] = app['started'].get(char_path, 0) + 1
 
     def register_application(path, _options):
         sender = caller['sender']
-        app.update(sender=sender, path=str(path), notify={})
+        app.update(sender=sender, path=str(path), notify={}, started={})
         PERIPHERAL['pending'] = True
         if app['receiver'] is None:
             app['receiver'] = bus.add_signal_receiver(
@@ -513,7 +595,12 @@ def add_peripheral_side(bus, adapter_object, caller, args):
     def unregister_application(path):
         if str(path) != app['path']:
             raise dbus.exceptions.DBusException('no such application', name='org.bluez.Error.DoesNotExist')
-        app.update(sender=None, path=None, notify={})
+        # What the application sent before unregistering reaches the centrals, then bluetoothd drops them.
+        for central in centrals:
+            for entry in list(central['sockets']):
+                if read_socket(central, entry):
+                    close_socket(central, entry)
+        app.update(sender=None, path=None, notify={}, started={})
         print('application unregistered', flush=True)
 
     def read_advertisement(sender, path):

@@ -12,6 +12,8 @@ public enum RelayedService: String, Sendable, CaseIterable {
 public enum GattRelayEvent: Sendable, Equatable {
     /// The GATT application is registered with BlueZ (again, after BlueZ restarted).
     case registered(adapter: String)
+    /// BlueZ went away (stopped or restarting): nothing is offered until it returns.
+    case bluezGone
     /// The advertisement is registered: centrals in range see the relay under its name.
     case advertising(name: String)
     /// A central subscribed to a characteristic's notifications, or left; `subscribers` now.
@@ -62,10 +64,14 @@ public enum GattRelayError: Error, Sendable, Equatable, CustomStringConvertible 
 /// read), and an advertisement (`LEAdvertisingManager1.RegisterAdvertisement`) under a name of the
 /// user's choosing. Objects under `root`, served on the client's bus connection.
 ///
-/// `forward` hands on each measurement value (on the D-Bus thread: a `PropertiesChanged` of the
-/// characteristic's `Value`, which bluetoothd notifies to every central subscribed). Nothing is
-/// sent while no central is subscribed, or for a sensor that sends nothing (lost). Advertising
-/// starts with the first value forwarded. When BlueZ restarts the application and the
+/// `forward` hands on each measurement value. The notify characteristics offer `AcquireNotify`
+/// (their `NotifyAcquired` property says so), which bluetoothd uses: for each central subscribing
+/// (for the first one before BlueZ 5.70) it asks for a socket, and a value is one packet written
+/// to each socket, passed straight to the radio. A central that subscribes through `StartNotify`
+/// instead (bluetoothd falls back to it when `AcquireNotify` fails) gets the value as a
+/// `PropertiesChanged` of the characteristic's `Value`, sent on the bus. Nothing is sent while no
+/// central is subscribed, or for a sensor that sends nothing (lost). Advertising starts with the
+/// first value forwarded. When BlueZ restarts the application and the
 /// advertisement are registered again; `stop` unregisters both.
 public final class GattRelay: Sendable {
     public static let root = "/org/sensorbridge/relay"
@@ -93,8 +99,16 @@ public final class GattRelay: Sendable {
 
     private struct State {
         var characteristics: [Characteristic]
-        /// Subscriptions (StartNotify without StopNotify) by characteristic path.
+        /// `StartNotify` calls since the last `StopNotify`, by characteristic path: bluetoothd calls
+        /// StartNotify for each central subscribing and StopNotify when the last one has left.
         var subscribers: [String: Int] = [:]
+        /// The sockets of `AcquireNotify` (this end), by characteristic path: one per central
+        /// subscribed (one for all before BlueZ 5.70); bluetoothd closes it when the central leaves.
+        var sockets: [String: [Int32]] = [:]
+        /// Values for the sockets forwarded during the D-Bus thread's turn, by characteristic path:
+        /// sent together when the turn ends (one `sendmmsg` per socket in a flood).
+        var staged: [String: [[UInt8]]] = [:]
+        var flushesAfterTurns = false
         var registered = false
         /// The advertisement is registered, or being registered.
         var advertising = false
@@ -102,6 +116,15 @@ public final class GattRelay: Sendable {
         var exported = false
         /// Devices connected to the adapter that are not relayed sensors.
         var centrals: Set<String> = []
+
+        /// How many are subscribed to the characteristic at `path`, as far as this side can tell.
+        func subscriberCount(_ path: String) -> Int { subscribers[path, default: 0] + sockets[path, default: []].count }
+
+        /// Forgets every socket, returning them to be closed.
+        mutating func takeSockets() -> [Int32] {
+            defer { sockets = [:] }
+            return sockets.values.flatMap { $0 }
+        }
     }
 
     /// The services and their characteristics, with the values a read gives until the sensor's
@@ -134,8 +157,21 @@ public final class GattRelay: Sendable {
     /// follows the first value. Not on the D-Bus thread.
     public func start() throws(GattRelayError) {
         try register()
+        client.bus.afterEachTurn { [weak self] in self?.sendStaged() }
+        state.withLock { $0.flushesAfterTurns = true }
         let id = client.addListener { [weak self] change in self?.changed(change) }
         listener.withLock { $0 = id }
+    }
+
+    /// Sends what the D-Bus thread's turn staged for the sockets (after each turn).
+    private func sendStaged() {
+        state.withLock { s in
+            guard !s.staged.isEmpty else { return }
+            for (path, values) in s.staged {
+                for fd in s.sockets[path, default: []] { DBusConnection.sendPackets(values, on: fd) }
+            }
+            s.staged.removeAll(keepingCapacity: true)
+        }
     }
 
     private func register() throws(GattRelayError) {
@@ -174,11 +210,13 @@ public final class GattRelay: Sendable {
 
     /// Unregisters the advertisement and the application and stops serving them.
     public func stop() {
-        let (wasRegistered, wasAdvertising) = state.withLock { s in
+        sendStaged()
+        let (wasRegistered, wasAdvertising, sockets) = state.withLock { s in
             defer { (s.stopped, s.registered, s.advertising) = (true, false, false) }
-            return (s.registered, s.advertising)
+            return (s.registered, s.advertising, s.takeSockets())
         }
         if let id = listener.withLock({ $0 }) { client.removeListener(id) }
+        for fd in sockets { client.bus.stopReading(fd) }
         if wasAdvertising {
             _ = try? client.call(
                 adapter, "org.bluez.LEAdvertisingManager1", "UnregisterAdvertisement", [.objectPath(Self.advertisementPath)],
@@ -191,12 +229,24 @@ public final class GattRelay: Sendable {
     }
 
     /// Hands on a measurement value (2A37, 2A63) as its sensor sent it; others are ignored. The
-    /// first value starts advertising.
+    /// first value starts advertising. On the D-Bus thread (a notification handler) the values for
+    /// the sockets are sent when its turn ends, together; elsewhere at once. A socket whose reader
+    /// is behind (its buffer, some hundred kilobytes, full) misses the value, as a central out of
+    /// range would.
     public func forward(uuid: UInt16, bytes: [UInt8]) {
+        let staging = client.bus.onDispatchThread
         let found = state.withLock { s -> (path: String, notify: Bool, advertise: Bool)? in
             guard s.registered, !s.stopped, let index = s.characteristics.firstIndex(where: { $0.uuid == uuid && $0.notifies })
             else { return nil }
             let path = s.characteristics[index].path
+            if let sockets = s.sockets[path] {
+                if staging, s.flushesAfterTurns {
+                    s.staged[path, default: []].append(bytes)
+                } else {
+                    // Sent under the lock: a socket is taken out of the list under it before it is closed.
+                    for fd in sockets { DBusConnection.sendPackets([bytes], on: fd) }
+                }
+            }
             let advertise = !s.advertising
             s.advertising = true
             return (path, s.subscribers[path, default: 0] > 0, advertise)
@@ -237,7 +287,12 @@ public final class GattRelay: Sendable {
     private func changed(_ change: BlueZChange) {
         switch change {
         case .bluezRunning(false):
-            state.withLock { s in (s.registered, s.advertising, s.subscribers, s.centrals) = (false, false, [:], []) }
+            let sockets = state.withLock { s in
+                (s.registered, s.advertising, s.subscribers, s.centrals) = (false, false, [:], [])
+                return s.takeSockets()
+            }
+            for fd in sockets { client.bus.stopReading(fd) }
+            onEvent(.bluezGone)
         case .bluezRunning(true):
             guard !state.withLock({ $0.stopped }) else { return }
             Thread.detachNewThread { [self] in
@@ -316,18 +371,52 @@ public final class GattRelay: Sendable {
             let starting = call.member == "StartNotify"
             let result = state.withLock { s -> (UInt16, Int)? in
                 guard let characteristic = s.characteristics.first(where: { $0.path == call.path && $0.notifies }) else { return nil }
-                let count = max(0, s.subscribers[call.path, default: 0] + (starting ? 1 : -1))
-                s.subscribers[call.path] = count
-                return (characteristic.uuid, count)
+                s.subscribers[call.path] = starting ? s.subscribers[call.path, default: 0] + 1 : 0
+                return (characteristic.uuid, s.subscriberCount(call.path))
             }
-            guard let (uuid, count) = result else {
-                return .failure(DBusError(DBusError.Name("org.bluez.Error.NotSupported"), "this characteristic does not notify"))
-            }
+            guard let (uuid, count) = result else { return .failure(Self.doesNotNotify) }
             onEvent(.subscribers(uuid: uuid, count: count))
             return .success([])
+        case (_, Self.characteristicInterface, "AcquireNotify"):
+            return acquireNotify(call)
         default:
             return .failure(DBusError(.unknownMethod, "\(call.interface).\(call.member) is not a method of \(call.path)"))
         }
+    }
+
+    static let doesNotNotify = DBusError(DBusError.Name("org.bluez.Error.NotSupported"), "this characteristic does not notify")
+
+    /// `AcquireNotify` (bluetoothd, for a central subscribing): a socket pair, one end kept to send
+    /// each value on, the other returned with the MTU bluetoothd gave (23, the least, without one).
+    /// The socket is read only to learn when bluetoothd closes it (the central left).
+    private func acquireNotify(_ call: DBusMethodCall) -> Result<[DBusValue], DBusError> {
+        guard let uuid = state.withLock({ s in s.characteristics.first { $0.path == call.path && $0.notifies }?.uuid }) else {
+            return .failure(Self.doesNotNotify)
+        }
+        guard let pair = DBusConnection.packetSocketPair() else {
+            return .failure(DBusError(DBusError.Name("org.bluez.Error.Failed"), "no socket: \(String(cString: strerror(errno)))"))
+        }
+        let path = call.path
+        let count = state.withLock { s in
+            s.sockets[path, default: []].append(pair.ours)
+            return s.subscriberCount(path)
+        }
+        client.bus.readPackets(from: pair.ours) { [weak self] event in
+            if case .closed = event { self?.released(path, pair.ours) }
+        }
+        onEvent(.subscribers(uuid: uuid, count: count))
+        let mtu = call.arguments.first?.dictionary?["mtu"]?.integer.flatMap(UInt16.init(exactly:)) ?? 23
+        return .success([.unixFD(pair.theirs), .uint16(mtu)])
+    }
+
+    /// bluetoothd closed an `AcquireNotify` socket: its central left (or BlueZ went away).
+    private func released(_ path: String, _ fd: Int32) {
+        let result = state.withLock { s -> (UInt16, Int)? in
+            guard let index = s.sockets[path]?.firstIndex(of: fd) else { return nil }
+            s.sockets[path]?.remove(at: index)
+            return s.characteristics.first { $0.path == path }.map { ($0.uuid, s.subscriberCount(path)) }
+        }
+        if let (uuid, count) = result { onEvent(.subscribers(uuid: uuid, count: count)) }
     }
 
     /// `GetManagedObjects`' answer: the services and characteristics (the advertisement is not
@@ -349,7 +438,7 @@ public final class GattRelay: Sendable {
 
     /// The properties of the object at `path` for `interface`; nil when it has not that interface.
     func properties(of path: String, _ interface: String) -> [String: DBusValue]? {
-        let (characteristics, subscribers) = state.withLock { ($0.characteristics, $0.subscribers) }
+        let (characteristics, subscribers, sockets) = state.withLock { ($0.characteristics, $0.subscribers, $0.sockets) }
         switch interface {
         case Self.serviceInterface:
             guard let index = services.indices.first(where: { path == "\(Self.root)/service\($0)" }) else { return nil }
@@ -360,7 +449,11 @@ public final class GattRelay: Sendable {
                 "UUID": .string(BlueZUUID.full(characteristic.uuid)), "Service": .objectPath(characteristic.service),
                 "Flags": .array(elementSignature: "s", [.string(characteristic.notifies ? "notify" : "read")]),
             ]
-            if characteristic.notifies { properties["Notifying"] = .bool(subscribers[path, default: 0] > 0) }
+            if characteristic.notifies {
+                properties["Notifying"] = .bool(subscribers[path, default: 0] > 0)
+                // Its presence tells bluetoothd that AcquireNotify is offered.
+                properties["NotifyAcquired"] = .bool(!sockets[path, default: []].isEmpty)
+            }
             return properties
         case Self.advertisementInterface where path == Self.advertisementPath:
             return [

@@ -99,6 +99,40 @@ static inline int cdbus_receive_packets(int fd, unsigned char *buffer, unsigned 
     return received;
 }
 
+/// A close-on-exec SOCK_SEQPACKET pair (one packet, one value, as BlueZ's AcquireNotify sockets):
+/// `fds[0]` stays, `fds[1]` is handed to the other process. Returns 0, or -1 with errno.
+static inline int cdbus_packet_pair(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds);
+}
+
+/// Sends `count` packets on `fd` in as few sendmmsg calls as it takes (64 at a time), without
+/// waiting and without SIGPIPE: packet i is `lengths[i]` bytes at `bytes + offsets[i]`. Returns how
+/// many were sent (fewer when the other side stopped reading or closed).
+static inline unsigned cdbus_send_packets(int fd, const unsigned char *bytes, const unsigned long *offsets,
+                                          const unsigned long *lengths, unsigned count) {
+    struct cdbus_mmsghdr messages[64];
+    struct iovec vectors[64];
+    unsigned sent = 0;
+    while (sent < count) {
+        unsigned batch = count - sent < 64 ? count - sent : 64;
+        memset(messages, 0, sizeof messages[0] * batch);
+        for (unsigned i = 0; i < batch; i++) {
+            vectors[i].iov_base = (void *)(bytes + offsets[sent + i]);
+            vectors[i].iov_len = lengths[sent + i];
+            messages[i].msg_hdr.msg_iov = &vectors[i];
+            messages[i].msg_hdr.msg_iovlen = 1;
+        }
+        int done;
+        do {
+            done = (int)syscall(SYS_sendmmsg, fd, messages, batch, MSG_DONTWAIT | MSG_NOSIGNAL);
+        } while (done < 0 && errno == EINTR);
+        if (done <= 0) break;
+        sent += (unsigned)done;
+        if ((unsigned)done < batch) break;
+    }
+    return sent;
+}
+
 /// CLOCK_REALTIME now, in nanoseconds: the clock of the kernel's receive timestamps.
 static inline long long cdbus_realtime_nanoseconds(void) {
     struct timespec now;

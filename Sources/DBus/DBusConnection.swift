@@ -179,6 +179,9 @@ public final class DBusConnection: @unchecked Sendable {
         var handler: @Sendable ([UInt8]) -> Void
     }
 
+    /// Whether the caller runs on the dispatch thread (in a handler of this connection).
+    public var onDispatchThread: Bool { dispatchThread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
     /// Runs `handler` on the dispatch thread after each turn: once the messages and packets that
     /// were waiting have been handled, before the thread waits for more. A handler that stages
     /// what the messages brought (a ring's `stage`) publishes the batch here, once per turn.
@@ -438,7 +441,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// one sent to nobody would be. The corresponding C functions are `dbus_message_new_signal`
     /// and `dbus_connection_send`.
     public func emit(path: String, interface: String, member: String, arguments: [DBusValue]) {
-        if dispatchThread.load(ordering: .acquiring) == UInt(pthread_self()) {
+        if onDispatchThread {
             sendSignal(path, interface, member, arguments)
         } else {
             _ = enqueue { $0.sendSignal(path, interface, member, arguments) }
@@ -456,7 +459,8 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Serves the method calls to `path` on this connection with `handler`, on the dispatch thread
     /// (so it must answer quickly, without calling back over this connection and waiting). Its
-    /// result becomes the method return or the error reply. Calls to paths not exported get
+    /// result becomes the method return or the error reply; a file descriptor in it (`.unixFD`,
+    /// at the top level) is handed over: sent, then closed here. Calls to paths not exported get
     /// `org.freedesktop.DBus.Error.UnknownMethod` from libdbus.
     public func export(_ path: String, handler: @escaping DBusMethodHandler) throws(DBusError) {
         guard dbus_validate_path(path, nil) != 0 else { throw DBusError(.invalidArgs, "'\(path)' is not an object path") }
@@ -485,6 +489,8 @@ public final class DBusConnection: @unchecked Sendable {
             member: dbus_message_get_member(message).map { String(cString: $0) } ?? "",
             arguments: DBusMessageCoding.read(message))
         let result = handler(call)
+        // libdbus sends a duplicate of each descriptor: the handler's own is closed once the reply is built.
+        defer { if case .success(let values) = result { for case .unixFD(let fd) in values { Glibc.close(fd) } } }
         guard dbus_message_get_no_reply(message) == 0 else { return DBUS_HANDLER_RESULT_HANDLED }
         var reply: OpaquePointer?
         switch result {
@@ -523,6 +529,32 @@ public final class DBusConnection: @unchecked Sendable {
             connection.loop.readerOrder = connection.loop.readers.keys.sorted().map { ($0, false) }
         }
         if !accepted { Glibc.close(fd) }
+    }
+
+    /// A packet socket pair for handing values to another process, as a GATT server answers
+    /// `AcquireNotify`: `ours` to send on (`sendPacket`; `readPackets` tells when the other side
+    /// has closed), `theirs` to hand over in a method reply. Nil when the system refuses (out of
+    /// descriptors). The corresponding C function is `socketpair`.
+    public static func packetSocketPair() -> (ours: Int32, theirs: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard cdbus_packet_pair(&fds) == 0 else { return nil }
+        return (fds[0], fds[1])
+    }
+
+    /// Sends each of `packets` as one packet on `fd`, a `packetSocketPair` socket, in order and
+    /// without waiting; returns how many were sent (fewer when the other side is not reading, or
+    /// has closed). The corresponding C function is `sendmmsg`.
+    @discardableResult
+    public static func sendPackets(_ packets: [[UInt8]], on fd: Int32) -> Int {
+        var bytes: [UInt8] = []
+        var offsets: [UInt] = []
+        var lengths: [UInt] = []
+        for packet in packets {
+            offsets.append(UInt(bytes.count))
+            lengths.append(UInt(packet.count))
+            bytes += packet
+        }
+        return Int(cdbus_send_packets(fd, bytes, offsets, lengths, UInt32(packets.count)))
     }
 
     /// Stops reading `fd` and closes it; its handler is not called again.

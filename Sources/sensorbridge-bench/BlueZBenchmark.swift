@@ -77,8 +77,10 @@ enum BlueZBenchmark {
         var acquireNotifyFloor: Phase
         var bleakAcquireNotify: Phase?
         var recordSave: Phase
-        /// `record` relaying every value to one central (`--relay`), as `record` otherwise.
+        /// `record` relaying every value to one central (`--relay`), as `record` otherwise, and as
+        /// `record --acquire-notify`.
         var recordRelay: Phase
+        var recordRelayAcquireNotify: Phase
     }
 
     static func run(_ json: Bool) {
@@ -108,7 +110,8 @@ enum BlueZBenchmark {
             if json {
                 var object: JSONObject = [:]
                 for (name, phase, acquire) in [("", flood.record, false), ("AcquireNotify", flood.recordAcquireNotify, true),
-                    ("Save", flood.recordSave, false), ("Relay", flood.recordRelay, false)]
+                    ("Save", flood.recordSave, false), ("Relay", flood.recordRelay, false),
+                    ("RelayAcquireNotify", flood.recordRelayAcquireNotify, true)]
                 {
                     var figures = recordFigures(phase, flood, acquireNotify: acquire)
                     figures["sent"] = .number(Double(phase.sent))
@@ -116,7 +119,8 @@ enum BlueZBenchmark {
                     object["flood" + name] = .object(figures)
                 }
                 for (name, phase, acquire) in [("", paced.record, false), ("AcquireNotify", paced.recordAcquireNotify, true),
-                    ("Save", paced.recordSave, false), ("Relay", paced.recordRelay, false)]
+                    ("Save", paced.recordSave, false), ("Relay", paced.recordRelay, false),
+                    ("RelayAcquireNotify", paced.recordRelayAcquireNotify, true)]
                 {
                     var figures = recordFigures(phase, paced, acquireNotify: acquire)
                     let latencies = phase.latencies.sorted()
@@ -179,7 +183,8 @@ enum BlueZBenchmark {
             bleakAcquireNotify: try bleak ? phase(load, .bleak(acquireNotify: true)) : nil,
             recordSave: try phase(
                 load, .record(["--no-acquire-notify", "--store", folder.appendingPathComponent("workouts.sqlite").path])),
-            recordRelay: try phase(load, .record(["--no-acquire-notify", "--no-save", "--relay", "Bench"])))
+            recordRelay: try phase(load, .record(["--no-acquire-notify", "--no-save", "--relay", "Bench"])),
+            recordRelayAcquireNotify: try phase(load, .record(["--acquire-notify", "--no-save", "--relay", "Bench"])))
     }
 
     /// A `record` phase's figures and its ratios to the peers of the same load.
@@ -192,7 +197,10 @@ enum BlueZBenchmark {
             "timesDBusFloor": .number(rounded(cpu / round.dbusFloor.cpuPerNotification, 2)),
             "timesRecord": .number(rounded(cpu / round.record.cpuPerNotification, 2)),
         ]
-        if acquireNotify { figures["timesAcquireNotifyFloor"] = .number(rounded(cpu / round.acquireNotifyFloor.cpuPerNotification, 2)) }
+        if acquireNotify {
+            figures["timesAcquireNotifyFloor"] = .number(rounded(cpu / round.acquireNotifyFloor.cpuPerNotification, 2))
+            figures["timesRecordAcquireNotify"] = .number(rounded(cpu / round.recordAcquireNotify.cpuPerNotification, 2))
+        }
         if let bleak = round.bleak { figures["timesBleak"] = .number(rounded(cpu / bleak.cpuPerNotification, 2)) }
         if acquireNotify, let bleak = round.bleakAcquireNotify {
             figures["timesBleakAcquireNotify"] = .number(rounded(cpu / bleak.cpuPerNotification, 2))
@@ -227,7 +235,7 @@ enum BlueZBenchmark {
         }
         func row(_ name: String, _ phase: Phase, _ notes: String = "") {
             print(
-                "  " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                "  " + name.padding(toLength: 32, withPad: " ", startingAt: 0)
                     + String(format: "%7.1f µs %7d  ", phase.cpuPerNotification, phase.received)
                     + Bench.humanRate(phase.perSecond).padding(toLength: 10, withPad: " ", startingAt: 0)
                     + (notes.isEmpty ? "" : "  " + notes))
@@ -236,10 +244,15 @@ enum BlueZBenchmark {
         row("record --acquire-notify", round.recordAcquireNotify, times(round.recordAcquireNotify, [floors[0], floors[1]] + bleaks))
         row("record --save", round.recordSave, times(round.recordSave, [floors[0], bleaks[0]]))
         row("record --relay", round.recordRelay, times(round.recordRelay, [("record", round.record), floors[0]]))
+        row(
+            "record --acquire-notify --relay", round.recordRelayAcquireNotify,
+            times(round.recordRelayAcquireNotify, [("record --acquire-notify", round.recordAcquireNotify), floors[1]]))
         for (name, phase) in floors { row(name, phase) }
         for (name, phase) in bleaks { if let phase { row(name, phase) } }
-        for (name, phase) in [("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave)]
-            + floors
+        for (name, phase) in [
+            ("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave),
+            ("--relay", round.recordRelay), ("--acquire-notify --relay", round.recordRelayAcquireNotify),
+        ] + floors
         {
             print("  \(name) by thread: \(describe(phase.threadCPU, per: phase.received))")
         }

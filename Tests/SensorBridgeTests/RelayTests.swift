@@ -7,9 +7,10 @@ import Session
 import Testing
 
 /// `record --relay` and `sensorbridge relay` on the mock BlueZ, which plays the centrals: it reads
-/// the registered application through its ObjectManager as bluetoothd does, subscribes with
-/// `StartNotify` (`--centrals N` of them), reads the read characteristics and reads the
-/// advertisement; every value it then receives it prints as "relayed CENTRAL UUID HEX".
+/// the registered application through its ObjectManager as bluetoothd does, reads the read
+/// characteristics, connects `--centrals N` centrals and subscribes each as bluetoothd 5.70 and
+/// later do (`AcquireNotify` per central, or `StartNotify` with `--relay-start-notify`), and reads
+/// the advertisement; every value a central then receives it prints as "relayed CENTRAL UUID HEX".
 extension BridgeOutTests {
     @Suite(.enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
     struct RelayTests {
@@ -22,6 +23,12 @@ extension BridgeOutTests {
             }
         }
 
+        /// "UUID HEX" lines by characteristic, each in its order: the heart rate and the power are two
+        /// streams (two sockets, read by bluetoothd as each becomes readable), each kept in order.
+        static func byCharacteristic(_ lines: [String]) -> [Substring: [String]] {
+            Dictionary(grouping: lines) { $0.prefix(4) }
+        }
+
         static func uuid(_ line: String) -> BluetoothUUID { BluetoothUUID(UInt32(line.prefix(4), radix: 16)!) }
 
         static func bytes(_ line: String) -> [UInt8] {
@@ -29,11 +36,14 @@ extension BridgeOutTests {
             return stride(from: 0, to: hex.count - 1, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! }
         }
 
-        /// Two centrals subscribed: each gets every value recorded, in order, byte for byte, and
-        /// decoded with the project's decoders they are the recording's measurements.
-        @Test(.timeLimit(.minutes(2))) func everyValueRecordedIsRelayedInOrderToEveryCentral() throws {
+        /// Two centrals subscribed, through sockets (`AcquireNotify`) or through the bus
+        /// (`StartNotify`, bluetoothd's fallback): each gets every value recorded, in order on each
+        /// characteristic, byte for byte, and decoded with the project's decoders they are the
+        /// recording's measurements.
+        @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+        func everyValueRecordedIsRelayedInOrderToEveryCentral(startNotify: Bool) throws {
             let source = try BlueZCommandTests.trace(lines: 200)
-            let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2"])
+            let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2"] + (startNotify ? ["--relay-start-notify"] : []))
             defer { mock.stop() }
             let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl")
             defer { try? FileManager.default.removeItem(at: recorded) }
@@ -52,18 +62,60 @@ extension BridgeOutTests {
                 return "\(words[1]) \(words[2])"
             }
             #expect(received.count == run.played)
+            let expected = Self.byCharacteristic(received)
+            #expect(expected.keys.sorted() == ["2a37", "2a63"])
             for central in 0..<2 {
                 let relayed = Self.relayed(mock, central: central)
-                #expect(relayed == received, "central \(central): \(relayed.count) of \(received.count) relayed")
+                #expect(Self.byCharacteristic(relayed) == expected, "central \(central): \(relayed.count) of \(received.count) relayed")
             }
             // Decoded with the project's decoders, each relayed value is the recorded measurement.
-            for (relayed, recorded) in zip(Self.relayed(mock, central: 1), received) {
-                let (uuid, relayedBytes, recordedBytes) = (Self.uuid(relayed), Self.bytes(relayed), Self.bytes(recorded))
-                #expect(try GATTValue.decode(uuid: uuid, bytes: relayedBytes) == GATTValue.decode(uuid: uuid, bytes: recordedBytes))
-                #expect(try GATTValue.decode(uuid: uuid, bytes: relayedBytes) != nil, "\(relayed)")
+            let relayed = Self.byCharacteristic(Self.relayed(mock, central: 1))
+            for (uuid, recorded) in expected {
+                for (relayed, recorded) in zip(relayed[uuid] ?? [], recorded) {
+                    let (uuid, relayedBytes, recordedBytes) = (Self.uuid(relayed), Self.bytes(relayed), Self.bytes(recorded))
+                    #expect(try GATTValue.decode(uuid: uuid, bytes: relayedBytes) == GATTValue.decode(uuid: uuid, bytes: recordedBytes))
+                    #expect(try GATTValue.decode(uuid: uuid, bytes: relayedBytes) != nil, "\(relayed)")
+                }
             }
             #expect(run.errors.contains("relay: advertising as 'Bike 2'"), "\(run.errors)")
             #expect(run.errors.contains("relay: 2 subscribed to Heart Rate Measurement (2A37)"), "\(run.errors)")
+        }
+
+        /// Apps connecting and leaving are logged with their subscriptions; one that leaves stops
+        /// getting values while the other goes on. Through the bus, bluetoothd says StopNotify only
+        /// when the last one leaves, and then nothing is subscribed.
+        @Test(.timeLimit(.minutes(2))) func centralsConnectingAndLeavingAreLogged() throws {
+            let source = try BlueZCommandTests.trace(lines: 120)
+            let received = try BlueZCommandTests.notifications(source).map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
+            let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2", "--central-leaves-after", "20"])
+            defer { mock.stop() }
+            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"])
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(mock.printed("central 1 left"), "\(mock.output)")
+            for line in [
+                "relay: C0:FF:EE:00:00:00 connected", "relay: C0:FF:EE:00:00:01 connected", "relay: 2 subscribed to Heart Rate Measurement (2A37)",
+                "relay: 2 subscribed to Cycling Power Measurement (2A63)", "relay: C0:FF:EE:00:00:01 left",
+                "relay: 1 subscribed to Heart Rate Measurement (2A37)", "relay: 1 subscribed to Cycling Power Measurement (2A63)",
+            ] {
+                #expect(run.errors.contains(line), "\(line): \(run.errors)")
+            }
+            #expect(!run.errors.contains("relay: C0:FF:EE:00:00:00 left"), "\(run.errors)")
+            #expect(Self.byCharacteristic(Self.relayed(mock, central: 0)) == Self.byCharacteristic(received))
+            // The one that left got its first 20, each characteristic's in order, and nothing after.
+            let left = Self.relayed(mock, central: 1)
+            #expect(left.count == 20)
+            for (uuid, values) in Self.byCharacteristic(left) {
+                #expect(Array(Self.byCharacteristic(received)[uuid, default: []].prefix(values.count)) == values)
+            }
+
+            // Through the bus, one app: when it leaves, StopNotify.
+            let alone = try MockBlueZ(trace: source, extra: ["--relay-start-notify", "--central-leaves-after", "10"])
+            defer { alone.stop() }
+            let bus = try BlueZCommandTests.record(alone, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"])
+            #expect(bus.status == .success, "\(bus.errors)")
+            #expect(Self.relayed(alone, central: 0).count == 10)
+            #expect(bus.errors.contains("relay: C0:FF:EE:00:00:00 left"), "\(bus.errors)")
+            #expect(bus.errors.contains("relay: 0 subscribed to Heart Rate Measurement (2A37)"), "\(bus.errors)")
         }
 
         /// With `--reencode`, a strap off the skin (0 bpm, contact not detected) is not relayed, and
@@ -85,7 +137,7 @@ extension BridgeOutTests {
                 }
             }
             #expect(expected.count == received.count - 1)
-            #expect(Self.relayed(mock, central: 0) == expected)
+            #expect(Self.byCharacteristic(Self.relayed(mock, central: 0)) == Self.byCharacteristic(expected))
         }
 
         /// `serve --relay`: the relay stays registered across serve's workouts and relays every
@@ -101,7 +153,9 @@ extension BridgeOutTests {
             let run = serving.stop()
             #expect(run.status == .success, "\(run.errors)")
             #expect(run.errors.contains("relay: advertising as 'Gym 1'"), "\(run.errors)")
-            #expect(Self.relayed(mock, central: 0) == sent.map { $0.split(separator: " ").dropFirst().joined(separator: " ") })
+            #expect(
+                Self.byCharacteristic(Self.relayed(mock, central: 0))
+                    == Self.byCharacteristic(sent.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }))
             #expect(mock.printed("application unregistered"), "\(mock.output)")
 
             // Two athletes with sensors: serve would record both at once, and the relay follows one.

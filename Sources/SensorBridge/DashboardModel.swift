@@ -45,6 +45,8 @@ struct DashboardModel: Sendable {
     private var lapStart = Duration.zero
     /// Whether the dashboard's keys work (standard input is the terminal).
     var keys = false
+    /// The relay's state, with `--relay`.
+    var relay: RelayStatus?
     private var pausedTotal = Duration.zero
     private var message: (text: String, at: Duration)?
 
@@ -220,6 +222,7 @@ struct DashboardModel: Sendable {
         state.lap = lap
         state.lapElapsed = max(now - lapStart, .zero)
         state.keys = keys
+        state.relay = relay?.summary
         return state
     }
 }

@@ -65,6 +65,7 @@ struct DashboardRenderer {
             let battery = sensor.battery.map { "  battery \($0) %" } ?? ""
             bottom.append(("\(sensor.name) (\(sensor.key))  \(Self.describe(sensor.link))\(battery)", .plain))
         }
+        if let relay = state.relay { bottom += Self.wrapped(relay, width: width).map { ($0, .plain) } }
         if let message = state.message { bottom += Self.wrapped(message, width: width).map { ($0, .plain) } }
         if state.keys { bottom.append(("space pause/resume   l lap   q end and save", .plain)) }
 

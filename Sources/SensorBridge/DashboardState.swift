@@ -93,6 +93,8 @@ struct DashboardState: Sendable, Equatable {
     var sensors: [Sensor] = []
     /// The latest message for the person (a connection failure, say).
     var message: String?
+    /// The relay's line (`RelayStatus.summary`), with `--relay`.
+    var relay: String?
     /// Paused, with the cause (`manual`, `auto`); nil while running.
     var paused: WorkoutEvent.Cause?
     /// The lap under way, from 1.

@@ -15,7 +15,9 @@ import Zones
 /// - `snapshot`: everything known now (on connecting, and after a client fell behind);
 /// - `values`: the latest value of each quantity that changed, at most 4 a second;
 /// - `zone`: a zone update as `record --json --events` prints it; `state`; `event` (pause, lap,
-///   sensor states, ...); `statistics`, once a second; `ended` when the workout ends.
+///   sensor states, ...); `statistics`, once a second; `ended` when the workout ends;
+/// - `relay`: the relay's state (`RelayStatus.json`) when it changes, with `--relay`, across
+///   workouts.
 ///
 /// A client that reads too slowly is never waited for: once its queue is full it gets nothing more
 /// until the queue has drained, then a fresh `snapshot` (it is resynchronised).
@@ -38,6 +40,7 @@ final class LiveFeed: Sendable {
         var workoutState = "waiting"
         var sensors: [String: String] = [:]
         var statistics: JSONValue = .null
+        var relay: RelayStatus?
         var elapsed = 0.0
         var lapStart = 0.0
 
@@ -99,6 +102,12 @@ final class LiveFeed: Sendable {
             Thread.current.name = "sb.live"
             read(subscription)
         }.start()
+    }
+
+    /// The relay's state, for the page's relay line.
+    func showRelay(_ status: RelayStatus) {
+        state.withLock { $0.relay = status }
+        broadcast("relay", status.json)
     }
 
     /// A link event of the sensors, for the page's sensor lines.
@@ -227,7 +236,7 @@ final class LiveFeed: Sendable {
             "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
             "values": object(s.values, JSONValue.number), "zones": object(s.zones) { $0 },
             "sensors": object(s.sensors, JSONValue.string), "statistics": s.statistics,
-            "live": s.page ?? .null,
+            "live": s.page ?? .null, "relay": s.relay?.json ?? .null,
         ])
     }
 

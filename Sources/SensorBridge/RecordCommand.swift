@@ -147,10 +147,14 @@ enum RecordCommand {
         let report: @Sendable (String) -> Void = { message in
             if let dashboard { dashboard.show(message) } else { progress.line("sensorbridge record: " + message) }
         }
+        let liveFeed = LiveFeed()
         // The relay: checked and registered before anything records, so a box that cannot relay says why first.
         let relay: GattRelay?
         do {
-            relay = try relayOptions.start(client: client, adapter: adapter, keys: devices.map(\.key), log: report)
+            relay = try relayOptions.start(client: client, adapter: adapter, keys: devices.map(\.key), log: report) { status in
+                dashboard?.showRelay(status)
+                liveFeed.showRelay(status)
+            }
         } catch {
             try? recorder?.discard()
             throw error
@@ -172,7 +176,6 @@ enum RecordCommand {
         client.bus.afterEachTurn { source.publish() }
         let controls = session.makeControls(
             clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
-        let liveFeed = LiveFeed()
         let links = SensorLinks(
             client: client, sensors: devices, acquireNotify: livePath.acquireNotify,
             onNotification: { notification in

@@ -1,5 +1,7 @@
 import BlueZ
+import SensorCore
 import Session
+import Synchronization
 
 /// `sensorbridge relay`: the box takes the sensors once and offers them again, as a Bluetooth LE
 /// heart-rate and power sensor, to apps that want their own connection (Zwift on a tablet, a
@@ -58,6 +60,8 @@ enum RelayCommand {
         switch event {
         case .registered(let adapter):
             "relay: offering the sensors on \(adapter.split(separator: "/").last.map(String.init) ?? adapter)"
+        case .bluezGone:
+            "relay: BlueZ went away; the sensors are offered again when it returns"
         case .advertising(let name):
             "relay: advertising as '\(name)'"
         case .subscribers(let uuid, let count):
@@ -67,6 +71,67 @@ enum RelayCommand {
         case .failed(let error):
             "relay: \(error)"
         }
+    }
+}
+
+/// The relay as the live screens show it (the dashboard's line, the web page's), from its events.
+struct RelayStatus: Sendable, Equatable {
+    let name: String
+    var registered = false
+    var advertising = false
+    /// The addresses of the apps' devices connected, in order.
+    var centrals: [String] = []
+    /// Subscriptions by characteristic (2A37, 2A63).
+    var subscribers: [UInt16: Int] = [:]
+    /// Why the sensors are not offered (the last failure), until they are again.
+    var problem: String?
+
+    init(name: String) { self.name = name }
+
+    mutating func apply(_ event: GattRelayEvent) {
+        switch event {
+        case .registered:
+            (registered, problem) = (true, nil)
+        case .bluezGone:
+            (registered, advertising, centrals, subscribers) = (false, false, [], [:])
+        case .advertising:
+            advertising = true
+        case .subscribers(let uuid, let count):
+            subscribers[uuid] = count
+        case .central(let address, let connected):
+            centrals.removeAll { $0 == address }
+            if connected { centrals = (centrals + [address]).sorted() }
+        case .failed(let error):
+            problem = "\(error)"
+        }
+    }
+
+    /// One line: `Relay 'Bike 2': advertising; 2 apps connected (C0:…, C0:…); subscribed: heart rate 2, power 2`.
+    var summary: String {
+        let state =
+            if let problem { problem } else if !registered { "waiting for BlueZ" } else if advertising { "advertising" } else {
+                "registered; advertising once the first value comes"
+            }
+        var parts = ["Relay '\(name)': \(state)"]
+        if !centrals.isEmpty {
+            parts.append("\(centrals.count) app\(centrals.count == 1 ? "" : "s") connected (\(centrals.joined(separator: ", ")))")
+        }
+        let subscribed = [(UInt16(0x2A37), "heart rate"), (0x2A63, "power")].compactMap { uuid, label in
+            subscribers[uuid].map { "\(label) \($0)" }
+        }
+        if !subscribed.isEmpty { parts.append("subscribed: " + subscribed.joined(separator: ", ")) }
+        return parts.joined(separator: "; ")
+    }
+
+    var json: JSONValue {
+        .object([
+            "name": .string(name), "registered": .bool(registered), "advertising": .bool(advertising),
+            "centrals": .array(centrals.map(JSONValue.string)),
+            "subscribers": .object([
+                "heartRate": .number(Double(subscribers[0x2A37] ?? 0)), "power": .number(Double(subscribers[0x2A63] ?? 0)),
+            ]),
+            "problem": problem.map(JSONValue.string) ?? .null, "summary": .string(summary),
+        ])
     }
 }
 
@@ -97,14 +162,25 @@ struct RelayOptions {
     }
 
     /// The relay of the sensors keyed `keys` (`hr`, `power`), registered with BlueZ; nil without
-    /// `--relay`. Its events go to `log`.
-    func start(client: BlueZClient, adapter: String, keys: [String], log: @escaping @Sendable (String) -> Void) throws -> GattRelay? {
+    /// `--relay`. Its events go to `log`, and the status they make to `show` (the live screens).
+    func start(
+        client: BlueZClient, adapter: String, keys: [String], log: @escaping @Sendable (String) -> Void,
+        show: @escaping @Sendable (RelayStatus) -> Void
+    ) throws -> GattRelay? {
         guard let name else { return nil }
         let services = [("hr", RelayedService.heartRate), ("power", .cyclingPower)].filter { keys.contains($0.0) }.map(\.1)
         guard !services.isEmpty else {
             throw UsageError("--relay offers heart rate and power; give --hr or --power (cadence and speed are not relayed)")
         }
-        let relay = GattRelay(client: client, adapter: adapter, name: name, services: services) { log(RelayCommand.logLine($0)) }
+        let status = Mutex(RelayStatus(name: name))
+        let relay = GattRelay(client: client, adapter: adapter, name: name, services: services) { event in
+            log(RelayCommand.logLine(event))
+            // Shown under the lock, so that the screens get the statuses in the order they were made.
+            status.withLock { s in
+                s.apply(event)
+                show(s)
+            }
+        }
         try relay.start()
         return relay
     }

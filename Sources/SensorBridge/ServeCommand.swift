@@ -169,7 +169,8 @@ enum ServeCommand {
 
         // The relay, for as long as serve runs, across workouts.
         let relay = try relayOptions.start(
-            client: client, adapter: try client.adapter(arguments["adapter"]), keys: lanes.flatMap(\.requests).map(\.key), log: log)
+            client: client, adapter: try client.adapter(arguments["adapter"]), keys: lanes.flatMap(\.requests).map(\.key), log: log
+        ) { liveFeed?.showRelay($0) }
         defer { relay?.stop() }
         let links = SensorLinks(
             client: client, sensors: lanes.flatMap(\.requests), acquireNotify: livePath.acquireNotify,

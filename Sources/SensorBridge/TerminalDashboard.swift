@@ -48,6 +48,11 @@ final class TerminalDashboard: Sendable {
         model.withLock { $0.show(message, at: now) }
     }
 
+    /// The relay's state, for its line.
+    func showRelay(_ status: RelayStatus) {
+        model.withLock { $0.relay = status }
+    }
+
     func linkEvent(_ event: SensorLinkEvent) {
         let now = ContinuousClock.now - anchor
         model.withLock { $0.apply(event, now: now, anchor: anchor) }

@@ -91,6 +91,7 @@ enum WebPages {
             <button data-action="lap">Lap</button><button data-action="end" class="danger">End</button>
             <span id="result" class="error"></span></p>
             <h2>Sensors</h2><table id="sensors"></table>
+            <p id="relay" class="muted"></p>
             <p id="message" class="muted"></p>
             """
         let script = """
@@ -152,7 +153,9 @@ enum WebPages {
               }
             }
             const source = new EventSource('/api/live');
-            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); render(s.live); });
+            const relay = r => show('relay', r ? r.summary : '');
+            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); render(s.live); relay(s.relay); });
+            source.addEventListener('relay', e => relay(JSON.parse(e.data)));
             source.addEventListener('live', e => render(JSON.parse(e.data)));
             source.addEventListener('state', e => show('state', JSON.parse(e.data).state));
             source.addEventListener('ended', () => show('state', 'ended'));

@@ -135,7 +135,7 @@ extension BridgeOutTests {
                 LiveControlTests.pedalling
             }
             defer { try? FileManager.default.removeItem(at: source) }
-            let mock = try MockBlueZ(trace: source, speed: 1)
+            let mock = try MockBlueZ(trace: source, speed: 1, extra: ["--centrals", "2"])
             defer { mock.stop() }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -145,7 +145,7 @@ extension BridgeOutTests {
             let base = "http://127.0.0.1:\(port)"
             let recording = BlueZCommandTests.Recording(
                 mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--ftp", "250",
-                    "--auto-pause", "off", "--http", "\(port)", "--store", store])
+                    "--auto-pause", "off", "--http", "\(port)", "--store", store, "--relay", "Bike 2"])
             try WebTests.Running.waitUntilServing(base + "/")
 
             let browser = try Browser()
@@ -162,6 +162,11 @@ extension BridgeOutTests {
             // Zone 5 in the palette's colour for zone 5 (orange, #ffa726), as on the chart and the dashboard.
             #expect(try browser.script("return getComputedStyle(document.getElementById('zone-heartRate')).backgroundColor").stringValue == "rgb(255, 167, 38)")
             #expect(try browser.text("#lap") == "2")
+            // The relay's line: the two apps the mock connected, each subscribed to both.
+            try browser.waitUntil("the relay's apps") { try browser.text("#relay").contains("2 apps connected") }
+            #expect(
+                try browser.text("#relay")
+                    == "Relay 'Bike 2': advertising; 2 apps connected (C0:FF:EE:00:00:00, C0:FF:EE:00:00:01); subscribed: heart rate 2, power 2")
             if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/live.png") }
             try browser.click("button[data-action=pause]")
             try browser.waitUntil("paused") { try browser.text("#state").hasPrefix("paused") }

@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 import SensorCore
 import Testing
@@ -99,6 +100,40 @@ import Zones
         #expect(DashboardRenderer.describe(fresh.state(at: Self.t(1)).sensors[0].link) == "connecting, next try in 2 s")
         // Values go stale: nothing for more than 5 s shows dashes.
         #expect(renderer.render(model.state(at: Self.t(7)), width: 80, height: 24).lines.contains { Self.visible($0).hasPrefix("Heart rate  -- bpm") })
+    }
+
+    /// The relay's line follows its events: registered, advertising, apps connecting and
+    /// subscribing, one leaving, BlueZ going away, a failure.
+    @Test func theRelayLineFollowsItsEvents() throws {
+        var model = try Self.model(heartRates: [120])
+        var status = RelayStatus(name: "Bike 2")
+        var renderer = DashboardRenderer()
+        func line() -> String? {
+            model.relay = status
+            return renderer.render(model.state(at: Self.t(1.5)), width: 200).lines.first { $0.hasPrefix("Relay") }
+        }
+        #expect(line() == "Relay 'Bike 2': waiting for BlueZ")
+        status.apply(.registered(adapter: "/org/bluez/hci0"))
+        #expect(line() == "Relay 'Bike 2': registered; advertising once the first value comes")
+        for event: GattRelayEvent in [
+            .advertising(name: "Bike 2"), .central(address: "C0:FF:EE:00:00:01", connected: true),
+            .central(address: "C0:FF:EE:00:00:00", connected: true), .subscribers(uuid: 0x2A63, count: 2), .subscribers(uuid: 0x2A37, count: 2),
+        ] {
+            status.apply(event)
+        }
+        #expect(line() == "Relay 'Bike 2': advertising; 2 apps connected (C0:FF:EE:00:00:00, C0:FF:EE:00:00:01); subscribed: heart rate 2, power 2")
+        status.apply(.central(address: "C0:FF:EE:00:00:01", connected: false))
+        status.apply(.subscribers(uuid: 0x2A37, count: 1))
+        #expect(line() == "Relay 'Bike 2': advertising; 1 app connected (C0:FF:EE:00:00:00); subscribed: heart rate 1, power 2")
+        #expect(status.json["centrals"] == .array([.string("C0:FF:EE:00:00:00")]))
+        status.apply(.bluezGone)
+        #expect(line() == "Relay 'Bike 2': waiting for BlueZ")
+        status.apply(.failed(.noAdvertisingSlots(adapter: "/org/bluez/hci0")))
+        #expect(line()?.hasPrefix("Relay 'Bike 2': the Bluetooth adapter /org/bluez/hci0 has no advertising slot left") == true)
+        // Narrow: wrapped, never cut.
+        model.relay = status
+        let narrow = renderer.render(model.state(at: Self.t(1.5)), width: 40).lines
+        #expect(narrow.contains { $0.hasPrefix("Relay 'Bike 2'") } && narrow.contains { $0.contains("--adapter") })
     }
 
     /// Heart rate through a real state machine with a target of zones 2-3 (0-based 1...2) and a

@@ -44,7 +44,8 @@ notify characteristic ("relay subscribed UUID N"): as bluetoothd 5.70 and later,
 AcquireNotify per central when the characteristic has NotifyAcquired (each value a packet on that
 central's socket), else, or with --relay-start-notify (bluetoothd's fallback), with StartNotify
 (each value a PropertiesChanged on Value, reaching every subscribed central). Each value a
-central receives is printed as "relayed CENTRAL UUID HEX". --central-leaves-after K: once the
+central receives is printed as "relayed CENTRAL UUID HEX"; in a flood (--speed 0) the centrals
+read between the values played. --centrals-stall: they never read their sockets. --central-leaves-after K: once the
 last central has received K values it leaves as bluetoothd has a central leave (its sockets
 closed, or StopNotify when it was the last subscribed; Connected false) and prints "central I
 left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's properties
@@ -188,6 +189,8 @@ def main():
                         help='centrals subscribe with StartNotify even where AcquireNotify is offered')
     parser.add_argument('--central-leaves-after', type=int, default=0, metavar='K',
                         help='the last central leaves once it has received K values')
+    parser.add_argument('--centrals-stall', action='store_true',
+                        help='the centrals never read their AcquireNotify sockets (a bluetoothd stuck)')
     parser.add_argument('--no-peripheral', action='store_true', help="the adapter's Roles lack peripheral")
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
@@ -355,6 +358,8 @@ def main():
                 return True
             state['index'] += 1
             if 'hex' in line:
+                if args.speed == 0 and state['played'] % 16 == 0:
+                    PERIPHERAL['drain']()
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
                 if obj.sb_dead or devices[line['device']].sb_refuse:
@@ -460,7 +465,7 @@ GATT_MANAGER = 'org.bluez.GattManager1'
 # How long the mock, as bluetoothd, waits for an application's answer (the calls block its loop).
 APP_TIMEOUT = 2
 # Whether a registered application is still being read and subscribed to.
-PERIPHERAL = {'pending': False}
+PERIPHERAL = {'pending': False, 'drain': lambda: None}
 ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
 
 
@@ -511,10 +516,20 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
             if not central['gone']:
                 received(central, uuid, value)
 
+    def drain():
+        # The centrals read what waits on their sockets: each is a device of its own, so a flood the
+        # mock plays in one go does not keep them from reading.
+        for central in centrals:
+            for entry in list(central['sockets']):
+                read_socket(central, entry)
+
+    if not args.centrals_stall:
+        PERIPHERAL['drain'] = drain
+
     def close_socket(central, entry, watched=True):
         if entry in central['sockets']:
             central['sockets'].remove(entry)
-            if watched:
+            if watched and entry[2] is not None:
                 GLib.source_remove(entry[2])
             entry[0].close()
 
@@ -575,8 +590,9 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
             fd, _mtu = characteristic.AcquireNotify(options, dbus_interface=CHAR, timeout=APP_TIMEOUT)
             sock = socket.socket(fileno=fd.take())
             entry = [sock, uuid, None]
-            entry[2] = GLib.io_add_watch(sock.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
-                                         lambda _fd, _condition: read_socket(central, entry))
+            if not args.centrals_stall:
+                entry[2] = GLib.io_add_watch(sock.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
+                                             lambda _fd, _condition: read_socket(central, entry))
             central['sockets'].append(entry)
         else:
             characteristic.StartNotify(dbus_interface=CHAR, timeout=APP_TIMEOUT)
@@ -596,10 +612,10 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
         if str(path) != app['path']:
             raise dbus.exceptions.DBusException('no such application', name='org.bluez.Error.DoesNotExist')
         # What the application sent before unregistering reaches the centrals, then bluetoothd drops them.
+        PERIPHERAL['drain']()
         for central in centrals:
             for entry in list(central['sockets']):
-                if read_socket(central, entry):
-                    close_socket(central, entry)
+                close_socket(central, entry)
         app.update(sender=None, path=None, notify={}, started={})
         print('application unregistered', flush=True)
 

@@ -20,6 +20,9 @@ public enum GattRelayEvent: Sendable, Equatable {
     case subscribers(uuid: UInt16, count: Int)
     /// A central connected to the adapter, or left (a device that is not a relayed sensor).
     case central(address: String, connected: Bool)
+    /// Values BlueZ did not take (its socket full: it fell behind), so far: said at the first, and
+    /// the total when the relay stops.
+    case notRelayed(count: Int)
     /// Registering (again) failed; it is tried again when BlueZ restarts.
     case failed(GattRelayError)
 }
@@ -108,7 +111,8 @@ public final class GattRelay: Sendable {
         /// Values for the sockets forwarded during the D-Bus thread's turn, by characteristic path:
         /// sent together when the turn ends (one `sendmmsg` per socket in a flood).
         var staged: [String: [[UInt8]]] = [:]
-        var flushesAfterTurns = false
+        /// Values a socket did not take (its reader behind), all told.
+        var notSent = 0
         var registered = false
         /// The advertisement is registered, or being registered.
         var advertising = false
@@ -119,6 +123,17 @@ public final class GattRelay: Sendable {
 
         /// How many are subscribed to the characteristic at `path`, as far as this side can tell.
         func subscriberCount(_ path: String) -> Int { subscribers[path, default: 0] + sockets[path, default: []].count }
+
+        /// Sends `values` (by characteristic path) on the characteristics' sockets, counting what a
+        /// socket did not take; true when those are the first not taken. Under the lock: a socket
+        /// is taken out of the list under it before it is closed.
+        mutating func send(_ values: [String: [[UInt8]]]) -> Bool {
+            let before = notSent
+            for (path, values) in values {
+                for fd in sockets[path, default: []] { notSent += values.count - DBusConnection.sendPackets(values, on: fd) }
+            }
+            return before == 0 && notSent > 0
+        }
 
         /// Forgets every socket, returning them to be closed.
         mutating func takeSockets() -> [Int32] {
@@ -156,22 +171,21 @@ public final class GattRelay: Sendable {
     /// Checks the adapter, serves the objects and registers the application; the advertisement
     /// follows the first value. Not on the D-Bus thread.
     public func start() throws(GattRelayError) {
+        // Last: bluetoothd, woken by the packets, may take this thread's CPU at once.
+        client.bus.afterEachTurn(last: true) { [weak self] in self?.sendStaged() }
         try register()
-        client.bus.afterEachTurn { [weak self] in self?.sendStaged() }
-        state.withLock { $0.flushesAfterTurns = true }
         let id = client.addListener { [weak self] change in self?.changed(change) }
         listener.withLock { $0 = id }
     }
 
     /// Sends what the D-Bus thread's turn staged for the sockets (after each turn).
     private func sendStaged() {
-        state.withLock { s in
-            guard !s.staged.isEmpty else { return }
-            for (path, values) in s.staged {
-                for fd in s.sockets[path, default: []] { DBusConnection.sendPackets(values, on: fd) }
-            }
-            s.staged.removeAll(keepingCapacity: true)
+        let firstLoss = state.withLock { s in
+            guard !s.staged.isEmpty else { return false }
+            defer { s.staged.removeAll(keepingCapacity: true) }
+            return s.send(s.staged)
         }
+        if firstLoss { onEvent(.notRelayed(count: state.withLock { $0.notSent })) }
     }
 
     private func register() throws(GattRelayError) {
@@ -211,10 +225,11 @@ public final class GattRelay: Sendable {
     /// Unregisters the advertisement and the application and stops serving them.
     public func stop() {
         sendStaged()
-        let (wasRegistered, wasAdvertising, sockets) = state.withLock { s in
+        let (wasRegistered, wasAdvertising, sockets, notSent) = state.withLock { s in
             defer { (s.stopped, s.registered, s.advertising) = (true, false, false) }
-            return (s.registered, s.advertising, s.takeSockets())
+            return (s.registered, s.advertising, s.takeSockets(), s.notSent)
         }
+        if notSent > 0 { onEvent(.notRelayed(count: notSent)) }
         if let id = listener.withLock({ $0 }) { client.removeListener(id) }
         for fd in sockets { client.bus.stopReading(fd) }
         if wasAdvertising {
@@ -235,23 +250,20 @@ public final class GattRelay: Sendable {
     /// range would.
     public func forward(uuid: UInt16, bytes: [UInt8]) {
         let staging = client.bus.onDispatchThread
-        let found = state.withLock { s -> (path: String, notify: Bool, advertise: Bool)? in
+        let found = state.withLock { s -> (path: String, notify: Bool, advertise: Bool, firstLoss: Bool)? in
             guard s.registered, !s.stopped, let index = s.characteristics.firstIndex(where: { $0.uuid == uuid && $0.notifies })
             else { return nil }
             let path = s.characteristics[index].path
-            if let sockets = s.sockets[path] {
-                if staging, s.flushesAfterTurns {
-                    s.staged[path, default: []].append(bytes)
-                } else {
-                    // Sent under the lock: a socket is taken out of the list under it before it is closed.
-                    for fd in sockets { DBusConnection.sendPackets([bytes], on: fd) }
-                }
+            var firstLoss = false
+            if s.sockets[path] != nil {
+                if staging { s.staged[path, default: []].append(bytes) } else { firstLoss = s.send([path: [bytes]]) }
             }
             let advertise = !s.advertising
             s.advertising = true
-            return (path, s.subscribers[path, default: 0] > 0, advertise)
+            return (path, s.subscribers[path, default: 0] > 0, advertise, firstLoss)
         }
         guard let found else { return }
+        if found.firstLoss { onEvent(.notRelayed(count: 1)) }
         if found.notify {
             client.bus.emit(
                 path: found.path, interface: Self.propertiesInterface, member: "PropertiesChanged",

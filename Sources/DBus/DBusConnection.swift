@@ -120,6 +120,8 @@ public final class DBusConnection: @unchecked Sendable {
         }
         /// `afterEachTurn` handlers.
         var turnEnds: [@Sendable () -> Void] = []
+        /// Where `turnEnds`' `last` handlers begin.
+        var firstLastTurnEnd = 0
         /// The bytes of each value handed to a handler, reused: no allocation per value while
         /// handlers keep no copy.
         var scratch: [UInt8] = []
@@ -185,8 +187,13 @@ public final class DBusConnection: @unchecked Sendable {
     /// Runs `handler` on the dispatch thread after each turn: once the messages and packets that
     /// were waiting have been handled, before the thread waits for more. A handler that stages
     /// what the messages brought (a ring's `stage`) publishes the batch here, once per turn.
-    public func afterEachTurn(_ handler: @escaping @Sendable () -> Void) {
-        _ = enqueue { connection in connection.loop.turnEnds.append(handler) }
+    /// `last` handlers run after the others: one that wakes another process (which may take this
+    /// thread's CPU at once) goes after those that wake this one's threads.
+    public func afterEachTurn(last: Bool = false, _ handler: @escaping @Sendable () -> Void) {
+        _ = enqueue { connection in
+            if last { connection.loop.turnEnds.append(handler) } else { connection.loop.turnEnds.insert(handler, at: connection.loop.firstLastTurnEnd) }
+            if !last { connection.loop.firstLastTurnEnd += 1 }
+        }
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` from `environment` when set, else

@@ -68,6 +68,8 @@ enum RelayCommand {
             "relay: \(count) subscribed to \(BlueZUUID.name(uuid))"
         case .central(let address, let connected):
             "relay: \(address) \(connected ? "connected" : "left")"
+        case .notRelayed(let count):
+            "relay: \(count) value\(count == 1 ? "" : "s") not relayed: BlueZ did not take them fast enough (is bluetoothd busy?)"
         case .failed(let error):
             "relay: \(error)"
         }
@@ -85,6 +87,8 @@ struct RelayStatus: Sendable, Equatable {
     var subscribers: [UInt16: Int] = [:]
     /// Why the sensors are not offered (the last failure), until they are again.
     var problem: String?
+    /// Values BlueZ did not take, as last said.
+    var notRelayed = 0
 
     init(name: String) { self.name = name }
 
@@ -103,6 +107,8 @@ struct RelayStatus: Sendable, Equatable {
             if connected { centrals = (centrals + [address]).sorted() }
         case .failed(let error):
             problem = "\(error)"
+        case .notRelayed(let count):
+            notRelayed = count
         }
     }
 
@@ -120,6 +126,7 @@ struct RelayStatus: Sendable, Equatable {
             subscribers[uuid].map { "\(label) \($0)" }
         }
         if !subscribed.isEmpty { parts.append("subscribed: " + subscribed.joined(separator: ", ")) }
+        if notRelayed > 0 { parts.append("values not relayed (BlueZ behind)") }
         return parts.joined(separator: "; ")
     }
 
@@ -130,7 +137,8 @@ struct RelayStatus: Sendable, Equatable {
             "subscribers": .object([
                 "heartRate": .number(Double(subscribers[0x2A37] ?? 0)), "power": .number(Double(subscribers[0x2A63] ?? 0)),
             ]),
-            "problem": problem.map(JSONValue.string) ?? .null, "summary": .string(summary),
+            "problem": problem.map(JSONValue.string) ?? .null, "notRelayed": .number(Double(notRelayed)),
+            "summary": .string(summary),
         ])
     }
 }

@@ -176,7 +176,13 @@ public final class MockBlueZ: Sendable {
     /// agent), waiting up to `timeout` for it: the mock prints before it answers the call, but its
     /// output reaches the test through a pipe and a reader thread, which may not have read it yet.
     public func printed(_ line: String, timeout: Duration = .seconds(5)) -> Bool {
-        mock.withLock { $0 }.waitForLine(timeout: timeout, where: { $0 == line }) != nil
+        printedLine(timeout: timeout) { $0 == line } != nil
+    }
+
+    /// The first line the mock printed that satisfies `predicate`, waiting up to `timeout` for it
+    /// (nil once the mock has exited without printing one).
+    public func printedLine(timeout: Duration = .seconds(5), where predicate: (String) -> Bool) -> String? {
+        mock.withLock { $0 }.waitForLine(timeout: timeout, where: predicate)
     }
 
     /// How many notifications the mock played, once it has played the whole trace (the `round`th

@@ -13,8 +13,11 @@ import Synchronization
 /// 10 s, each stamped with its send time for the latency to the sample applied by the session). The
 /// figure is CPU per notification: of this process for `record` (with StartNotify, with
 /// `--acquire-notify` and saving into a store), of the receiving thread for the floors, of the child
-/// process for bleak. Then idle: connected sensors that send nothing for 10 s; then `HandOffFloor`,
-/// the design's path with nothing in it.
+/// process for bleak. Relaying (`--relay`, the mock's central subscribed) is measured against
+/// `record` in adjacent pairs, in turn one first then the other, on both receive paths: its figure
+/// is the median of the pairs' ratios, so that the machine's drift between phases cancels out.
+/// Then idle: connected sensors that send nothing for 10 s; then `HandOffFloor`, the design's path
+/// with nothing in it.
 enum BlueZBenchmark {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -60,6 +63,8 @@ enum BlueZBenchmark {
         var idleCPU = 0.0
         /// Nanoseconds from the mock's send to the sample applied (`record` with a paced load).
         var latencies: [UInt64] = []
+        /// Values the mock's central received from the relay (`record --relay`).
+        var relayed: Int?
         /// CPU seconds and times run of this process's threads while the mock played, by thread name.
         var threadCPU: [String: ThreadUse] = [:]
 
@@ -77,10 +82,21 @@ enum BlueZBenchmark {
         var acquireNotifyFloor: Phase
         var bleakAcquireNotify: Phase?
         var recordSave: Phase
-        /// `record` relaying every value to one central (`--relay`), as `record` otherwise, and as
-        /// `record --acquire-notify`.
-        var recordRelay: Phase
-        var recordRelayAcquireNotify: Phase
+        /// `record --relay` against `record`, and with `--acquire-notify`.
+        var relay: RelayComparison
+        var relayAcquireNotify: RelayComparison
+    }
+
+    /// `record` with and without `--relay`, in adjacent pairs.
+    struct RelayComparison {
+        var pairs: [(record: Phase, relay: Phase)]
+        /// Each pair's CPU per notification relaying over not, in the order taken.
+        var ratios: [Double] { pairs.map { $0.relay.cpuPerNotification / $0.record.cpuPerNotification } }
+        var medianRatio: Double { ratios.sorted()[ratios.count / 2] }
+        /// The relaying phase of the median pair.
+        var median: Phase { pairs[ratios.indices.sorted { ratios[$0] < ratios[$1] }[ratios.count / 2]].relay }
+        /// Whether the central got every value `record` received, in every relaying phase.
+        var everyValueRelayed: Bool { pairs.allSatisfy { $0.relay.relayed == $0.relay.received } }
     }
 
     static func run(_ json: Bool) {
@@ -110,8 +126,7 @@ enum BlueZBenchmark {
             if json {
                 var object: JSONObject = [:]
                 for (name, phase, acquire) in [("", flood.record, false), ("AcquireNotify", flood.recordAcquireNotify, true),
-                    ("Save", flood.recordSave, false), ("Relay", flood.recordRelay, false),
-                    ("RelayAcquireNotify", flood.recordRelayAcquireNotify, true)]
+                    ("Save", flood.recordSave, false)]
                 {
                     var figures = recordFigures(phase, flood, acquireNotify: acquire)
                     figures["sent"] = .number(Double(phase.sent))
@@ -119,8 +134,7 @@ enum BlueZBenchmark {
                     object["flood" + name] = .object(figures)
                 }
                 for (name, phase, acquire) in [("", paced.record, false), ("AcquireNotify", paced.recordAcquireNotify, true),
-                    ("Save", paced.recordSave, false), ("Relay", paced.recordRelay, false),
-                    ("RelayAcquireNotify", paced.recordRelayAcquireNotify, true)]
+                    ("Save", paced.recordSave, false)]
                 {
                     var figures = recordFigures(phase, paced, acquireNotify: acquire)
                     let latencies = phase.latencies.sorted()
@@ -129,6 +143,10 @@ enum BlueZBenchmark {
                     figures["latencySamples"] = .number(Double(latencies.count))
                     figures["timesHandOffFloor"] = .number(rounded(phase.cpuPerNotification / floor, 1))
                     object["paced" + name] = .object(figures)
+                }
+                for (name, round) in [("flood", flood), ("paced", paced)] {
+                    object[name + "Relay"] = .object(relayFigures(round.relay))
+                    object[name + "RelayAcquireNotify"] = .object(relayFigures(round.relayAcquireNotify))
                 }
                 var peers: JSONObject = ["flood": .object(peerFigures(flood)), "paced": .object(peerFigures(paced))]
                 if let reason = BleakPeer.unavailableReason { peers["bleakUnavailable"] = .string(reason) }
@@ -183,8 +201,38 @@ enum BlueZBenchmark {
             bleakAcquireNotify: try bleak ? phase(load, .bleak(acquireNotify: true)) : nil,
             recordSave: try phase(
                 load, .record(["--no-acquire-notify", "--store", folder.appendingPathComponent("workouts.sqlite").path])),
-            recordRelay: try phase(load, .record(["--no-acquire-notify", "--no-save", "--relay", "Bench"])),
-            recordRelayAcquireNotify: try phase(load, .record(["--acquire-notify", "--no-save", "--relay", "Bench"])))
+            relay: try relayComparison(load, ["--no-acquire-notify", "--no-save"]),
+            relayAcquireNotify: try relayComparison(load, ["--acquire-notify", "--no-save"]))
+    }
+
+    /// `record OPTIONS` and `record OPTIONS --relay Bench` in adjacent pairs
+    /// (`SENSORBRIDGE_BENCH_RELAY_PAIRS`, 3 by default), the first of each pair in turn.
+    static func relayComparison(_ load: Load, _ options: [String]) throws -> RelayComparison {
+        let count = max(Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_RELAY_PAIRS"] ?? "") ?? 3, 1)
+        var pairs: [(record: Phase, relay: Phase)] = []
+        for index in 0..<count {
+            if index % 2 == 0 {
+                let record = try phase(load, .record(options))
+                pairs.append((record, try phase(load, .record(options + ["--relay", "Bench"]))))
+            } else {
+                let relay = try phase(load, .record(options + ["--relay", "Bench"]))
+                pairs.append((try phase(load, .record(options)), relay))
+            }
+        }
+        return RelayComparison(pairs: pairs)
+    }
+
+    /// A relay comparison's figures: the median pair's relaying phase, and the ratios.
+    static func relayFigures(_ comparison: RelayComparison) -> JSONObject {
+        let phase = comparison.median
+        return [
+            "received": .number(Double(phase.received)), "relayed": .number(Double(phase.relayed ?? 0)),
+            "everyValueRelayed": .bool(comparison.everyValueRelayed),
+            "cpuMicrosecondsPerNotification": .number(rounded(phase.cpuPerNotification, 1)),
+            "cpuByThread": .string(describe(phase.threadCPU, per: phase.received)),
+            "timesRecordMedianOfPairs": .number(rounded(comparison.medianRatio, 2)),
+            "pairRatios": .array(comparison.ratios.map { .number(rounded($0, 2)) }),
+        ]
     }
 
     /// A `record` phase's figures and its ratios to the peers of the same load.
@@ -243,15 +291,19 @@ enum BlueZBenchmark {
         row("record", round.record, times(round.record, [floors[0], bleaks[0]]))
         row("record --acquire-notify", round.recordAcquireNotify, times(round.recordAcquireNotify, [floors[0], floors[1]] + bleaks))
         row("record --save", round.recordSave, times(round.recordSave, [floors[0], bleaks[0]]))
-        row("record --relay", round.recordRelay, times(round.recordRelay, [("record", round.record), floors[0]]))
-        row(
-            "record --acquire-notify --relay", round.recordRelayAcquireNotify,
-            times(round.recordRelayAcquireNotify, [("record --acquire-notify", round.recordAcquireNotify), floors[1]]))
+        for (name, comparison) in [("record --relay", round.relay), ("record --acquire-notify --relay", round.relayAcquireNotify)] {
+            let phase = comparison.median
+            row(
+                name, phase,
+                String(format: "%.2fx record (median of pairs: ", comparison.medianRatio)
+                    + comparison.ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ") + "), "
+                    + (comparison.everyValueRelayed ? "every value relayed" : "NOT every value relayed: \(phase.relayed ?? 0)"))
+        }
         for (name, phase) in floors { row(name, phase) }
         for (name, phase) in bleaks { if let phase { row(name, phase) } }
         for (name, phase) in [
             ("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave),
-            ("--relay", round.recordRelay), ("--acquire-notify --relay", round.recordRelayAcquireNotify),
+            ("--relay", round.relay.median), ("--acquire-notify --relay", round.relayAcquireNotify.median),
         ] + floors
         {
             print("  \(name) by thread: \(describe(phase.threadCPU, per: phase.received))")
@@ -398,6 +450,11 @@ enum BlueZBenchmark {
         }
         peer.stop()
         result.latencies = probe?.latencies ?? []
+        if relaying {
+            // The mock prints its central's count as it exits.
+            mock.stopBlueZ()
+            result.relayed = mock.printedLine { $0.hasPrefix("relayed total ") }.flatMap { Int($0.dropFirst("relayed total ".count)) }
+        }
         return result
     }
 

@@ -118,6 +118,26 @@ extension BridgeOutTests {
             #expect(bus.errors.contains("relay: 0 subscribed to Heart Rate Measurement (2A37)"), "\(bus.errors)")
         }
 
+        /// A BlueZ that stops taking the values (its sockets full) never holds up the recording:
+        /// every value is recorded, and the relay says how many it could not pass on.
+        @Test(.timeLimit(.minutes(2))) func aStalledBlueZCostsTheRelayNotTheRecording() throws {
+            let source = try BlueZCommandTests.trace(lines: 3000)
+            let mock = try MockBlueZ(trace: source, extra: ["--centrals-stall"])
+            defer { mock.stop() }
+            let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl")
+            defer { try? FileManager.default.removeItem(at: recorded) }
+            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box", "--trace", recorded.path])
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(try BlueZCommandTests.notifications(recorded).count == run.played)
+            #expect(run.played == (try BlueZCommandTests.notifications(source)).count)
+            // Said at the first value lost, and the total at the end.
+            let said = run.errors.split(separator: "\n").filter { $0.contains("not relayed: BlueZ did not take them fast enough") }
+            #expect(said.count == 2, "\(run.errors)")
+            func count(_ line: Substring?) -> Int { line.flatMap { $0.firstMatch(of: /relay: (\d+) values? not relayed/) }.flatMap { Int($0.1) } ?? 0 }
+            let (first, total) = (count(said.first), count(said.last))
+            #expect(first > 0 && total > first && total <= run.played, "\(said)")
+        }
+
         /// With `--reencode`, a strap off the skin (0 bpm, contact not detected) is not relayed, and
         /// every other value goes rebuilt as `RelayValue` makes it.
         @Test(.timeLimit(.minutes(2))) func reencodingLeavesOutWhatDoesNotCount() throws {

@@ -44,8 +44,10 @@ notify characteristic ("relay subscribed UUID N"): as bluetoothd 5.70 and later,
 AcquireNotify per central when the characteristic has NotifyAcquired (each value a packet on that
 central's socket), else, or with --relay-start-notify (bluetoothd's fallback), with StartNotify
 (each value a PropertiesChanged on Value, reaching every subscribed central). Each value a
-central receives is printed as "relayed CENTRAL UUID HEX"; in a flood (--speed 0) the centrals
-read between the values played. --centrals-stall: they never read their sockets. --central-leaves-after K: once the
+central receives is printed as "relayed CENTRAL UUID HEX"; each central reads its sockets on a
+thread of its own (with --quiet-relay, one process counts them all, as bluetoothd reads them),
+as a device of its own would.
+--centrals-stall: they never read them. --central-leaves-after K: once the
 last central has received K values it leaves as bluetoothd has a central leave (its sockets
 closed, or StopNotify when it was the last subscribed; Connected false) and prints "central I
 left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's properties
@@ -66,7 +68,9 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
+import threading
 import time
 
 import dbus
@@ -76,6 +80,16 @@ import dbus.service
 import dbusmock
 import dbusmock.mockobject
 from gi.repository import GLib
+
+_output = threading.Lock()
+
+
+def print(*values, sep=' ', end='\n', flush=True):  # noqa: A001 -- one write per line: the centrals' threads print too
+    with _output:
+        sys.stdout.write(sep.join(str(value) for value in values) + end)
+        if flush:
+            sys.stdout.flush()
+
 
 DEVICE = 'org.bluez.Device1'
 ADAPTER = 'org.bluez.Adapter1'
@@ -358,8 +372,6 @@ def main():
                 return True
             state['index'] += 1
             if 'hex' in line:
-                if args.speed == 0 and state['played'] % 16 == 0:
-                    PERIPHERAL['drain']()
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
                 if obj.sb_dead or devices[line['device']].sb_refuse:
@@ -462,10 +474,32 @@ def main():
 
 
 GATT_MANAGER = 'org.bluez.GattManager1'
+# The centrals' sockets read and their packets counted (--quiet-relay): prints "ready", then the count once
+# the application has closed them all.
+COUNTER = '''
+import os, select, sys
+fds, count = {int(fd) for fd in sys.argv[1:]}, 0
+poller = select.poll()
+for fd in fds:
+    poller.register(fd, select.POLLIN)
+print('ready', flush=True)
+while fds:
+    for fd, _ in poller.poll():
+        try:
+            packet = os.read(fd, 512)
+        except OSError:
+            packet = b''
+        if packet:
+            count += 1
+        else:
+            poller.unregister(fd)
+            fds.discard(fd)
+print(count, flush=True)
+'''
 # How long the mock, as bluetoothd, waits for an application's answer (the calls block its loop).
 APP_TIMEOUT = 2
 # Whether a registered application is still being read and subscribed to.
-PERIPHERAL = {'pending': False, 'drain': lambda: None}
+PERIPHERAL = {'pending': False}
 ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
 
 
@@ -479,64 +513,76 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
     })
     # One registered application and its notify characteristics: path -> uuid; StartNotify
     # subscriptions by path (bluetoothd calls StopNotify when the last one goes).
-    app = {'sender': None, 'path': None, 'notify': {}, 'started': {}, 'receiver': None, 'count': 0}
+    app = {'sender': None, 'path': None, 'notify': {}, 'started': {}, 'receiver': None, 'count': 0, 'counter': None}
     # The centrals: device path, AcquireNotify sockets (socket, uuid, watch), values received.
     centrals = [{'index': i, 'device': None, 'sockets': [], 'received': 0, 'gone': False} for i in range(args.centrals)]
     atexit.register(lambda: args.quiet_relay and print(f"relayed total {app['count']}", flush=True))
+    # The count and each central's state, shared with the centrals' reader threads.
+    lock = threading.Lock()
 
     def received(central, uuid, value):
-        central['received'] += 1
-        if args.quiet_relay:
-            app['count'] += 1
-        else:
-            print(f"relayed {central['index']} {uuid} {value.hex()}", flush=True)
-        if central is centrals[-1] and central['received'] == args.central_leaves_after:
-            leave(central)
+        with lock:
+            if central['gone']:
+                return
+            central['received'] += 1
+            if args.quiet_relay:
+                app['count'] += 1
+            else:
+                print(f"relayed {central['index']} {uuid} {value.hex()}")
+            leaving = central is centrals[-1] and central['received'] == args.central_leaves_after
+            if leaving:
+                central['gone'] = True
+        if leaving:
+            GLib.idle_add(leave, central)
 
     def relayed(interface, changed, _invalidated, path=None, sender=None):
         if sender != app['sender'] or path not in app['notify'] or interface != CHAR or 'Value' not in changed:
             return
         for central in centrals:
-            if not central['gone'] and path in app['started']:
+            if path in app['started']:
                 received(central, app['notify'][path], bytes(changed['Value']))
 
-    def read_socket(central, entry):
-        """Prints what waits on a central's socket; False (and the socket closed) once the app closed it."""
-        sock, uuid, _watch = entry
+    def read_socket(central, sock, uuid):
+        # A central is a device of its own: it reads its socket as the values come, whatever the mock
+        # is busy with, until the application closes its end (or the central shuts its own).
         while True:
             try:
-                value = sock.recv(512, socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                return True
+                value = sock.recv(512)
             except OSError:
                 value = b''
             if not value:
-                close_socket(central, entry, watched=False)
-                return False
-            if not central['gone']:
-                received(central, uuid, value)
+                break
+            received(central, uuid, value)
+        sock.close()
 
-    def drain():
-        # The centrals read what waits on their sockets: each is a device of its own, so a flood the
-        # mock plays in one go does not keep them from reading.
-        for central in centrals:
-            for entry in list(central['sockets']):
-                read_socket(central, entry)
+    def close_sockets(central, wait=0):
+        """Ends the central's subscriptions through sockets: after up to `wait` seconds for each reader
+        to read what the application sent before it closed its end."""
+        for sock, reader in central['sockets']:
+            if reader.ident is None:  # never read (--centrals-stall), or read by the counter
+                if app['counter'] and wait:
+                    counted(app['counter'], wait)
+                sock.close()
+            else:
+                reader.join(wait)
+                if reader.is_alive():
+                    sock.shutdown(socket.SHUT_RDWR)
+                    reader.join()
+        central['sockets'] = []
 
-    if not args.centrals_stall:
-        PERIPHERAL['drain'] = drain
-
-    def close_socket(central, entry, watched=True):
-        if entry in central['sockets']:
-            central['sockets'].remove(entry)
-            if watched and entry[2] is not None:
-                GLib.source_remove(entry[2])
-            entry[0].close()
+    def counted(counter, wait):
+        """The counter's count, once the application has closed every socket (or after `wait` s)."""
+        try:
+            counter.wait(wait)
+        except subprocess.TimeoutExpired:
+            counter.kill()
+        with lock:
+            app['count'] += int((counter.communicate()[0].split() or ['0'])[-1])
+        app['counter'] = None
 
     def leave(central):
         central['gone'] = True
-        for entry in list(central['sockets']):
-            close_socket(central, entry)
+        close_sockets(central)
         for path in list(app['started']):
             app['started'][path] -= 1
             if app['started'][path] == 0:
@@ -546,6 +592,7 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
         if central['device']:
             dbusmock.mockobject.objects[central['device']].UpdateProperties(DEVICE, {'Connected': dbus.Boolean(False)})
         print(f"central {central['index']} left", flush=True)
+        return False
 
     def read_application(sender, path):
         try:
@@ -582,6 +629,14 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
                 for central in centrals:
                     subscribe(central, characteristic, char_path, uuid, 'NotifyAcquired' in props)
                 print(f"relay subscribed {uuid} {args.centrals}", flush=True)
+        sockets = [sock for central in centrals for sock, _ in central['sockets']]
+        if args.quiet_relay and not args.centrals_stall and sockets:
+            # The benchmark's centrals count in one process of their own, as bluetoothd reads every
+            # socket in one: it shares no lock with the mock playing.
+            fds = [sock.fileno() for sock in sockets]
+            app['counter'] = subprocess.Popen([sys.executable, '-c', COUNTER] + [str(fd) for fd in fds], pass_fds=fds,
+                                              stdout=subprocess.PIPE, text=True)
+            app['counter'].stdout.readline()  # "ready"
 
     def subscribe(central, characteristic, char_path, uuid, acquire):
         if acquire and not args.relay_start_notify:
@@ -589,11 +644,11 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
                                        'link': 'LE'}, signature='sv')
             fd, _mtu = characteristic.AcquireNotify(options, dbus_interface=CHAR, timeout=APP_TIMEOUT)
             sock = socket.socket(fileno=fd.take())
-            entry = [sock, uuid, None]
-            if not args.centrals_stall:
-                entry[2] = GLib.io_add_watch(sock.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
-                                             lambda _fd, _condition: read_socket(central, entry))
-            central['sockets'].append(entry)
+            reader = threading.Thread(target=read_socket, args=(central, sock, uuid), daemon=True)
+            # With --quiet-relay one process counts what every socket gets (started once all are acquired).
+            if not args.centrals_stall and not args.quiet_relay:
+                reader.start()
+            central['sockets'].append((sock, reader))
         else:
             characteristic.StartNotify(dbus_interface=CHAR, timeout=APP_TIMEOUT)
             app['started'][char_path] = app['started'].get(char_path, 0) + 1
@@ -611,11 +666,10 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
     def unregister_application(path):
         if str(path) != app['path']:
             raise dbus.exceptions.DBusException('no such application', name='org.bluez.Error.DoesNotExist')
-        # What the application sent before unregistering reaches the centrals, then bluetoothd drops them.
-        PERIPHERAL['drain']()
+        # What the application sent before unregistering (it closes its ends first) reaches the
+        # centrals, then bluetoothd drops them.
         for central in centrals:
-            for entry in list(central['sockets']):
-                close_socket(central, entry)
+            close_sockets(central, wait=0 if args.centrals_stall else 2)
         app.update(sender=None, path=None, notify={}, started={})
         print('application unregistered', flush=True)
 

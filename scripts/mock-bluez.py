@@ -559,9 +559,14 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
         """Ends the central's subscriptions through sockets: after up to `wait` seconds for each reader
         to read what the application sent before it closed its end."""
         for sock, reader in central['sockets']:
-            if reader.ident is None:  # never read (--centrals-stall), or read by the counter
+            if reader.ident is None:  # never read (--centrals-stall), or read by the counter process
                 if app['counter'] and wait:
                     counted(app['counter'], wait)
+                else:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)  # closed for the counter and the app too
+                    except OSError:
+                        pass
                 sock.close()
             else:
                 reader.join(wait)

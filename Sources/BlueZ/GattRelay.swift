@@ -125,14 +125,14 @@ public final class GattRelay: Sendable {
         func subscriberCount(_ path: String) -> Int { subscribers[path, default: 0] + sockets[path, default: []].count }
 
         /// Sends `values` (by characteristic path) on the characteristics' sockets, counting what a
-        /// socket did not take; true when those are the first not taken. Under the lock: a socket
-        /// is taken out of the list under it before it is closed.
-        mutating func send(_ values: [String: [[UInt8]]]) -> Bool {
+        /// socket did not take; how many were not taken when those are the first, else nil. Under
+        /// the lock: a socket is taken out of the list under it before it is closed.
+        mutating func send(_ values: [String: [[UInt8]]]) -> Int? {
             let before = notSent
             for (path, values) in values {
                 for fd in sockets[path, default: []] { notSent += values.count - DBusConnection.sendPackets(values, on: fd) }
             }
-            return before == 0 && notSent > 0
+            return before == 0 && notSent > 0 ? notSent : nil
         }
 
         /// Forgets every socket, returning them to be closed.
@@ -180,12 +180,12 @@ public final class GattRelay: Sendable {
 
     /// Sends what the D-Bus thread's turn staged for the sockets (after each turn).
     private func sendStaged() {
-        let firstLoss = state.withLock { s in
-            guard !s.staged.isEmpty else { return false }
+        let firstLoss = state.withLock { s -> Int? in
+            guard !s.staged.isEmpty else { return nil }
             defer { s.staged.removeAll(keepingCapacity: true) }
             return s.send(s.staged)
         }
-        if firstLoss { onEvent(.notRelayed(count: state.withLock { $0.notSent })) }
+        if let firstLoss { onEvent(.notRelayed(count: firstLoss)) }
     }
 
     private func register() throws(GattRelayError) {
@@ -250,11 +250,11 @@ public final class GattRelay: Sendable {
     /// range would.
     public func forward(uuid: UInt16, bytes: [UInt8]) {
         let staging = client.bus.onDispatchThread
-        let found = state.withLock { s -> (path: String, notify: Bool, advertise: Bool, firstLoss: Bool)? in
+        let found = state.withLock { s -> (path: String, notify: Bool, advertise: Bool, firstLoss: Int?)? in
             guard s.registered, !s.stopped, let index = s.characteristics.firstIndex(where: { $0.uuid == uuid && $0.notifies })
             else { return nil }
             let path = s.characteristics[index].path
-            var firstLoss = false
+            var firstLoss: Int?
             if s.sockets[path] != nil {
                 if staging { s.staged[path, default: []].append(bytes) } else { firstLoss = s.send([path: [bytes]]) }
             }
@@ -263,7 +263,7 @@ public final class GattRelay: Sendable {
             return (path, s.subscribers[path, default: 0] > 0, advertise, firstLoss)
         }
         guard let found else { return }
-        if found.firstLoss { onEvent(.notRelayed(count: 1)) }
+        if let firstLoss = found.firstLoss { onEvent(.notRelayed(count: firstLoss)) }
         if found.notify {
             client.bus.emit(
                 path: found.path, interface: Self.propertiesInterface, member: "PropertiesChanged",

@@ -191,8 +191,12 @@ public final class DBusConnection: @unchecked Sendable {
     /// thread's CPU at once) goes after those that wake this one's threads.
     public func afterEachTurn(last: Bool = false, _ handler: @escaping @Sendable () -> Void) {
         _ = enqueue { connection in
-            if last { connection.loop.turnEnds.append(handler) } else { connection.loop.turnEnds.insert(handler, at: connection.loop.firstLastTurnEnd) }
-            if !last { connection.loop.firstLastTurnEnd += 1 }
+            if last {
+                connection.loop.turnEnds.append(handler)
+            } else {
+                connection.loop.turnEnds.insert(handler, at: connection.loop.firstLastTurnEnd)
+                connection.loop.firstLastTurnEnd += 1
+            }
         }
     }
 

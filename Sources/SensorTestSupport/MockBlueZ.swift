@@ -32,7 +32,7 @@ public final class MockBlueZ: Sendable {
         probe.executableURL = URL(fileURLWithPath: python)
         probe.arguments = ["-c", "import \(modules)"]
         probe.standardError = FileHandle.nullDevice
-        try probe.run()
+        try ChildLaunch.run(probe)
         probe.waitUntilExit()
         return probe.terminationStatus == 0
     }
@@ -243,7 +243,7 @@ public final class ChildProcess: Sendable {
             ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])", path]
             + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
+        let pipe = ChildLaunch.pipe()
         process.standardOutput = pipe
         process.standardError = pipe
         self.process = process
@@ -263,7 +263,7 @@ public final class ChildProcess: Sendable {
                 }
             }
         }
-        try process.run()
+        try ChildLaunch.run(process)
         reader.start()
     }
 

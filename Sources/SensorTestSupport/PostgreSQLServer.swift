@@ -65,10 +65,10 @@ public final class PostgreSQLServer: Sendable {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: path)
         probe.arguments = ["--bindir"]
-        let pipe = Pipe()
+        let pipe = ChildLaunch.pipe()
         probe.standardOutput = pipe
         probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return nil }
+        guard (try? ChildLaunch.run(probe)) != nil else { return nil }
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         probe.waitUntilExit()
         guard probe.terminationStatus == 0 else { return nil }
@@ -165,7 +165,7 @@ public final class PostgreSQLServer: Sendable {
         let start = "import os, sys; os.closerange(3, os.sysconf('SC_OPEN_MAX')); os.chdir(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])"
         let argv = ([MockBlueZ.python, "-c", start, directory.path] + command).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, MockBlueZ.python, &actions, &attributes, argv, environ)
+        let spawned = ChildLaunch.exclusively { posix_spawn(&pid, MockBlueZ.python, &actions, &attributes, argv, environ) }
         guard spawned == 0 else {
             throw MockBlueZ.Failure(description: "\(command[0]) did not start: \(String(cString: strerror(spawned)))")
         }

@@ -2,6 +2,7 @@ import Captures
 import Foundation
 import GATT
 import SensorCore
+import SensorTestSupport
 
 /// `sensorbridge-bench btsnoop`: btsnoop parsing throughput (HCI records to decoded-handle
 /// notifications, reading the file) on a generated ~50 MB capture, beside
@@ -101,7 +102,7 @@ enum BtsnoopBenchmark {
         let cpuBefore = cpuSeconds(RUSAGE_CHILDREN)
         let start = ContinuousClock.now
         do {
-            try process.run()
+            try ChildLaunch.run(process)
         } catch {
             fatalError("cannot run \(tshark.path): \(error)")
         }

@@ -282,9 +282,9 @@ enum WebBenchmark {
         process.arguments =
             ["-s", "--max-time", "60", "-w", "%{http_code} %{size_download} %{time_total}\n"]
             + Array(repeating: ["-o", body.path, url], count: count).flatMap { $0 }
-        let output = Pipe()
+        let output = ChildLaunch.pipe()
         process.standardOutput = output
-        try process.run()
+        try ChildLaunch.run(process)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         var statuses: [Int] = []

@@ -49,7 +49,7 @@ struct DBusConnectionTests {
         let bus = try DBusConnection(address: mock.address)
         defer { bus.close() }
         try await Self.mock(bus, "AddMethod", [.string("org.sensorbridge.Test"), .string("EchoFD"), .string("h"), .string("h"), .string("ret = args[0]")])
-        let pipe = Pipe()
+        let pipe = ChildLaunch.pipe()
         let sent = pipe.fileHandleForWriting.fileDescriptor
         let reply = try await bus.call(
             destination: "org.bluez", path: "/", interface: "org.sensorbridge.Test", member: "EchoFD", arguments: [.unixFD(sent)])

@@ -1,4 +1,5 @@
 import Foundation
+import SensorTestSupport
 
 /// Runs a program the export tests check files with (xmllint, Chromium, python3), with a time bound.
 enum ExternalTool {
@@ -32,7 +33,7 @@ enum ExternalTool {
         process.standardInput = FileHandle.nullDevice
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ChildLaunch.run(process)
         var status: Int32?
         if exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
             let pid = process.processIdentifier

@@ -24,7 +24,7 @@ final class Browser {
         driver.arguments = ["--port=\(port)"]
         driver.standardOutput = FileHandle.nullDevice
         driver.standardError = FileHandle.nullDevice
-        try driver.run()
+        try ChildLaunch.run(driver)
         let deadline = ContinuousClock.now + .seconds(20)
         while (try? WebTests.curl(base + "/status").status) != 200 {
             guard ContinuousClock.now < deadline else {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SensorBridge
 import SensorCore
+import SensorTestSupport
 import Testing
 
 /// The command line itself (issue 17): "did you mean" for options, negative numbers as values,
@@ -44,7 +45,7 @@ import Testing
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ChildLaunch.run(process)
         process.waitUntilExit()
         return (
             process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8)
@@ -336,7 +337,7 @@ import Testing
             child.standardInput = terminal.follower
             child.standardError = terminal.follower
             child.standardOutput = FileHandle.nullDevice
-            try child.run()
+            try ChildLaunch.run(child)
             let asked = terminal.waitFor("Delete workout 1 (2026-11-01 07:00, running, 30:00)? [y/N] ", timeout: .seconds(30))
             if !asked { child.terminate() }
             #expect(asked, "\(terminal.screen)")

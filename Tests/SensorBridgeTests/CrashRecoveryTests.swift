@@ -1,6 +1,7 @@
 import Foundation
 import SensorBridge
 import SensorCore
+import SensorTestSupport
 import Synchronization
 import Testing
 import Workouts
@@ -101,7 +102,7 @@ final class KilledChild {
         process.executableURL = try CrashRecoveryTests.executable()
         process.arguments = arguments
         process.environment = environment
-        let errors = Pipe()
+        let errors = ChildLaunch.pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let seen = DispatchSemaphore(value: 0)
@@ -117,7 +118,7 @@ final class KilledChild {
             }
             if !signalled { seen.signal() }
         }
-        try process.run()
+        try ChildLaunch.run(process)
         reader.start()
         _ = seen.wait(timeout: .now() + 30)
         sawMarker = printed.contains(marker)

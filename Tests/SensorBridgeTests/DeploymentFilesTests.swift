@@ -41,7 +41,7 @@ struct DeploymentFilesTests {
         process.standardError = handle
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ChildLaunch.run(process)
         if exited.wait(timeout: .now() + 60) == .timedOut {
             process.terminate()
             exited.wait()

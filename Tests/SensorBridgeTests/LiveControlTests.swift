@@ -102,11 +102,11 @@ struct LiveControlTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: tmux)
             process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
-            let output = Pipe()
+            let output = ChildLaunch.pipe()
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = reading ? output : FileHandle.nullDevice
             process.standardError = reading ? output : FileHandle.nullDevice
-            try process.run()
+            try ChildLaunch.run(process)
             guard reading else { return "" }
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -157,9 +157,9 @@ struct LiveControlTests {
         child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
         child.standardInput = terminal.follower
         child.standardError = terminal.follower
-        let output = Pipe()
+        let output = ChildLaunch.pipe()
         child.standardOutput = output
-        try child.run()
+        try ChildLaunch.run(child)
         defer {
             if child.isRunning {
                 kill(child.processIdentifier, SIGKILL)
@@ -203,14 +203,16 @@ final class PseudoTerminal: Sendable {
         // posix_openpt, unlockpt and ptsname as Linux's devpts does them (Glibc's declarations are
         // not imported): /dev/ptmx, then TIOCSPTLCK (unlock) and TIOCGPTN (its number), whose
         // values are the kernel's ABI (_IOW('T', 0x31, int) and _IOR('T', 0x30, unsigned int)).
-        leader = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        leader = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: Int32 = 0
         var number: UInt32 = 0
         guard leader >= 0, ioctl(leader, 0x4004_5431, &unlock) == 0, ioctl(leader, 0x8004_5430, &number) == 0 else {
             throw Failure(description: "no pseudo-terminal: \(String(cString: strerror(errno)))")
         }
         let name = "/dev/pts/\(number)"
-        let descriptor = open(name, O_RDWR | O_NOCTTY)
+        // Close-on-exec: a child is given the terminal as its standard input or error (a copy that
+        // does not close), never passed the descriptor itself.
+        let descriptor = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(description: "cannot open \(name)") }
         follower = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         let leader = leader

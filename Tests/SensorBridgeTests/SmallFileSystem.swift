@@ -1,4 +1,5 @@
 import Foundation
+import SensorTestSupport
 
 /// A small tmpfs of its own, mounted on a temporary folder, to fill up: a real full disk for the
 /// tests. Needs root (or CAP_SYS_ADMIN); `unavailableReason` says why not where it cannot be had.
@@ -48,10 +49,10 @@ final class SmallFileSystem {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let output = Pipe()
+        let output = ChildLaunch.pipe()
         process.standardOutput = output
         process.standardError = output
-        do { try process.run() } catch { return (-1, "\(error)") }
+        do { try ChildLaunch.run(process) } catch { return (-1, "\(error)") }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)

@@ -1,4 +1,5 @@
 import Foundation
+import SensorTestSupport
 import Testing
 @testable import WorkoutStore
 
@@ -35,7 +36,7 @@ import Testing
             child.standardOutput = FileHandle.nullDevice
             return (child, errors)
         }
-        for (child, _) in children { try child.run() }
+        for (child, _) in children { try ChildLaunch.run(child) }
         let deadline = Date().addingTimeInterval(60)
         return children.map { child, errors in
             while child.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
@@ -116,9 +117,9 @@ import Testing
             let sqlite = Process()
             sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             sqlite.arguments = ["python3", "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript(sys.stdin.read())", path]
-            let input = Pipe()
+            let input = ChildLaunch.pipe()
             sqlite.standardInput = input
-            try sqlite.run()
+            try ChildLaunch.run(sqlite)
             input.fileHandleForWriting.write(Data(fixture.utf8))
             try input.fileHandleForWriting.close()
             sqlite.waitUntilExit()

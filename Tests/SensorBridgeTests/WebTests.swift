@@ -24,9 +24,9 @@ extension BridgeOutTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             process.arguments = ["-s", "--max-time", "20", "-o", bodyFile.path, "-w", "%{http_code}"] + options + [url]
-            let output = Pipe()
+            let output = ChildLaunch.pipe()
             process.standardOutput = output
-            try process.run()
+            try ChildLaunch.run(process)
             let status = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return Reply(status: Int(String(decoding: status, as: UTF8.self)) ?? -1, body: (try? Data(contentsOf: bodyFile)) ?? Data())

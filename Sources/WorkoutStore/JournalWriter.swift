@@ -109,6 +109,8 @@ final class JournalWriter: Sendable {
     /// How long a journal write waits for another process's write lock before it keeps its batch
     /// for the next turn (milliseconds).
     static let writeBusyTimeout: Int32 = 200
+    /// How long finishing or discarding the recording waits for it.
+    static let closeBusyTimeout: Int32 = 10_000
 
     init(_ journal: sending Journal, flushInterval: Duration, beforeCommit: (@Sendable () -> Void)?) {
         let start = journal.start
@@ -214,6 +216,11 @@ final class JournalWriter: Sendable {
     func close<T: Sendable>(_ body: (WorkoutStore) throws(WorkoutStoreError) -> T) throws(WorkoutStoreError) -> T? {
         let value = try journal.withLock { (journal) throws(WorkoutStoreError) -> T? in
             guard !journal.isClosed, let store = journal.store else { return nil }
+            // The end of a recording is in no hurry: another process's write (another recording
+            // finishing, a class of riders at once) is waited out as long as it takes, within
+            // reason, where a journal write gives up after `writeBusyTimeout` and tries again.
+            store.sqlite?.setBusyTimeout(milliseconds: Self.closeBusyTimeout)
+            defer { store.sqlite?.setBusyTimeout(milliseconds: Self.writeBusyTimeout) }
             let value = try body(store)
             journal.close()
             pending.withLock { pending in

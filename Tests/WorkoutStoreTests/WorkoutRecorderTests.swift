@@ -209,6 +209,30 @@ import Zones
         try recorder.discard()
     }
 
+    /// Finishing waits out another process's write lock held far longer than a journal write
+    /// would wait (many recordings ending at once on one store), and saves the workout whole.
+    @Test(.timeLimit(.minutes(1))) func finishingWaitsForAnotherWriterInsteadOfFailing() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let workout = try ride(minutes: 2)
+        let recorder = try Self.recorder(for: workout, path: path, gate: CommitGate(open: true))
+        #expect(recorder.record(samples: workout.samples, events: workout.events) == nil)
+        let other = try WorkoutStore(path: path)
+        try other.connection.execute("BEGIN IMMEDIATE")
+        let finished = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<WorkoutID, WorkoutStoreError>?>(nil)
+        Thread {
+            let outcome = Result { () throws(WorkoutStoreError) in try recorder.finish(workout) }
+            result.withLock { $0 = outcome }
+            finished.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 1.5)  // well past the journal's 200 ms
+        try other.connection.execute("COMMIT")
+        finished.wait()
+        #expect(result.withLock { $0 } == .success(recorder.workoutID))
+        #expect(try other.workout(recorder.workoutID) == workout)
+    }
+
     /// A recorder let go unfinished writes what it was given, ends its thread and closes its
     /// connection before it is gone (a process that exits right after leaves no WAL behind), as
     /// does one discarded; neither leaves the writer thread behind.

@@ -117,7 +117,7 @@ import Zones
     /// in the middle of its panel.
     @Test(
         .enabled(if: chromium != nil && python != nil, "needs chromium and python3 (Debian chromium, in .ci/debian-packages)"),
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(10)))
     func chromiumRendersItAndThePixelsAreWhereTheChartPutsThem() throws {
         let workout = try SyntheticRide.workout(seconds: 3600, seed: 10, startDate: CSVEncoderTests.startDate)
         let svg = SVGChart().render(workout)

@@ -270,7 +270,7 @@ struct PostgreSQLConnectionTests {
     /// Two connections at once: the second's update of a row the first has locked waits (the
     /// server lists its lock as not granted) until the first commits, then applies on top of it;
     /// `NOWAIT` fails at once with `lock_not_available`.
-    @Test(.timeLimit(.minutes(1))) func aSecondConnectionWaitsForARowLock() throws {
+    @Test(.timeLimit(.minutes(10))) func aSecondConnectionWaitsForARowLock() throws {
         let url = try PostgreSQLServer.shared().makeDatabase()
         let first = try PostgreSQLConnection(url)
         try first.execute("CREATE TABLE counters (id bigint PRIMARY KEY, n bigint NOT NULL); INSERT INTO counters VALUES (1, 0)")
@@ -354,7 +354,7 @@ struct PostgreSQLConnectionTests {
 struct PostgreSQLServerLossTests {
     /// The server stopped while connected: the next statement throws `connectionLost` (no crash),
     /// and so does every one after it; connecting again fails; the folder is gone.
-    @Test(.timeLimit(.minutes(1))) func theServerStoppingIsAClearError() throws {
+    @Test(.timeLimit(.minutes(10))) func theServerStoppingIsAClearError() throws {
         let server = try PostgreSQLServer()
         let connection = try PostgreSQLConnection(server.makeDatabase())
         try connection.execute("CREATE TABLE t (id bigint)")

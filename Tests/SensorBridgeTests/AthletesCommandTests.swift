@@ -103,7 +103,7 @@ import WorkoutStore
 
     /// `record --athlete NAME` without --hr or --power records the athlete's assigned sensors
     /// (the mock's HRM-Pro and Assioma) with the athlete's zones.
-    @Test(.timeLimit(.minutes(1)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+    @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
     func recordForAnAthleteTakesTheirSensors() throws {
         _ = run(["athletes", "add", "Anna", "--hr-zones", "100,110,120,130"])
         _ = run(["athletes", "assign", "Anna", "--hr", "C4:7E:11:22:33:44", "--power", "E8:FE:6E:91:9F:16"])

@@ -129,7 +129,7 @@ extension BridgeOutTests {
     struct BrowserTests {
         static let screenshots = ProcessInfo.processInfo.environment["SENSORBRIDGE_SCREENSHOTS"]
 
-        @Test(.timeLimit(.minutes(3))) func theLivePageFollowsTheRideAndItsButtonsWork() throws {
+        @Test(.timeLimit(.minutes(10))) func theLivePageFollowsTheRideAndItsButtonsWork() throws {
             // Heart rate 120 bpm for 6 s, then 180 (from zone 2 to zone 5 of 100,130,150,170), 200 W.
             let source = try LiveControlTests.trace(seconds: 16, heartRate: { t in t < 6 ? "0678" : "06b4" }) { _ in
                 LiveControlTests.pedalling

@@ -325,7 +325,7 @@ import Testing
 
     /// The built binary on a real terminal (a pseudo-terminal as its standard input and error):
     /// it asks, reads the answer as it is typed, and keeps or deletes the workout.
-    @Test(.timeLimit(.minutes(1))) func theBuiltBinaryAsksOnARealTerminal() throws {
+    @Test(.timeLimit(.minutes(10))) func theBuiltBinaryAsksOnARealTerminal() throws {
         for _ in 0..<2 { run(["replay", capture("run-30min-hr.jsonl"), "--save"]) }
         let binary = try CrashRecoveryTests.executable()
         for (answer, status, left) in [("n\n", Int32(1), [1, 2]), ("y\n", Int32(0), [2])] {

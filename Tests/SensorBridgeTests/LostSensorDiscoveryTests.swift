@@ -39,7 +39,7 @@ struct LostSensorDiscoveryTests {
     /// bringing it back in range (with backoff alone the attempt after a 40 s absence comes 21 s
     /// later), the gap is recorded, and every value sent arrives. Discovery runs from the loss to
     /// the reconnection. About 50 s.
-    @Test(.timeLimit(.minutes(2))) func aPowerMeterGone40sNotifiesAgainWithin2sOfComingBack() throws {
+    @Test(.timeLimit(.minutes(10))) func aPowerMeterGone40sNotifiesAgainWithin2sOfComingBack() throws {
         let gone = (0..<40).map { i in #"{"t":\#(3.5 + Double(i)),"device":"hr","uuid":"2a37","hex":"0678"}"# }
         let back = (1...12).map { i in
             i % 4 == 0
@@ -95,7 +95,7 @@ struct LostSensorDiscoveryTests {
     }
 
     /// Once the lost sensor is back nothing is lost: discovery stops while the recording goes on.
-    @Test(.timeLimit(.minutes(1))) func discoveryRunsOnlyWhileASensorIsLost() throws {
+    @Test(.timeLimit(.minutes(10))) func discoveryRunsOnlyWhileASensorIsLost() throws {
         let source = try BlueZCommandTests.trace(
             lines: 120,
             extra: [
@@ -125,7 +125,7 @@ struct LostSensorDiscoveryTests {
 
     /// A sensor still lost when the recording stops: its discovery is stopped, not left to BlueZ
     /// to end when the bridge leaves the bus.
-    @Test(.timeLimit(.minutes(1))) func stoppingEndsTheDiscoveryForASensorStillLost() throws {
+    @Test(.timeLimit(.minutes(10))) func stoppingEndsTheDiscoveryForASensorStillLost() throws {
         let source = try BlueZCommandTests.trace(
             lines: 60, extra: [#"{"t":13,"event":"disconnected","device":"power"}"#])
         let mock = try MockBlueZ(trace: source)

@@ -9,7 +9,7 @@ import WorkoutStore
 /// and says where; a sensor must offer a service of the role it is given for.
 @Suite(.serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
 struct RecordOptionsTests {
-    @Test(.timeLimit(.minutes(1))) func recordWithNoFlagsSavesAndSaysWhere() throws {
+    @Test(.timeLimit(.minutes(10))) func recordWithNoFlagsSavesAndSaysWhere() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 40), speed: 4)
         defer { mock.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString)")
@@ -34,7 +34,7 @@ struct RecordOptionsTests {
     }
 
     /// A power meter measures cadence too: given for both roles it is one link, and its cadence counts.
-    @Test(.timeLimit(.minutes(1))) func oneDeviceMayTakeTwoRolesItOffers() throws {
+    @Test(.timeLimit(.minutes(10))) func oneDeviceMayTakeTwoRolesItOffers() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 60))
         defer { mock.stop() }
         let run = try BlueZCommandTests.record(mock, ["--power", "Assioma", "--cadence", "Assioma", "--hr", "HRM-Pro", "--json"])

@@ -73,7 +73,7 @@ import WorkoutStore
         return false
     }
 
-    @Test(.timeLimit(.minutes(3)), arguments: [SIGKILL, SIGTERM])
+    @Test(.timeLimit(.minutes(10)), arguments: [SIGKILL, SIGTERM])
     func convertStoppedMidRunLeavesTheOldOutputWhole(signal: Int32) throws {
         let trace = try longTrace(copies: 6)
         let output = path("ride.btsnoop")
@@ -114,7 +114,7 @@ import WorkoutStore
         #expect(try Self.temporaries(in: folder.path) == [])
     }
 
-    @Test(.timeLimit(.minutes(3))) func aConversionThatFailsLeavesTheOldOutputAndNoTemporary() throws {
+    @Test(.timeLimit(.minutes(10))) func aConversionThatFailsLeavesTheOldOutputAndNoTemporary() throws {
         let trace = try longTrace(copies: 2)
         let capture = path("ride.btsnoop")
         #expect(runCLI(["convert", trace, capture]).status == .success)
@@ -165,7 +165,7 @@ import WorkoutStore
     /// Export encodes a file in memory and then writes it at once, so the signal nearly always
     /// arrives between files, with no temporary in flight; what SIGTERM does to one is the
     /// `convert` test's to check.
-    @Test(.timeLimit(.minutes(3)), arguments: [SIGKILL, SIGTERM])
+    @Test(.timeLimit(.minutes(10)), arguments: [SIGKILL, SIGTERM])
     func exportStoppedMidRunLeavesEveryFileWhole(signal: Int32) throws {
         let (store, reference) = try storeAndReference(copies: 8)
         let output = path("exports")
@@ -214,7 +214,7 @@ import WorkoutStore
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: output)) == Set(reference.keys))
     }
 
-    @Test(.timeLimit(.minutes(3))) func anExportThatFailsLeavesNoTemporary() throws {
+    @Test(.timeLimit(.minutes(10))) func anExportThatFailsLeavesNoTemporary() throws {
         let (store, reference) = try storeAndReference(copies: 2)
         let output = path("exports")
         // A folder where the first file goes: it cannot be replaced.

@@ -59,7 +59,7 @@ import Testing
     /// Two `replay --save` into a store that does not exist yet: before stores were made under a
     /// temporary name and linked into place, both ran migration 1 and the loser deleted the file
     /// the winner was saving into (the store was gone in 21 to 77 of 100 rounds).
-    @Test(.timeLimit(.minutes(3))) func twoProcessesCreatingAStoreBothSaveIntoIt() throws {
+    @Test(.timeLimit(.minutes(10))) func twoProcessesCreatingAStoreBothSaveIntoIt() throws {
         let capture = try BlueZCommandTests.trace(lines: 40).path
         defer { try? FileManager.default.removeItem(atPath: capture) }
         for round in 0..<Self.rounds {
@@ -82,7 +82,7 @@ import Testing
     /// Two `replay --save` at once into a store whose newest workout was deleted, round after
     /// round: each takes an id above every id ever given, never the deleted one nor the other's
     /// (the high-water mark is read and raised inside the inserting transaction).
-    @Test(.timeLimit(.minutes(3))) func twoProcessesSavingAfterADeleteNeverReuseAnID() throws {
+    @Test(.timeLimit(.minutes(10))) func twoProcessesSavingAfterADeleteNeverReuseAnID() throws {
         let capture = try BlueZCommandTests.trace(lines: 40).path
         defer { try? FileManager.default.removeItem(atPath: capture) }
         let folder = try Self.folder()
@@ -105,7 +105,7 @@ import Testing
     /// Two commands opening a version-1 store at once: both migrate it, one after the other; before
     /// the version was read inside the migration's transaction, the second failed every time with
     /// the schema's SQL as its message.
-    @Test(.timeLimit(.minutes(3))) func twoProcessesOpeningAnOldStoreBothMigrateIt() throws {
+    @Test(.timeLimit(.minutes(10))) func twoProcessesOpeningAnOldStoreBothMigrateIt() throws {
         let fixture = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../Fixtures/store/workouts-v1.sql").standardized,
@@ -137,7 +137,7 @@ import Testing
     /// A write-protected store is refused before SQLite opens it: SQLite would open it read-only and
     /// leave a write-protected `-shm` beside it, which then blocked every write after the file's
     /// permissions were fixed. Run as an unprivileged user (permissions do not stop root).
-    @Test(.timeLimit(.minutes(1))) func aWriteProtectedStoreIsRefusedAndWorksOnceItIsWritableAgain() throws {
+    @Test(.timeLimit(.minutes(10))) func aWriteProtectedStoreIsRefusedAndWorksOnceItIsWritableAgain() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         chmod(folder.path, 0o777)
@@ -163,7 +163,7 @@ import Testing
     /// service's user, group `sensorbridge`; here group 65534): a member of the group lists, shows
     /// and exports its workouts, and nothing is created beside it. A mistyped --store is an error
     /// and creates nothing.
-    @Test(.timeLimit(.minutes(1))) func aMemberOfTheStoresGroupReadsTheServicesStore() throws {
+    @Test(.timeLimit(.minutes(10))) func aMemberOfTheStoresGroupReadsTheServicesStore() throws {
         try #require(geteuid() == 0, "needs root to make a store of another user")
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

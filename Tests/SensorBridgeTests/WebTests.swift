@@ -87,7 +87,7 @@ extension BridgeOutTests {
             return (status, context.output.bytes, context.errors.text)
         }
 
-        @Test(.timeLimit(.minutes(2))) func webServesTheStoredWorkoutsAsTheCommandLinePrintsThem() throws {
+        @Test(.timeLimit(.minutes(10))) func webServesTheStoredWorkoutsAsTheCommandLinePrintsThem() throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -172,7 +172,7 @@ extension BridgeOutTests {
 
         /// `web` over a PostgreSQL store shared by bridges: its answers are the commands' over it.
         @Test(
-            .timeLimit(.minutes(2)),
+            .timeLimit(.minutes(10)),
             .enabled(if: PostgreSQLServer.unavailableReason == nil, "\(PostgreSQLServer.unavailableReason ?? "")"))
         func webServesASharedStore() throws {
             let url = try PostgreSQLServer.shared().makeDatabase()
@@ -216,7 +216,7 @@ extension BridgeOutTests {
         /// `record --http`: a client of `/api/live` sees the snapshot, the values, the zone changes and
         /// the statistics while the mock plays at pace; the page's buttons' requests (with its CSRF
         /// token) lap and pause the workout, which the saved workout shows.
-        @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
         func recordServesTheRideLiveAndTakesLapsAndPauses() throws {
             let source = try LiveControlTests.trace(seconds: 8, heartRate: { t in t < 4 ? "0678" : "06b4" }) { _ in LiveControlTests.pedalling }
             defer { try? FileManager.default.removeItem(at: source) }
@@ -262,7 +262,7 @@ extension BridgeOutTests {
         }
         /// `serve --http`: the page's end ends the workout being recorded and serve goes on; the next
         /// measurements start another workout, which the live feed follows too.
-        @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
         func serveEndsOneWorkoutThroughTheAPIAndGoesOn() throws {
             let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
             defer { mock.stop() }
@@ -290,7 +290,7 @@ extension BridgeOutTests {
 
         /// The README's token: bound to all addresses, `record --http 0.0.0.0:PORT --http-token-file`
         /// takes changes only with the token, from any Host.
-        @Test(.timeLimit(.minutes(2)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
         func aTokenLetsOtherMachinesInAndGuardsEveryChange() throws {
             let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
             defer { mock.stop() }

@@ -138,7 +138,7 @@ import Zones
     /// A disk whose commit takes as long as the test wants: `record` never waits for it. Every
     /// sample is recorded, one call each, while the writer thread is known to be inside a commit;
     /// then everything reaches the journal, in order, and the finished workout replaces it.
-    @Test(.timeLimit(.minutes(1))) func recordNeverWaitsForACommitInProgress() throws {
+    @Test(.timeLimit(.minutes(10))) func recordNeverWaitsForACommitInProgress() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
         let workout = try ride(minutes: 10)
@@ -181,7 +181,7 @@ import Zones
     /// A write that fails (another process holds the store's write lock past the busy timeout)
     /// keeps what it held; the failure and the recovery are each returned once, by the first
     /// `record` after the write that saw them, and nothing is lost.
-    @Test(.timeLimit(.minutes(1))) func failingAndRecoveredWritesAreReportedOnceEach() throws {
+    @Test(.timeLimit(.minutes(10))) func failingAndRecoveredWritesAreReportedOnceEach() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
         let workout = try ride(minutes: 2)
@@ -211,7 +211,7 @@ import Zones
 
     /// Finishing waits out another process's write lock held far longer than a journal write
     /// would wait (many recordings ending at once on one store), and saves the workout whole.
-    @Test(.timeLimit(.minutes(1))) func finishingWaitsForAnotherWriterInsteadOfFailing() throws {
+    @Test(.timeLimit(.minutes(10))) func finishingWaitsForAnotherWriterInsteadOfFailing() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
         let workout = try ride(minutes: 2)
@@ -236,7 +236,7 @@ import Zones
     /// A recorder let go unfinished writes what it was given, ends its thread and closes its
     /// connection before it is gone (a process that exits right after leaves no WAL behind), as
     /// does one discarded; neither leaves the writer thread behind.
-    @Test(.timeLimit(.minutes(1))) func theWriterThreadEndsWithTheRecorder() throws {
+    @Test(.timeLimit(.minutes(10))) func theWriterThreadEndsWithTheRecorder() throws {
         let folder = try TemporaryFolder()
         let path = folder.file("workouts.sqlite")
         let workout = try ride(minutes: 2)

@@ -227,6 +227,7 @@ import Zones
             finished.signal()
         }.start()
         Thread.sleep(forTimeInterval: 1.5)  // well past the journal's 200 ms
+        #expect(result.withLock { $0 } == nil, "finishing gave up before the other writer was done")
         try other.connection.execute("COMMIT")
         finished.wait()
         #expect(result.withLock { $0 } == .success(recorder.workoutID))

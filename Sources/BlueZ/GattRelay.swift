@@ -108,9 +108,12 @@ public final class GattRelay: Sendable {
         /// The sockets of `AcquireNotify` (this end), by characteristic path: one per central
         /// subscribed (one for all before BlueZ 5.70); bluetoothd closes it when the central leaves.
         var sockets: [String: [Int32]] = [:]
-        /// Values for the sockets forwarded during the D-Bus thread's turn, by characteristic path:
-        /// sent together when the turn ends (one `sendmmsg` per socket in a flood).
-        var staged: [String: [[UInt8]]] = [:]
+        /// Values for the sockets forwarded during the D-Bus thread's turn, by characteristic path
+        /// (an entry stays once made, its array emptied with its capacity kept, so that staging
+        /// allocates nothing in steady state): sent together when the turn ends (one `sendmmsg`
+        /// per socket in a flood).
+        var staged: [(path: String, values: [[UInt8]])] = []
+        var stagedCount = 0
         /// Values a socket did not take (its reader behind), all told.
         var notSent = 0
         var registered = false
@@ -124,14 +127,35 @@ public final class GattRelay: Sendable {
         /// How many are subscribed to the characteristic at `path`, as far as this side can tell.
         func subscriberCount(_ path: String) -> Int { subscribers[path, default: 0] + sockets[path, default: []].count }
 
-        /// Sends `values` (by characteristic path) on the characteristics' sockets, counting what a
-        /// socket did not take; how many were not taken when those are the first, else nil. Under
-        /// the lock: a socket is taken out of the list under it before it is closed.
-        mutating func send(_ values: [String: [[UInt8]]]) -> Int? {
-            let before = notSent
-            for (path, values) in values {
-                for fd in sockets[path, default: []] { notSent += values.count - DBusConnection.sendPackets(values, on: fd) }
+        /// Keeps `value` for the sockets of the characteristic at `path` until `sendStaged`.
+        mutating func stage(_ value: [UInt8], for path: String) {
+            if let index = staged.firstIndex(where: { $0.path == path }) {
+                staged[index].values.append(value)
+            } else {
+                staged.append((path, [value]))
             }
+            stagedCount += 1
+        }
+
+        /// Sends what was staged on the characteristics' sockets; how many were not taken when
+        /// those are the first (`send`).
+        mutating func sendStaged() -> Int? {
+            guard stagedCount > 0 else { return nil }
+            let before = notSent
+            for index in staged.indices where !staged[index].values.isEmpty {
+                _ = send(staged[index].values, for: staged[index].path)
+                staged[index].values.removeAll(keepingCapacity: true)
+            }
+            stagedCount = 0
+            return before == 0 && notSent > 0 ? notSent : nil
+        }
+
+        /// Sends `values` on the sockets of the characteristic at `path`, counting what a socket
+        /// did not take; how many were not taken when those are the first, else nil. Under the
+        /// lock: a socket is taken out of the list under it before it is closed.
+        mutating func send(_ values: [[UInt8]], for path: String) -> Int? {
+            let before = notSent
+            for fd in sockets[path, default: []] { notSent += values.count - DBusConnection.sendPackets(values, on: fd) }
             return before == 0 && notSent > 0 ? notSent : nil
         }
 
@@ -180,11 +204,7 @@ public final class GattRelay: Sendable {
 
     /// Sends what the D-Bus thread's turn staged for the sockets (after each turn).
     private func sendStaged() {
-        let firstLoss = state.withLock { s -> Int? in
-            guard !s.staged.isEmpty else { return nil }
-            defer { s.staged.removeAll(keepingCapacity: true) }
-            return s.send(s.staged)
-        }
+        let firstLoss = state.withLock { $0.sendStaged() }
         if let firstLoss { onEvent(.notRelayed(count: firstLoss)) }
     }
 
@@ -256,7 +276,7 @@ public final class GattRelay: Sendable {
             let path = s.characteristics[index].path
             var firstLoss: Int?
             if s.sockets[path] != nil {
-                if staging { s.staged[path, default: []].append(bytes) } else { firstLoss = s.send([path: [bytes]]) }
+                if staging { s.stage(bytes, for: path) } else { firstLoss = s.send([bytes], for: path) }
             }
             let advertise = !s.advertising
             s.advertising = true

@@ -4,6 +4,7 @@
 #include <dbus/dbus.h>
 #include <sys/eventfd.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -103,6 +104,16 @@ static inline int cdbus_receive_packets(int fd, unsigned char *buffer, unsigned 
 /// `fds[0]` stays, `fds[1]` is handed to the other process. Returns 0, or -1 with errno.
 static inline int cdbus_packet_pair(int fds[2]) {
     return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds);
+}
+
+/// Sends one packet on fd without waiting; whether it was sent (not when the other side is not
+/// reading, or has closed). The corresponding C function is send.
+static inline bool cdbus_send_packet(int fd, const unsigned char *bytes, unsigned long length) {
+    ssize_t done;
+    do {
+        done = send(fd, bytes, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } while (done < 0 && errno == EINTR);
+    return done >= 0;
 }
 
 /// Sends `count` packets on `fd` in as few sendmmsg calls as it takes (64 at a time), without

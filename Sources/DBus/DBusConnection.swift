@@ -557,6 +557,10 @@ public final class DBusConnection: @unchecked Sendable {
     /// has closed). The corresponding C function is `sendmmsg`.
     @discardableResult
     public static func sendPackets(_ packets: [[UInt8]], on fd: Int32) -> Int {
+        // One packet (the usual turn): sent from its own bytes, nothing gathered.
+        if packets.count == 1 {
+            return packets[0].withUnsafeBufferPointer { cdbus_send_packet(fd, $0.baseAddress, UInt($0.count)) } ? 1 : 0
+        }
         var bytes: [UInt8] = []
         var offsets: [UInt] = []
         var lengths: [UInt] = []

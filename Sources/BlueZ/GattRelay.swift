@@ -113,7 +113,6 @@ public final class GattRelay: Sendable {
         /// allocates nothing in steady state): sent together when the turn ends (one `sendmmsg`
         /// per socket in a flood).
         var staged: [(path: String, values: [[UInt8]])] = []
-        var stagedCount = 0
         /// Values a socket did not take (its reader behind), all told.
         var notSent = 0
         var registered = false
@@ -134,19 +133,16 @@ public final class GattRelay: Sendable {
             } else {
                 staged.append((path, [value]))
             }
-            stagedCount += 1
         }
 
         /// Sends what was staged on the characteristics' sockets; how many were not taken when
         /// those are the first (`send`).
         mutating func sendStaged() -> Int? {
-            guard stagedCount > 0 else { return nil }
             let before = notSent
             for index in staged.indices where !staged[index].values.isEmpty {
                 _ = send(staged[index].values, for: staged[index].path)
                 staged[index].values.removeAll(keepingCapacity: true)
             }
-            stagedCount = 0
             return before == 0 && notSent > 0 ? notSent : nil
         }
 

@@ -554,7 +554,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Sends each of `packets` as one packet on `fd`, a `packetSocketPair` socket, in order and
     /// without waiting; returns how many were sent (fewer when the other side is not reading, or
-    /// has closed). The corresponding C function is `sendmmsg`.
+    /// has closed). The corresponding C functions are `send` (one packet) and `sendmmsg`.
     @discardableResult
     public static func sendPackets(_ packets: [[UInt8]], on fd: Int32) -> Int {
         // One packet (the usual turn): sent from its own bytes, nothing gathered.

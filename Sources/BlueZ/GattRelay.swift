@@ -135,23 +135,20 @@ public final class GattRelay: Sendable {
             }
         }
 
-        /// Sends what was staged on the characteristics' sockets; how many were not taken when
-        /// those are the first (`send`).
+        /// Sends what was staged on the characteristics' sockets (`send`) and empties it.
         mutating func sendStaged() -> Int? {
-            let before = notSent
-            for index in staged.indices where !staged[index].values.isEmpty {
-                _ = send(staged[index].values, for: staged[index].path)
-                staged[index].values.removeAll(keepingCapacity: true)
-            }
-            return before == 0 && notSent > 0 ? notSent : nil
+            defer { for index in staged.indices { staged[index].values.removeAll(keepingCapacity: true) } }
+            return send(staged)
         }
 
-        /// Sends `values` on the sockets of the characteristic at `path`, counting what a socket
-        /// did not take; how many were not taken when those are the first, else nil. Under the
-        /// lock: a socket is taken out of the list under it before it is closed.
-        mutating func send(_ values: [[UInt8]], for path: String) -> Int? {
+        /// Sends each batch's values on the sockets of the characteristic at its path, counting
+        /// what a socket did not take; how many were not taken when those are the first, else nil.
+        /// Under the lock: a socket is taken out of the list under it before it is closed.
+        mutating func send(_ batches: [(path: String, values: [[UInt8]])]) -> Int? {
             let before = notSent
-            for fd in sockets[path, default: []] { notSent += values.count - DBusConnection.sendPackets(values, on: fd) }
+            for (path, values) in batches where !values.isEmpty {
+                for fd in sockets[path, default: []] { notSent += values.count - DBusConnection.sendPackets(values, on: fd) }
+            }
             return before == 0 && notSent > 0 ? notSent : nil
         }
 
@@ -272,7 +269,7 @@ public final class GattRelay: Sendable {
             let path = s.characteristics[index].path
             var firstLoss: Int?
             if s.sockets[path] != nil {
-                if staging { s.stage(bytes, for: path) } else { firstLoss = s.send([bytes], for: path) }
+                if staging { s.stage(bytes, for: path) } else { firstLoss = s.send([(path, [bytes])]) }
             }
             let advertise = !s.advertising
             s.advertising = true

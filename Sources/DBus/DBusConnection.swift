@@ -120,8 +120,8 @@ public final class DBusConnection: @unchecked Sendable {
         }
         /// `afterEachTurn` handlers.
         var turnEnds: [@Sendable () -> Void] = []
-        /// Where `turnEnds`' `last` handlers begin.
-        var firstLastTurnEnd = 0
+        /// How many of `turnEnds` are `first` handlers (they lead).
+        var firstTurnEnds = 0
         /// The bytes of each value handed to a handler, reused: no allocation per value while
         /// handlers keep no copy.
         var scratch: [UInt8] = []
@@ -187,15 +187,16 @@ public final class DBusConnection: @unchecked Sendable {
     /// Runs `handler` on the dispatch thread after each turn: once the messages and packets that
     /// were waiting have been handled, before the thread waits for more. A handler that stages
     /// what the messages brought (a ring's `stage`) publishes the batch here, once per turn.
-    /// `last` handlers run after the others: one that wakes another process (which may take this
-    /// thread's CPU at once) goes after those that wake this one's threads.
-    public func afterEachTurn(last: Bool = false, _ handler: @escaping @Sendable () -> Void) {
+    /// `first` handlers run before the others: one that wakes another process goes before one
+    /// that wakes a thread of this one onto this CPU, which the second wake-up would let take the
+    /// CPU before the turn has ended.
+    public func afterEachTurn(first: Bool = false, _ handler: @escaping @Sendable () -> Void) {
         _ = enqueue { connection in
-            if last {
-                connection.loop.turnEnds.append(handler)
+            if first {
+                connection.loop.turnEnds.insert(handler, at: connection.loop.firstTurnEnds)
+                connection.loop.firstTurnEnds += 1
             } else {
-                connection.loop.turnEnds.insert(handler, at: connection.loop.firstLastTurnEnd)
-                connection.loop.firstLastTurnEnd += 1
+                connection.loop.turnEnds.append(handler)
             }
         }
     }

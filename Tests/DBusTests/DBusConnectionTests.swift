@@ -319,6 +319,34 @@ struct DBusConnectionTests {
         }
     }
 
+    @Test func afterEachTurnRunsTheFirstHandlersBeforeTheOthers() throws {
+        try withPacketSocket { bus, ours, theirs in
+            defer { close(theirs) }
+            bus.readPackets(from: ours) { _ in }
+            let ran = Mutex<[String]>([])
+            // The handlers of the first turn that ran all three.
+            let fullTurn = Mutex<[String]?>(nil)
+            let ended = DispatchSemaphore(value: 0)
+            // Registered in this order; the relay's (first) runs before the ring's publish.
+            bus.afterEachTurn { ran.withLock { $0.append("publish") } }
+            bus.afterEachTurn(first: true) { ran.withLock { $0.append("relay") } }
+            bus.afterEachTurn {
+                let turn = ran.withLock { ran in
+                    ran.append("last")
+                    return Array(ran.suffix(3))
+                }
+                let isFirst = fullTurn.withLock { seen in
+                    defer { seen = seen ?? turn }
+                    return seen == nil
+                }
+                if isFirst { ended.signal() }
+            }
+            #expect(send(theirs, [0x06, 0x78], 2, 0) == 2)
+            #expect(ended.wait(timeout: .now() + 10) == .success)
+            #expect(fullTurn.withLock { $0 } == ["relay", "publish", "last"])
+        }
+    }
+
     @Test func aPacketReadLateKeepsTheTimeTheKernelReceivedIt() throws {
         try withPacketSocket { bus, ours, theirs in
             defer { close(theirs) }

@@ -474,28 +474,8 @@ def main():
 
 
 GATT_MANAGER = 'org.bluez.GattManager1'
-# The centrals' sockets read and their packets counted (--quiet-relay): prints "ready", then the count once
-# the application has closed them all.
-COUNTER = '''
-import os, select, sys
-fds, count = {int(fd) for fd in sys.argv[1:]}, 0
-poller = select.poll()
-for fd in fds:
-    poller.register(fd, select.POLLIN)
-print('ready', flush=True)
-while fds:
-    for fd, _ in poller.poll():
-        try:
-            packet = os.read(fd, 512)
-        except OSError:
-            packet = b''
-        if packet:
-            count += 1
-        else:
-            poller.unregister(fd)
-            fds.discard(fd)
-print(count, flush=True)
-'''
+# The centrals' sockets read and their packets counted (--quiet-relay), in a process of its own.
+COUNTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'count-packets.py')
 # How long the mock, as bluetoothd, waits for an application's answer (the calls block its loop).
 APP_TIMEOUT = 2
 # Whether a registered application is still being read and subscribed to.
@@ -639,7 +619,7 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
             # The benchmark's centrals count in one process of their own, as bluetoothd reads every
             # socket in one: it shares no lock with the mock playing.
             fds = [sock.fileno() for sock in sockets]
-            app['counter'] = subprocess.Popen([sys.executable, '-c', COUNTER] + [str(fd) for fd in fds], pass_fds=fds,
+            app['counter'] = subprocess.Popen([sys.executable, COUNTER] + [str(fd) for fd in fds], pass_fds=fds,
                                               stdout=subprocess.PIPE, text=True)
             app['counter'].stdout.readline()  # "ready"
 

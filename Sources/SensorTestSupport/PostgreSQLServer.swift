@@ -145,29 +145,18 @@ public final class PostgreSQLServer: Sendable {
         let command =
             geteuid() == 0 ? [Self.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", path] + arguments : [path] + arguments
         let output = directory.appendingPathComponent("output").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Foundation's threads block most signals; the child starts with none blocked.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
         // Python closes the descriptors above 2 and enters the folder (glibc's posix_spawn actions
         // for both are not visible to Swift), then becomes the command.
         let start = "import os, sys; os.closerange(3, os.sysconf('SC_OPEN_MAX')); os.chdir(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])"
-        let argv = ([MockBlueZ.python, "-c", start, directory.path] + command).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = ChildLaunch.exclusively { posix_spawn(&pid, MockBlueZ.python, &actions, &attributes, argv, environ) }
-        guard spawned == 0 else {
-            throw MockBlueZ.Failure(description: "\(command[0]) did not start: \(String(cString: strerror(spawned)))")
+        let pid: pid_t
+        do {
+            pid = try ChildLaunch.spawn([MockBlueZ.python, "-c", start, directory.path] + command) { actions in
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            }
+        } catch {
+            throw MockBlueZ.Failure(description: "\(command[0]) did not start: \(error)")
         }
         // Waits for this child only, by its id; polls, so the wait is bounded.
         var status: Int32 = 0

@@ -16,7 +16,8 @@ import Synchronization
 /// process for bleak. Relaying (`--relay`, the mock's central subscribed) is measured against
 /// `record` in adjacent pairs, in turn one first then the other, on both receive paths: its figure
 /// is the median of the pairs' ratios, so that the machine's drift between phases cancels out.
-/// Then idle: connected sensors that send nothing for 10 s; then `HandOffFloor`, the design's path
+/// Beside it, the same for the AcquireNotify floor sending each packet on (one `send`): the least
+/// relaying can cost. Then idle: connected sensors that send nothing for 10 s; then `HandOffFloor`, the design's path
 /// with nothing in it.
 enum BlueZBenchmark {
     struct Failure: Error, CustomStringConvertible {
@@ -34,7 +35,8 @@ enum BlueZBenchmark {
     enum Client {
         /// `sensorbridge record` in this process with these options besides the sensors and `--json`.
         case record([String])
-        case floor(NotificationFloor.Subscription)
+        /// A floor; relaying (AcquireNotify only), it also sends each packet on, one `send`.
+        case floor(NotificationFloor.Subscription, relaying: Bool = false)
         case bleak(acquireNotify: Bool)
     }
 
@@ -50,6 +52,8 @@ enum BlueZBenchmark {
         var interval = 0.002
         /// Ends the client.
         var stop: () -> Void
+        /// Values its own reader got from a relaying floor, once stopped.
+        var relayed: () -> Int? = { nil }
     }
 
     struct Phase {
@@ -63,7 +67,8 @@ enum BlueZBenchmark {
         var idleCPU = 0.0
         /// Nanoseconds from the mock's send to the sample applied (`record` with a paced load).
         var latencies: [UInt64] = []
-        /// Values the mock's central received from the relay (`record --relay`).
+        /// Values the reader of the relay's sockets received: the mock's central (`record --relay`)
+        /// or the relaying floor's own.
         var relayed: Int?
         /// CPU seconds and times run of this process's threads while the mock played, by thread name.
         var threadCPU: [String: ThreadUse] = [:]
@@ -85,17 +90,21 @@ enum BlueZBenchmark {
         /// `record --relay` against `record`, and with `--acquire-notify`.
         var relay: RelayComparison
         var relayAcquireNotify: RelayComparison
+        /// The AcquireNotify floor sending each packet on against the floor: the least relaying costs.
+        var relayFloor: RelayComparison
     }
 
-    /// `record` with and without `--relay`, in adjacent pairs.
+    /// A client with and without relaying, in adjacent pairs.
     struct RelayComparison {
-        var pairs: [(record: Phase, relay: Phase)]
+        var pairs: [(plain: Phase, relay: Phase)]
         /// Each pair's CPU per notification relaying over not, in the order taken.
-        var ratios: [Double] { pairs.map { $0.relay.cpuPerNotification / $0.record.cpuPerNotification } }
+        var ratios: [Double] { pairs.map { $0.relay.cpuPerNotification / $0.plain.cpuPerNotification } }
         var medianRatio: Double { ratios.sorted()[ratios.count / 2] }
+        /// The median of the pairs' microseconds of CPU per notification that relaying added.
+        var medianExtra: Double { pairs.map { $0.relay.cpuPerNotification - $0.plain.cpuPerNotification }.sorted()[pairs.count / 2] }
         /// The relaying phase of the median pair.
         var median: Phase { pairs[ratios.indices.sorted { ratios[$0] < ratios[$1] }[ratios.count / 2]].relay }
-        /// Whether the central got every value `record` received, in every relaying phase.
+        /// Whether the reader got every value the client received, in every relaying phase.
         var everyValueRelayed: Bool { pairs.allSatisfy { $0.relay.relayed == $0.relay.received } }
         /// The relaying phase whose central missed the most, as "RELAYED of RECEIVED".
         var leastRelayed: String {
@@ -119,6 +128,15 @@ enum BlueZBenchmark {
                 let phase = try phase(Load(count: 2000, rate: 200), .record(options.split(separator: " ").map(String.init)))
                 print(String(format: "record %@ paced 200/s: %.1f µs per notification; ", options, phase.cpuPerNotification)
                     + describe(phase.threadCPU, per: phase.received))
+                return
+            }
+            if ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_RELAY_ONLY"] != nil {
+                // Only the paced relay comparisons through AcquireNotify, for more pairs than a whole run takes.
+                let load = Load(count: 2000, rate: 200)
+                printRelays([
+                    ("record --acquire-notify --relay", "record", try relayComparison(load, .record(["--acquire-notify", "--no-save"]))),
+                    ("AcquireNotify floor relaying", "floor", try relayComparison(load, .floor(.acquireNotify))),
+                ])
                 return
             }
             let flood = try round(Load(count: floodCount, rate: nil))
@@ -152,6 +170,7 @@ enum BlueZBenchmark {
                 for (name, round) in [("flood", flood), ("paced", paced)] {
                     object[name + "Relay"] = .object(relayFigures(round.relay))
                     object[name + "RelayAcquireNotify"] = .object(relayFigures(round.relayAcquireNotify))
+                    object[name + "RelayAcquireNotifyFloor"] = .object(relayFigures(round.relayFloor))
                 }
                 var peers: JSONObject = ["flood": .object(peerFigures(flood)), "paced": .object(peerFigures(paced))]
                 if let reason = BleakPeer.unavailableReason { peers["bleakUnavailable"] = .string(reason) }
@@ -206,22 +225,30 @@ enum BlueZBenchmark {
             bleakAcquireNotify: try bleak ? phase(load, .bleak(acquireNotify: true)) : nil,
             recordSave: try phase(
                 load, .record(["--no-acquire-notify", "--store", folder.appendingPathComponent("workouts.sqlite").path])),
-            relay: try relayComparison(load, ["--no-acquire-notify", "--no-save"]),
-            relayAcquireNotify: try relayComparison(load, ["--acquire-notify", "--no-save"]))
+            relay: try relayComparison(load, .record(["--no-acquire-notify", "--no-save"])),
+            relayAcquireNotify: try relayComparison(load, .record(["--acquire-notify", "--no-save"])),
+            relayFloor: try relayComparison(load, .floor(.acquireNotify)))
     }
 
-    /// `record OPTIONS` and `record OPTIONS --relay Bench` in adjacent pairs
-    /// (`SENSORBRIDGE_BENCH_RELAY_PAIRS`, 5 by default), the first of each pair in turn.
-    static func relayComparison(_ load: Load, _ options: [String]) throws -> RelayComparison {
-        let count = max(Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_RELAY_PAIRS"] ?? "") ?? 5, 1)
-        var pairs: [(record: Phase, relay: Phase)] = []
+    /// `client` and it relaying (`record OPTIONS --relay Bench`, the floor sending each packet
+    /// on) in adjacent pairs (`SENSORBRIDGE_BENCH_RELAY_PAIRS`, 9 by default), the first of each
+    /// pair in turn.
+    static func relayComparison(_ load: Load, _ client: Client) throws -> RelayComparison {
+        let relaying: Client =
+            switch client {
+            case .record(let options): .record(options + ["--relay", "Bench"])
+            case .floor(let subscription, _): .floor(subscription, relaying: true)
+            case .bleak: client
+            }
+        let count = max(Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_RELAY_PAIRS"] ?? "") ?? 9, 1)
+        var pairs: [(plain: Phase, relay: Phase)] = []
         for index in 0..<count {
             if index % 2 == 0 {
-                let record = try phase(load, .record(options))
-                pairs.append((record, try phase(load, .record(options + ["--relay", "Bench"]))))
+                let plain = try phase(load, client)
+                pairs.append((plain, try phase(load, relaying)))
             } else {
-                let relay = try phase(load, .record(options + ["--relay", "Bench"]))
-                pairs.append((try phase(load, .record(options)), relay))
+                let relay = try phase(load, relaying)
+                pairs.append((try phase(load, client), relay))
             }
         }
         return RelayComparison(pairs: pairs)
@@ -235,7 +262,8 @@ enum BlueZBenchmark {
             "everyValueRelayed": .bool(comparison.everyValueRelayed), "leastRelayed": .string(comparison.leastRelayed),
             "cpuMicrosecondsPerNotification": .number(rounded(phase.cpuPerNotification, 1)),
             "cpuByThread": .string(describe(phase.threadCPU, per: phase.received)),
-            "timesRecordMedianOfPairs": .number(rounded(comparison.medianRatio, 2)),
+            "timesNotRelayingMedianOfPairs": .number(rounded(comparison.medianRatio, 2)),
+            "addedMicrosecondsPerNotificationMedianOfPairs": .number(rounded(comparison.medianExtra, 1)),
             "pairRatios": .array(comparison.ratios.map { .number(rounded($0, 2)) }),
         ]
     }
@@ -296,22 +324,33 @@ enum BlueZBenchmark {
         row("record", round.record, times(round.record, [floors[0], bleaks[0]]))
         row("record --acquire-notify", round.recordAcquireNotify, times(round.recordAcquireNotify, [floors[0], floors[1]] + bleaks))
         row("record --save", round.recordSave, times(round.recordSave, [floors[0], bleaks[0]]))
-        for (name, comparison) in [("record --relay", round.relay), ("record --acquire-notify --relay", round.relayAcquireNotify)] {
-            let phase = comparison.median
-            row(
-                name, phase,
-                String(format: "%.2fx record (median of pairs: ", comparison.medianRatio)
-                    + comparison.ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ") + "), "
-                    + (comparison.everyValueRelayed ? "every value relayed" : "not every value relayed (at worst \(comparison.leastRelayed))"))
-        }
+        printRelays([
+            ("record --relay", "record", round.relay), ("record --acquire-notify --relay", "record", round.relayAcquireNotify),
+            ("AcquireNotify floor relaying", "floor", round.relayFloor),
+        ])
         for (name, phase) in floors { row(name, phase) }
         for (name, phase) in bleaks { if let phase { row(name, phase) } }
         for (name, phase) in [
             ("record", round.record), ("--acquire-notify", round.recordAcquireNotify), ("--save", round.recordSave),
             ("--relay", round.relay.median), ("--acquire-notify --relay", round.relayAcquireNotify.median),
-        ] + floors
+        ] + floors + [("AcquireNotify floor relaying", round.relayFloor.median)]
         {
             print("  \(name) by thread: \(describe(phase.threadCPU, per: phase.received))")
+        }
+    }
+
+    /// Each relay comparison's row: its median pair's relaying phase, the medians of the pairs'
+    /// ratios and added microseconds, each pair's ratio, and whether every value was relayed.
+    static func printRelays(_ relays: [(name: String, plain: String, comparison: RelayComparison)]) {
+        for (name, plain, comparison) in relays {
+            let phase = comparison.median
+            print(
+                "  " + name.padding(toLength: 32, withPad: " ", startingAt: 0)
+                    + String(format: "%7.1f µs %7d  ", phase.cpuPerNotification, phase.received)
+                    + Bench.humanRate(phase.perSecond).padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + String(format: "  %.2fx %@, +%.1f µs (medians of pairs; ratios ", comparison.medianRatio, plain, comparison.medianExtra)
+                    + comparison.ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ") + "), "
+                    + (comparison.everyValueRelayed ? "every value relayed" : "not every value relayed (at worst \(comparison.leastRelayed))"))
         }
     }
 
@@ -412,15 +451,16 @@ enum BlueZBenchmark {
         defer { try? FileManager.default.removeItem(at: trace) }
         let paced = load.rate != nil
         // A relaying record has the mock's central subscribe to it; the mock counts what it relays.
-        let relaying = if case .record(let options) = client, options.contains("--relay") { true } else { false }
+        let recordRelaying = if case .record(let options) = client, options.contains("--relay") { true } else { false }
         let mock = try MockBlueZ(
-            trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"], extra: relaying ? ["--quiet-relay"] : [])
+            trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"],
+            extra: recordRelaying ? ["--quiet-relay"] : [])
         defer { mock.stop() }
         let probe = paced ? LatencyProbe() : nil
         let peer: Peer
         switch client {
         case .record(let options): peer = record(mock, options, probe: probe)
-        case .floor(let subscription): peer = try floor(mock, subscription)
+        case .floor(let subscription, let relaying): peer = try floor(mock, subscription, relaying: relaying)
         case .bleak(let acquireNotify): peer = try BleakPeer.start(mock, acquireNotify: acquireNotify)
         }
         var result = Phase()
@@ -454,8 +494,9 @@ enum BlueZBenchmark {
             result.idleCPU = peer.cpuSeconds() - idleStart
         }
         peer.stop()
+        result.relayed = peer.relayed()
         result.latencies = probe?.latencies ?? []
-        if relaying {
+        if recordRelaying {
             // The mock prints its central's count as it exits.
             mock.stopBlueZ()
             result.relayed = mock.printedLine { $0.hasPrefix("relayed total ") }.flatMap { Int($0.dropFirst("relayed total ".count)) }
@@ -496,8 +537,8 @@ enum BlueZBenchmark {
     }
 
     /// A `NotificationFloor` on the mock's bus; its CPU is its receiving thread's.
-    static func floor(_ mock: MockBlueZ, _ subscription: NotificationFloor.Subscription) throws -> Peer {
-        let floor = try NotificationFloor(environment: mock.environment, subscription: subscription)
+    static func floor(_ mock: MockBlueZ, _ subscription: NotificationFloor.Subscription, relaying: Bool) throws -> Peer {
+        let floor = try NotificationFloor(environment: mock.environment, subscription: subscription, relaying: relaying)
         return Peer(
             waitForFirst: {
                 let deadline = ContinuousClock.now + .seconds(60)
@@ -508,6 +549,7 @@ enum BlueZBenchmark {
             },
             received: { floor.received },
             cpuSeconds: { floor.cpuSeconds },
-            stop: floor.stop)
+            stop: floor.stop,
+            relayed: { floor.relayed })
     }
 }

@@ -14,6 +14,10 @@ import Synchronization
 /// runs the filter) and a filter that counts a `PropertiesChanged` whose first changed property is
 /// `Value`. Sockets: `poll` on the characteristics' `AcquireNotify` sockets and one `recv` of a
 /// packet per readable socket, as an event loop does (asyncio's `add_reader`, bleak's reader).
+///
+/// Relaying (AcquireNotify only): each packet is also sent on at once, one `send` on a socket per
+/// characteristic whose reader is a process of its own (`PacketCounter`), as bluetoothd reads a
+/// relay's sockets: the least a relay can cost, beside what `record --relay` costs.
 final class NotificationFloor: @unchecked Sendable {
     enum Subscription {
         case startNotify
@@ -27,6 +31,10 @@ final class NotificationFloor: @unchecked Sendable {
     /// Owned; only the receiving thread uses it between `init` and `stop()`.
     private let connection: OpaquePointer
     private let sockets: [Int32]
+    /// Where a relaying floor sends each packet (`sockets[i]`'s to `counter.sockets[i]`).
+    private let counter: PacketCounter?
+    /// Packets the relaying floor's reader got, once stopped.
+    private(set) var relayed: Int?
     private let count = Atomic(0)
     private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -34,7 +42,7 @@ final class NotificationFloor: @unchecked Sendable {
     private let cpuClock = Mutex<clockid_t?>(nil)
 
     /// Connects the mock's devices, subscribes their measurements and starts receiving.
-    init(environment: [String: String], subscription: Subscription) throws {
+    init(environment: [String: String], subscription: Subscription, relaying: Bool = false) throws {
         // Finding the characteristics and connecting the devices is not what is measured: BlueZClient does it.
         let client = try BlueZClient(environment: environment)
         defer { client.bus.close() }
@@ -83,9 +91,17 @@ final class NotificationFloor: @unchecked Sendable {
             dbus_connection_unref(connection)
             throw error
         }
+        do {
+            counter = relaying ? try PacketCounter(count: sockets.count) : nil
+        } catch {
+            sockets.forEach { close($0) }
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw error
+        }
         self.connection = connection
         self.sockets = sockets
-        threadName = subscription == .startNotify ? "floor.dbus" : "floor.socket"
+        threadName = subscription == .startNotify ? "floor.dbus" : relaying ? "floor.relay" : "floor.socket"
         if subscription == .startNotify {
             dbus_connection_add_filter(connection, { _, message, context in
                 guard let message, let context else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
@@ -121,6 +137,7 @@ final class NotificationFloor: @unchecked Sendable {
     func stop() {
         stopping.store(true, ordering: .relaxed)
         finished.wait()
+        relayed = counter?.finish()
         sockets.forEach { close($0) }
         dbus_connection_close(connection)
         dbus_connection_unref(connection)
@@ -135,12 +152,16 @@ final class NotificationFloor: @unchecked Sendable {
         var entries = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         // The largest ATT value is 512 bytes.
         var packet = [UInt8](repeating: 0, count: 1024)
+        let relays = counter?.sockets
         while !stopping.load(ordering: .relaxed) {
             guard poll(&entries, nfds_t(entries.count), 100) > 0 else { continue }
             for index in entries.indices where entries[index].revents != 0 {
                 let read = packet.withUnsafeMutableBytes { recv(entries[index].fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
                 if read > 0 {
                     count.add(1, ordering: .relaxed)
+                    if let relays {
+                        _ = packet.withUnsafeBytes { send(relays[index], $0.baseAddress, read, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                    }
                 } else if read == 0 || entries[index].revents & Int16(POLLHUP | POLLERR) != 0 {
                     entries[index].fd = -1  // released by the mock: poll skips it
                 }

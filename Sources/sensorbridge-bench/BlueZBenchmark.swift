@@ -17,8 +17,8 @@ import Synchronization
 /// `record` in adjacent pairs, in turn one first then the other, on both receive paths: its figure
 /// is the median of the pairs' ratios, so that the machine's drift between phases cancels out.
 /// Beside it, the same for the AcquireNotify floor sending each packet on (one `send`): the least
-/// relaying can cost. Then idle: connected sensors that send nothing for 10 s; then `HandOffFloor`, the design's path
-/// with nothing in it.
+/// relaying can cost. Then idle: connected sensors that send nothing for 10 s; then
+/// `HandOffFloor`, the design's path with nothing in it.
 enum BlueZBenchmark {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -106,7 +106,7 @@ enum BlueZBenchmark {
         var median: Phase { pairs[ratios.indices.sorted { ratios[$0] < ratios[$1] }[ratios.count / 2]].relay }
         /// Whether the reader got every value the client received, in every relaying phase.
         var everyValueRelayed: Bool { pairs.allSatisfy { $0.relay.relayed == $0.relay.received } }
-        /// The relaying phase whose central missed the most, as "RELAYED of RECEIVED".
+        /// The relaying phase whose reader missed the most, as "RELAYED of RECEIVED".
         var leastRelayed: String {
             let phase = pairs.map(\.relay).min { $0.received - ($0.relayed ?? 0) > $1.received - ($1.relayed ?? 0) }!
             return "\(phase.relayed ?? 0) of \(phase.received)"
@@ -238,7 +238,7 @@ enum BlueZBenchmark {
             switch client {
             case .record(let options): .record(options + ["--relay", "Bench"])
             case .floor(let subscription, _): .floor(subscription, relaying: true)
-            case .bleak: client
+            case .bleak: preconditionFailure("bleak does not relay")
             }
         let count = max(Int(ProcessInfo.processInfo.environment["SENSORBRIDGE_BENCH_RELAY_PAIRS"] ?? "") ?? 9, 1)
         var pairs: [(plain: Phase, relay: Phase)] = []

@@ -43,6 +43,7 @@ final class NotificationFloor: @unchecked Sendable {
 
     /// Connects the mock's devices, subscribes their measurements and starts receiving.
     init(environment: [String: String], subscription: Subscription, relaying: Bool = false) throws {
+        precondition(!relaying || subscription == .acquireNotify, "the floor relays what it reads from sockets")
         // Finding the characteristics and connecting the devices is not what is measured: BlueZClient does it.
         let client = try BlueZClient(environment: environment)
         defer { client.bus.close() }

@@ -192,9 +192,17 @@ public final class GattRelay: Sendable {
         // bluetoothd after that one let the consumer take the CPU from this thread mid-turn, a
         // third more runs of it per notification in the benchmark.
         client.bus.afterEachTurn(first: true) { [weak self] in self?.sendStaged() }
-        try register()
+        // Listening first: a central may connect as soon as the application is registered (an app
+        // reconnecting to a relay it knew), before `register` returns.
         let id = client.addListener { [weak self] change in self?.changed(change) }
         listener.withLock { $0 = id }
+        do {
+            try register()
+        } catch {
+            client.removeListener(id)
+            listener.withLock { $0 = nil }
+            throw error
+        }
     }
 
     /// Sends what the D-Bus thread's turn staged for the sockets (after each turn).

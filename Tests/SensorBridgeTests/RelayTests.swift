@@ -89,9 +89,16 @@ extension BridgeOutTests {
             let received = try BlueZCommandTests.notifications(source).map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
             let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2", "--central-leaves-after", "20"])
             defer { mock.stop() }
-            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"])
+            // Stopped once the central has left: its leaving (the socket closed, then the device's
+            // Connected false) is on the way before the relay's UnregisterAdvertisement, whose reply
+            // comes after it.
+            var centralLeft = false
+            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"]) {
+                centralLeft = mock.printed("central 1 left", timeout: .seconds(60))
+                return 0
+            }
             #expect(run.status == .success, "\(run.errors)")
-            #expect(mock.printed("central 1 left"), "\(mock.output)")
+            #expect(centralLeft, "\(mock.output)")
             for line in [
                 "relay: C0:FF:EE:00:00:00 connected", "relay: C0:FF:EE:00:00:01 connected", "relay: 2 subscribed to Heart Rate Measurement (2A37)",
                 "relay: 2 subscribed to Cycling Power Measurement (2A63)", "relay: C0:FF:EE:00:00:01 left",
@@ -111,8 +118,13 @@ extension BridgeOutTests {
             // Through the bus, one app: when it leaves, StopNotify.
             let alone = try MockBlueZ(trace: source, extra: ["--relay-start-notify", "--central-leaves-after", "10"])
             defer { alone.stop() }
-            let bus = try BlueZCommandTests.record(alone, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"])
+            var aloneLeft = false
+            let bus = try BlueZCommandTests.record(alone, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"]) {
+                aloneLeft = alone.printed("central 0 left", timeout: .seconds(60))
+                return 0
+            }
             #expect(bus.status == .success, "\(bus.errors)")
+            #expect(aloneLeft, "\(alone.output)")
             #expect(Self.relayed(alone, central: 0).count == 10)
             #expect(bus.errors.contains("relay: C0:FF:EE:00:00:00 left"), "\(bus.errors)")
             #expect(bus.errors.contains("relay: 0 subscribed to Heart Rate Measurement (2A37)"), "\(bus.errors)")

@@ -88,7 +88,7 @@ let package = Package(
             name: "sensorbridge-bench",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "SensorBridge", "Session", "WorkoutStore", "SensorTestSupport", "Captures",
-                "Export", "BlueZ", "CDBus", "PostgreSQL",
+                "Export", "BlueZ", "CDBus", "DBus", "PostgreSQL",
             ],
             swiftSettings: swiftSettings
         ),

@@ -52,7 +52,8 @@ enum BlueZBenchmark {
         var interval = 0.002
         /// Ends the client.
         var stop: () -> Void
-        /// Values its own reader got from a relaying floor, once stopped.
+        /// Values the reader of its relay got (the mock's central, or a relaying floor's own), once
+        /// stopped; nil when it does not relay.
         var relayed: () -> Int? = { nil }
     }
 
@@ -496,11 +497,6 @@ enum BlueZBenchmark {
         peer.stop()
         result.relayed = peer.relayed()
         result.latencies = probe?.latencies ?? []
-        if recordRelaying {
-            // The mock prints its central's count as it exits.
-            mock.stopBlueZ()
-            result.relayed = mock.printedLine { $0.hasPrefix("relayed total ") }.flatMap { Int($0.dropFirst("relayed total ".count)) }
-        }
         return result
     }
 
@@ -533,6 +529,12 @@ enum BlueZBenchmark {
             stop: {
                 control.stop()
                 finished.wait()
+            },
+            relayed: {
+                guard options.contains("--relay") else { return nil }
+                // The mock prints its central's count as it exits.
+                mock.stopBlueZ()
+                return mock.printedLine { $0.hasPrefix("relayed total ") }.flatMap { Int($0.dropFirst("relayed total ".count)) }
             })
     }
 

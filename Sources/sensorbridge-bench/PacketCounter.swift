@@ -1,11 +1,12 @@
+import DBus
 import Foundation
 import SensorTestSupport
 
 /// The reader a relay writes to, for the relaying floor: `scripts/count-packets.py` (the same that
 /// reads the relay's sockets as the mock's centrals) in a process of its own, on the other ends of
 /// `count` `SOCK_SEQPACKET` socket pairs, reading as bluetoothd reads the sockets of an
-/// `AcquireNotify`. `sockets` are this side's ends, non-blocking; `finish` closes them and returns
-/// how many packets the reader got.
+/// `AcquireNotify` (`DBusConnection.packetSocketPair`, as the relay makes them). `sockets` are this
+/// side's ends; `finish` closes them and returns how many packets the reader got.
 final class PacketCounter {
     let sockets: [Int32]
     private let pid: pid_t
@@ -16,30 +17,30 @@ final class PacketCounter {
 
     init(count: Int) throws {
         // All close-on-exec from the start: only the child's ends, given as 1, 3, 4, ..., pass.
-        func socketPair(_ type: __socket_type) throws -> (ours: Int32, theirs: Int32) {
-            var pair: [Int32] = [-1, -1]
-            guard socketpair(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-                throw BlueZBenchmark.Failure(description: "socketpair: \(String(cString: strerror(errno)))")
-            }
-            return (pair[0], pair[1])
+        var printed: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &printed) == 0 else {
+            throw BlueZBenchmark.Failure(description: "socketpair: \(String(cString: strerror(errno)))")
         }
-        var pairs: [(ours: Int32, theirs: Int32)] = []
-        defer { pairs.forEach { close($0.theirs) } }
+        var readers: [(ours: Int32, theirs: Int32)] = []
+        defer { ([printed[1]] + readers.map(\.theirs)).forEach { close($0) } }
         do {
-            for _ in 0..<count + 1 { pairs.append(try socketPair(pairs.isEmpty ? SOCK_STREAM : SOCK_SEQPACKET)) }
-            let readers = pairs.dropFirst()
-            pid = try ChildLaunch.spawn([MockBlueZ.python, Self.script] + (0..<count).map { String(3 + $0) }) { actions in
+            for _ in 0..<count {
+                guard let pair = DBusConnection.packetSocketPair() else {
+                    throw BlueZBenchmark.Failure(description: "socketpair: \(String(cString: strerror(errno)))")
+                }
+                readers.append(pair)
+            }
+            pid = try ChildLaunch.spawn([MockBlueZ.python, Self.script] + readers.indices.map { String(3 + $0) }) { actions in
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-                posix_spawn_file_actions_adddup2(&actions, pairs[0].theirs, 1)
+                posix_spawn_file_actions_adddup2(&actions, printed[1], 1)
                 for (index, pair) in readers.enumerated() { posix_spawn_file_actions_adddup2(&actions, pair.theirs, Int32(3 + index)) }
             }
         } catch {
-            pairs.forEach { close($0.ours) }
+            ([printed[0]] + readers.map(\.ours)).forEach { close($0) }
             throw BlueZBenchmark.Failure(description: "the packet counter did not start: \(error)")
         }
-        sockets = pairs.dropFirst().map(\.ours)
-        for fd in sockets { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        output = FileHandle(fileDescriptor: pairs[0].ours, closeOnDealloc: true)
+        sockets = readers.map(\.ours)
+        output = FileHandle(fileDescriptor: printed[0], closeOnDealloc: true)
         guard readLine() == "ready" else {
             _ = finish()
             throw BlueZBenchmark.Failure(description: "the packet counter did not start reading")

@@ -112,6 +112,7 @@ let package = Package(
             name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones", "PostgreSQL"],
             swiftSettings: swiftSettings),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "SensorTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GATTTests",

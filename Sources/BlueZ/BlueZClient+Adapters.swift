@@ -1,10 +1,13 @@
 import DBus
+import SensorCore
 import Foundation
 
 /// A sensor seen by an adapter: what `scan` lists.
 public struct DiscoveredSensor: Sendable, Equatable {
     /// `/org/bluez/hci0/dev_C4_7E_11_22_33_44`.
     public var path: String
+    /// Its name (BlueZ's `Name`, else `Alias`), made inert (`String.inert`): whoever makes or
+    /// spoofs a device chooses it, and it reaches terminals, logs and pages.
     public var name: String?
     /// `C4:7E:11:22:33:44`.
     public var address: String
@@ -87,7 +90,7 @@ extension BlueZClient {
             let services = (p["UUIDs"]?.array ?? []).compactMap { $0.string.flatMap(BlueZUUID.short) }
             guard services.contains(where: BlueZUUID.sensorServices.contains) else { return nil }
             return DiscoveredSensor(
-                path: path, name: p["Name"]?.string ?? p["Alias"]?.string, address: address, rssi: p["RSSI"]?.integer,
+                path: path, name: (p["Name"]?.string ?? p["Alias"]?.string)?.inert, address: address, rssi: p["RSSI"]?.integer,
                 services: services, connected: p["Connected"]?.bool ?? false, paired: p["Paired"]?.bool ?? false)
         }.sorted { ($0.rssi ?? -999, $1.address) > ($1.rssi ?? -999, $0.address) }
     }

@@ -145,7 +145,7 @@ public final class TraceReader {
                 throw TraceError(line: line, "\"devices\" must be an object of {\"name\",\"address\"} by device key")
             }
             for (key, entry) in entries.pairs {
-                devices[key] = TraceDevice(name: entry["name"]?.stringValue, address: entry["address"]?.stringValue)
+                devices[key] = TraceDevice(name: entry["name"]?.stringValue?.inert, address: entry["address"]?.stringValue?.inert)
             }
         }
         return TraceHeader(version: version, start: Date(timeIntervalSince1970: start), devices: devices)

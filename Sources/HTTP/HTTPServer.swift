@@ -279,12 +279,15 @@ public final class HTTPServer: Sendable {
     /// Stops listening, ends every open stream and waits for the connections' threads.
     public func stop() {
         guard !daemon.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        _ = MHD_quiesce_daemon(daemon.pointer)
+        // Quiescing hands the listening socket back to be closed here (MHD_stop_daemon then leaves
+        // it open): without the close the port stayed taken until the process ended.
+        let listening = MHD_quiesce_daemon(daemon.pointer)
         let context = context.takeUnretainedValue()
         context.deadlines.stopWatching()
         let streams = context.streams.withLock { $0.values }
         for stream in streams { stream.close() }
         MHD_stop_daemon(daemon.pointer)
+        if listening >= 0 { close(listening) }
         self.context.release()
     }
 

@@ -75,23 +75,10 @@ struct MQTTOptions {
     }
 
     /// The user and password of a credentials file: its first line, `username:password` or a username.
-    /// A careful tool refuses a file every user of the machine may read, as ssh refuses such a key.
+    /// A file every user of the machine may read is refused (`SecretFile`).
     static func credentials(_ path: String) throws(UsageError) -> (String, String?) {
         let write = "write username:password (or only a username) on its first line, then chmod 600 it"
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw UsageError("--mqtt-credentials \(path): \(String(cString: strerror(errno))); \(write)")
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw UsageError("--mqtt-credentials \(path) is not a file; \(write)")
-        }
-        guard status.st_mode & S_IROTH == 0 else {
-            throw UsageError(
-                "--mqtt-credentials \(path) is readable by every user of this machine; make it yours alone: chmod 600 \(path)")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("--mqtt-credentials \(path) cannot be read (permission denied); run as its owner, or \(write)")
-        }
+        let data = try SecretFile.read(path, option: "--mqtt-credentials", advice: write)
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
             .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) } ?? ""
         guard let colon = line.firstIndex(of: ":") else {

@@ -75,7 +75,7 @@ enum RecordCommand {
             words, command: "record",
             options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"]).union(RelayOptions.options)
                 .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options),
-            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(RelayOptions.flags).union(LivePathOptions.flags).union(MQTTOptions.flags))
+            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(RelayOptions.flags).union(LivePathOptions.flags).union(MQTTOptions.flags).union(WebOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -200,10 +200,10 @@ enum RecordCommand {
         var server: HTTPServer?
         if let web {
             liveFeed.follow(session, controls: controls, anchor: anchor, model: model)
-            let app = WebApp(
-                storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web, live: liveFeed)
-            server = try web.start(app)
-            report("serving http://\(web.hostForURL):\(server!.port)/")
+            server = try web.start(
+                storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, live: liveFeed,
+                log: report)
+            report("serving \(web.url(port: server!.port))")
         }
         defer {
             liveFeed.closeAll()

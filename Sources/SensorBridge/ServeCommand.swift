@@ -65,7 +65,7 @@ enum ServeCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "serve", options: options,
-            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags))
+            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags).union(WebOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -123,11 +123,10 @@ enum ServeCommand {
         let liveFeed = web.map { _ in LiveFeed() }
         let server = try web.map { web in
             try web.start(
-                WebApp(
-                    storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, options: web,
-                    live: liveFeed))
+                storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, live: liveFeed,
+                log: log)
         }
-        if let web, let server { log("serving http://\(web.hostForURL):\(server.port)/") }
+        if let web, let server { log("serving \(web.url(port: server.port))") }
         defer {
             liveFeed?.closeAll()
             server?.stop()

@@ -6,7 +6,8 @@ import Session
 /// recording (`record --http` and `serve --http` add the live workout).
 enum WebCommand {
     static let help = """
-        Usage: sensorbridge web --http [ADDR:]PORT [--http-token-file FILE] [--store PATH]
+        Usage: sensorbridge web --http [ADDR:]PORT [--http-token-file FILE] [--http-read-only-token-file FILE]
+                                [--http-read-only] [--http-tls-cert FILE --http-tls-key FILE] [--store PATH]
 
         Serves the stored workouts as a web page and an HTTP API (docs/HTTP.md) until Ctrl-C
         (SIGINT) or SIGTERM: the list, each workout's JSON and its FIT, TCX, CSV and SVG files,
@@ -21,7 +22,7 @@ enum WebCommand {
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
-        let arguments = try CommandArguments(words, command: "web", options: WebOptions.options.union([StoreLocation.option]), flags: [])
+        let arguments = try CommandArguments(words, command: "web", options: WebOptions.options.union([StoreLocation.option]), flags: WebOptions.flags)
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -30,10 +31,11 @@ enum WebCommand {
         guard let options = try WebOptions(arguments) else { throw UsageError("give --http [ADDR:]PORT, for example --http 8080") }
         // Checked now: a missing or foreign store is an error at start, not on the first request.
         _ = try StoreLocation.openForReading(arguments, context, noteUnfinished: false)
-        let app = WebApp(storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, options: options, live: nil)
-        let server = try options.start(app)
-        context.errors.line("sensorbridge web: serving http://\(options.hostForURL):\(server.port)/")
-        context.errors.flush()
+        let progress = Progress(output: context.errors)
+        let log: @Sendable (String) -> Void = { progress.line("sensorbridge web: " + $0) }
+        let server = try options.start(
+            storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, live: nil, log: log)
+        log("serving \(options.url(port: server.port))")
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         _ = control.wait(timeout: nil)

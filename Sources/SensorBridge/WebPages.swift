@@ -34,40 +34,79 @@ enum WebPages {
         .bar{height:1.1rem;border-radius:.2rem;min-width:1px} .bars td{border:0;padding:.15rem .35rem}
         .chart svg{width:100%;height:auto;background:#fff;border-radius:.4rem}
         input,select{font-size:1rem;padding:.4rem;border-radius:.3rem;border:1px solid #555;background:#222;color:#eee;max-width:100%}
-        form{margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0}
+        form{margin:.5rem 0} label{display:inline-block;margin:.2rem .6rem .2rem 0} fieldset{border:0;padding:0;margin:0}
+        header button{margin-left:auto;padding:.3rem .7rem}
         """
 
-    /// The frame of every page: the navigation, the CSRF token, `body`, then `script`.
-    static func page(title: String, here: String, csrfToken: String, live: Bool, body: String, script: String = "") -> String {
+    /// Who a page is for: what it may offer, and what its script needs.
+    struct Viewer: Sendable {
+        /// What the page sends with a change or a logout (`X-CSRF-Token`).
+        var csrfToken: String?
+        /// Whether it offers changes (the change level).
+        var canChange: Bool
+        /// The nonce of the page's one script (`Content-Security-Policy: script-src 'nonce-...'`).
+        var nonce: String
+        /// Whether it came with a session it can end (the page then offers "Log out").
+        var canLogOut = false
+    }
+
+    /// The frame of every page: the navigation, the CSRF token, `body`, then `script` (the page's
+    /// only script, allowed by its nonce).
+    static func page(title: String, here: String, viewer: Viewer, live: Bool, body: String, script: String = "") -> String {
         let links = (live ? [("/", "Live")] : []) + [("/workouts", "Workouts"), ("/zones", "Zones")]
         let nav = links.map { path, name in "<a href=\"\(path)\"\(path == here ? " class=\"here\"" : "")>\(name)</a>" }.joined()
+            + (viewer.canLogOut ? "<button id=\"logout\">Log out</button>" : "")
+        let csrf = viewer.csrfToken.map { "<meta name=\"csrf-token\" content=\"\(XMLText.escaped($0))\">\n" } ?? ""
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="csrf-token" content="\(XMLText.escaped(csrfToken))">
-            <title>\(XMLText.escaped(title)) · SensorBridge</title>
+            \(csrf)<title>\(XMLText.escaped(title)) · SensorBridge</title>
             <style>\(style)</style></head><body>
             <header><b>SensorBridge</b>\(nav)</header>
             <main>
             \(body)
             </main>
-            <script>
-            const csrf = document.querySelector('meta[name=csrf-token]').content;
+            <script nonce="\(XMLText.escaped(viewer.nonce))">
+            const csrf = document.querySelector('meta[name=csrf-token]')?.content;
             async function post(path, body) {
               const r = await fetch(path, {method: 'POST', headers: {'X-CSRF-Token': csrf, 'Content-Type': 'application/json'},
                                            body: body === undefined ? undefined : JSON.stringify(body)});
               if (r.ok) return null;
               try { return (await r.json()).error; } catch (e) { return r.status + ' ' + r.statusText; }
             }
+            const logout = document.getElementById('logout');
+            if (logout) logout.onclick = async () => { await post('/logout'); location.href = '/login'; };
             \(script)
             </script></body></html>
             """
     }
 
+    /// The login page: one field for the token, sent with `next`, the page to go back to.
+    static func login(next: String, message: String?, nonce: String) -> String {
+        let note = message.map { "<p class=\"error\">\(XMLText.escaped($0))</p>" } ?? ""
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Log in · SensorBridge</title>
+            <style>\(style)</style></head><body>
+            <header><b>SensorBridge</b></header>
+            <main>
+            <h1>Log in</h1>
+            \(note)
+            <form method="post" action="/login">
+            <label>Token <input type="password" name="token" autocomplete="current-password" autofocus required size="32"></label>
+            <input type="hidden" name="next" value="\(XMLText.escaped(next))">
+            <button>Log in</button></form>
+            <p class="muted">The token is the one line of the file given to --http-token-file (or --http-read-only-token-file).</p>
+            </main></body></html>
+            """
+    }
+
     // MARK: Live
 
-    static func live(csrfToken: String) -> String {
+    static func live(viewer: Viewer) -> String {
         let body = """
             <h1>Live <span id="state" class="muted">connecting…</span></h1>
             <div class="tiles">
@@ -87,9 +126,11 @@ enum WebPages {
             </table>
             <div id="targets"></div>
             <div id="zones"></div>
+            \(viewer.canChange ? """
             <p><button data-action="pause">Pause</button><button data-action="resume">Resume</button>
             <button data-action="lap">Lap</button><button data-action="end" class="danger">End</button>
             <span id="result" class="error"></span></p>
+            """ : "")
             <h2>Sensors</h2><table id="sensors"></table>
             <p id="relay" class="muted"></p>
             <p id="message" class="muted"></p>
@@ -167,13 +208,13 @@ enum WebPages {
               };
             }
             """
-        return page(title: "Live", here: "/", csrfToken: csrfToken, live: true, body: body, script: script)
+        return page(title: "Live", here: "/", viewer: viewer, live: true, body: body, script: script)
     }
 
     // MARK: Workouts
 
     /// The list, from `workouts list --json`.
-    static func workouts(_ list: JSONValue, csrfToken: String, live: Bool) -> String {
+    static func workouts(_ list: JSONValue, viewer: Viewer, live: Bool) -> String {
         let rows = (list["workouts"]?.arrayValue ?? []).map { w -> String in
             let id = Int(w["id"]?.doubleValue ?? 0)
             let start = (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ").prefix(16)
@@ -191,11 +232,11 @@ enum WebPages {
             \(rows.joined(separator: "\n"))</table>
             """)
             """
-        return page(title: "Workouts", here: "/workouts", csrfToken: csrfToken, live: live, body: body)
+        return page(title: "Workouts", here: "/workouts", viewer: viewer, live: live, body: body)
     }
 
     /// One workout, from `workouts show ID --json` and its SVG chart.
-    static func workout(_ shown: JSONValue, chart: String, csrfToken: String, live: Bool) -> String {
+    static func workout(_ shown: JSONValue, chart: String, viewer: Viewer, live: Bool) -> String {
         let id = Int(shown["id"]?.doubleValue ?? 0)
         let w = shown["workout"] ?? .null
         let stats = w["statistics"] ?? .null
@@ -236,16 +277,16 @@ enum WebPages {
             <h2>Laps</h2>
             \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table><tr><th>Lap</th><th>Start</th><th>Duration</th></tr>\(laps.joined())</table>")
             \(activities.joined())
-            <p><button id="delete" class="danger">Delete this workout</button> <span id="result" class="error"></span></p>
+            \(viewer.canChange ? "<p><button id=\"delete\" class=\"danger\">Delete this workout</button> <span id=\"result\" class=\"error\"></span></p>" : "")
             """
-        let script = """
+        let script = !viewer.canChange ? "" : """
             document.getElementById('delete').onclick = async () => {
               if (!confirm('Delete workout \(id)? This cannot be undone.')) return;
               const error = await post('/api/workouts/\(id)/delete');
               if (error) document.getElementById('result').textContent = error; else location.href = '/workouts';
             };
             """
-        return page(title: "Workout \(id)", here: "/workouts", csrfToken: csrfToken, live: live, body: body, script: script)
+        return page(title: "Workout \(id)", here: "/workouts", viewer: viewer, live: live, body: body, script: script)
     }
 
     /// A zone group (`{"configuration", "zoneDurations"}`) as a table with bars in the zones' colours.
@@ -274,7 +315,7 @@ enum WebPages {
 
     /// Time in zone by period (from `workouts zones --json`), and the profile and preferred zones.
     static func zones(
-        totals: JSONValue?, error: String?, query: [String: String], profile: JSONValue, preferred: JSONValue, csrfToken: String,
+        totals: JSONValue?, error: String?, query: [String: String], profile: JSONValue, preferred: JSONValue, viewer: Viewer,
         live: Bool
     ) -> String {
         let quantity = query["quantity"] ?? "heart-rate"
@@ -311,12 +352,14 @@ enum WebPages {
             <label>Zones <select name="normalize">\(option("", "as stored", normalize))\((3...9).map { option("\($0)", "\($0)", normalize) }.joined())</select></label>
             <button>Show</button></form>
             <div id="totals">\(chart)</div>
+            <fieldset\(viewer.canChange ? "" : " disabled")>
             <h2>Profile</h2>
             <form id="profile">\(inputs)<button>Save</button> <span class="result"></span></form>
             <h2>Preferred zones</h2>
             <p class="muted">Upper boundaries of every zone but the last, low to high (3 to 9 zones): for example 120,140,155,170.</p>
             <form class="zones" data-quantity="heart-rate"><label>Heart rate <input name="boundaries" value="\(boundaries("heartRate"))" size="24"></label><button>Save</button> <span class="result"></span></form>
             <form class="zones" data-quantity="power"><label>Power <input name="boundaries" value="\(boundaries("cyclingPower"))" size="24"></label><button>Save</button> <span class="result"></span></form>
+            </fieldset>
             """
         let script = """
             function report(form, error) {
@@ -334,7 +377,7 @@ enum WebPages {
               report(form, await post('/api/zones/' + form.dataset.quantity, {boundaries: form.querySelector('input').value.trim()}));
             };
             """
-        return page(title: "Zones", here: "/zones", csrfToken: csrfToken, live: live, body: body, script: script)
+        return page(title: "Zones", here: "/zones", viewer: viewer, live: live, body: body, script: script)
     }
 
     /// Stacked bars of time in each zone per period, as SVG, in the zones' colours.

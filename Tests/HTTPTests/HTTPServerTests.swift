@@ -122,6 +122,14 @@ import Testing
         #expect(held.allSatisfy { !$0.isClosedByServer(within: .zero) })
     }
 
+    @Test func aStoppedServersPortIsFreeAtOnce() throws {
+        let first = try Self.server()
+        let port = first.port
+        first.stop()
+        let second = try HTTPServer(host: "127.0.0.1", port: port) { _ in HTTPResponse(status: 204) }
+        second.stop()
+    }
+
     @Test(.timeLimit(.minutes(10))) func theHandlerIsToldThePathQueryCookiesAndAddressAndControlCharactersCannotHide() throws {
         let seen = Seen()
         let server = try Self.server(seen: seen)

@@ -86,6 +86,13 @@ final class Browser {
 
     func click(_ selector: String) throws { try call("/element/\(try element(selector))/click", "POST", .object([:])) }
 
+    /// Types `text` into the field matching `selector`, in place of what it held.
+    func type(_ selector: String, _ text: String) throws {
+        let id = try element(selector)
+        try call("/element/\(id)/clear", "POST", .object([:]))
+        try call("/element/\(id)/value", "POST", .object(["text": .string(text)]))
+    }
+
     /// Runs JavaScript in the page and returns its result.
     func script(_ source: String) throws -> JSONValue {
         try call("/execute/sync", "POST", .object(["script": .string(source), "args": .array([])]))

@@ -58,6 +58,8 @@ public struct WorkoutListing: Sendable, Hashable {
     public let recordedUntil: Duration?
     /// Its UUID and the bridge that recorded it.
     public let identity: WorkoutIdentity
+    /// For an unfinished workout, the process recording it now; nil when its recording stopped.
+    public let recording: RecordingProcess?
 
     public var isFinished: Bool { duration != nil }
 }
@@ -113,7 +115,8 @@ extension WorkoutStore {
                         activeDuration: row.optionalInt64(4).map { .nanoseconds($0) }, averageHeartRate: row.optionalDouble(5),
                         averagePower: row.optionalDouble(6), normalizedPower: row.optionalDouble(7),
                         recordedUntil: row.optionalInt64(8).map { .nanoseconds($0) },
-                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10), athlete: row.optionalText(11))))
+                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10), athlete: row.optionalText(11)),
+                        recording: row.optionalInt64(3) == nil ? recordingProcess(WorkoutID(row.int64(0))) : nil))
             }
             return listings
         }

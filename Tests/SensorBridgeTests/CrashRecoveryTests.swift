@@ -84,6 +84,45 @@ import Zones
         }
         #expect(runCLI(["workouts", "list", "--store", store]).errors.isEmpty)
     }
+
+    /// `workouts list` and `show` on a workout being recorded say so, with the bridge and the
+    /// process recording it, and not to recover it; once that process is gone (killed), they do.
+    @Test(.timeLimit(.minutes(10))) func aWorkoutBeingRecordedIsShownAsRecordingUntilItsProcessIsGone() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("workouts.sqlite").path
+        let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+        let child = try KilledChild(
+            ["replay", capture, "--pace", "10", "--save", "--store", store, "--bridge-id", "garage"] + ReplayCommandTests.profile,
+            environment: [:], until: "as it replays")
+        #expect(child.sawMarker, "the child did not start saving: \(child.printed)")
+        try #require(child.process.isRunning, "the child ended early: \(child.printed)")
+        let process = child.process.processIdentifier
+
+        let listing = runCLI(["workouts", "list", "--store", store])
+        #expect(listing.status == .success, "\(listing.errors)")
+        #expect(listing.output.contains("recording now on bridge garage (process \(process)): "), "\(listing.output)")
+        #expect(!(listing.output + listing.errors).contains("recover"), "\(listing.output)\(listing.errors)")
+        let listed = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue?.first
+        #expect(listed?["recording"] == JSONValue.bool(true))
+        #expect(listed?["recordingProcess"]?.doubleValue == Double(process))
+        let shown = runCLI(["workouts", "show", "1", "--store", store])
+        #expect(shown.status == .failure)
+        #expect(
+            shown.errors.contains("workout 1 is being recorded now by sensorbridge process \(process) on bridge garage; "),
+            "\(shown.errors)")
+        #expect(!shown.errors.contains("recover"), "\(shown.errors)")
+
+        child.kill()
+        let stopped = runCLI(["workouts", "list", "--store", store])
+        #expect(stopped.output.contains("unfinished on bridge garage: recorded "), "\(stopped.output)")
+        #expect(stopped.output.contains("run 'sensorbridge workouts recover'"), "\(stopped.output)")
+        let listedAfter = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue?.first
+        #expect(listedAfter?["recording"] == nil)
+        let shownAfter = runCLI(["workouts", "show", "1", "--store", store])
+        #expect(shownAfter.errors.contains("run 'sensorbridge workouts recover'"), "\(shownAfter.errors)")
+    }
 }
 
 /// The built `sensorbridge` running `arguments` as a child process, its standard error read as it

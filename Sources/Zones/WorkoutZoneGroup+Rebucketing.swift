@@ -46,19 +46,9 @@ extension WorkoutZoneGroup {
     ) -> WorkoutZoneGroup {
         var classifier = ZoneClassifier(
             configuration: configuration, maximumHold: maximumHold, start: timeline.start, reportsUpdates: false)
-        let pauses = timeline.pauses.map { ($0.lowerBound.attosecondCount, $0.upperBound.attosecondCount) }
+        var events = PauseEvents(pauses: timeline.pauses.map { ($0.lowerBound.attosecondCount, $0.upperBound.attosecondCount) })
         let end = timeline.end.attosecondCount
-        // Events are the pauses' bounds in order: 2k pauses at pauses[k].lowerBound, 2k+1 resumes at its upperBound.
-        var event = 0
-        func applyEvents(through limit: Int128) {
-            while event < 2 * pauses.count {
-                let pause = pauses[event / 2]
-                let eventTime = event % 2 == 0 ? pause.0 : pause.1
-                guard eventTime <= limit else { return }
-                if event % 2 == 0 { classifier.applyPause(at: eventTime) } else { classifier.applyResume(at: eventTime) }
-                event += 1
-            }
-        }
+        func applyEvents(through limit: Int128) { events.apply(through: limit, to: &classifier) }
         for sample in samples {
             let sampleValue = value(sample)
             let sampleTime = time(sample).attosecondCount
@@ -99,17 +89,8 @@ extension WorkoutZoneGroup {
         let type = configuration.quantityType
         var classifier = ZoneClassifier(
             configuration: configuration, maximumHold: maximumHold, start: start, reportsUpdates: false)
-        // As in `rebucket`: event 2k pauses at pauses[k].0, 2k+1 resumes at pauses[k].1.
-        var event = 0
-        func applyEvents(through limit: Int128) {
-            while event < 2 * pauses.count {
-                let pause = pauses[event / 2]
-                let eventTime = event % 2 == 0 ? pause.0 : pause.1
-                guard eventTime <= limit else { return }
-                if event % 2 == 0 { classifier.applyPause(at: eventTime) } else { classifier.applyResume(at: eventTime) }
-                event += 1
-            }
-        }
+        var events = PauseEvents(pauses: pauses)
+        func applyEvents(through limit: Int128) { events.apply(through: limit, to: &classifier) }
         var groups = [WorkoutZoneGroup?](repeating: nil, count: ends.count)
         var next = 0
         for index in ends.indices.sorted(by: { ends[$0] < ends[$1] }) where ends[index] >= start {
@@ -126,7 +107,7 @@ extension WorkoutZoneGroup {
             applyEvents(through: end - 1)
             // At `end`: a pause under way resumes there (cut to it); one that begins there is none.
             var cut = classifier
-            if event % 2 == 1 { cut.applyResume(at: end) }
+            if events.isPaused { cut.applyResume(at: end) }
             for sample in samples[next...] {
                 guard sample.time.attosecondCount == end else { break }
                 guard sample.type == type, !sample.value.isNaN, end >= cut.latestTime else { continue }
@@ -136,5 +117,28 @@ extension WorkoutZoneGroup {
             groups[index] = cut.zoneGroup
         }
         return groups
+    }
+}
+
+/// A timeline's pauses as a classifier's events, in order: event 2k pauses at `pauses[k].0`, 2k+1
+/// resumes at `pauses[k].1` (attoseconds).
+private struct PauseEvents {
+    let pauses: [(Int128, Int128)]
+    private var next = 0
+
+    init(pauses: [(Int128, Int128)]) { self.pauses = pauses }
+
+    /// Whether the latest event applied is a pause that has not ended.
+    var isPaused: Bool { next % 2 == 1 }
+
+    /// Applies to `classifier` the events up to `limit`, in order.
+    mutating func apply(through limit: Int128, to classifier: inout ZoneClassifier) {
+        while next < 2 * pauses.count {
+            let pause = pauses[next / 2]
+            let time = next % 2 == 0 ? pause.0 : pause.1
+            guard time <= limit else { return }
+            if next % 2 == 0 { classifier.applyPause(at: time) } else { classifier.applyResume(at: time) }
+            next += 1
+        }
     }
 }

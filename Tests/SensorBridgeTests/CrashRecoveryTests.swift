@@ -27,13 +27,21 @@ import Zones
         return found
     }
 
+    /// The hour's ride the children replay.
+    static let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+
+    /// A new folder `prefix-UUID` for a test's store, and the store's path in it; the test removes it.
+    static func storeFolder(_ prefix: String) throws -> (folder: URL, store: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder, folder.appendingPathComponent("workouts.sqlite").path)
+    }
+
     @Test(.timeLimit(.minutes(10))) func aReplayKilledMidwayIsRecoveredUpToAboutASecondBeforeTheKill() throws {
         let pace = 60.0
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, store) = try Self.storeFolder("sensorbridge-crash")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = folder.appendingPathComponent("workouts.sqlite").path
-        let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+        let capture = Self.capture
 
         // The child says when it starts saving; from then on its replay clock runs.
         let child = try KilledChild(
@@ -88,11 +96,9 @@ import Zones
     /// `workouts list` and `show` on a workout being recorded say so, with the bridge and the
     /// process recording it, and not to recover it; once that process is gone (killed), they do.
     @Test(.timeLimit(.minutes(10))) func aWorkoutBeingRecordedIsShownAsRecordingUntilItsProcessIsGone() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, store) = try Self.storeFolder("sensorbridge-live")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = folder.appendingPathComponent("workouts.sqlite").path
-        let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+        let capture = Self.capture
         let child = try KilledChild(
             ["replay", capture, "--pace", "10", "--save", "--store", store, "--bridge-id", "garage"] + ReplayCommandTests.profile,
             environment: [:], until: "as it replays")

@@ -190,9 +190,10 @@ struct FITActivityEncoding {
             let range = session.summary.range
             var laps = workout.laps.compactMap { WorkoutSpanSummary.clamp($0, to: range) }
             if laps.isEmpty { laps = [range] }
-            let configurations = session.summary.zoneGroups.mapValues(\.configuration)
-            for (position, lap) in laps.enumerated() {
-                let summary = WorkoutSpanSummary(of: lap, in: workout, configurations: configurations, samplesByType: samplesByType)
+            let summaries = WorkoutSpanSummary.summaries(
+                of: laps, in: workout, configurations: session.summary.zoneGroups.mapValues(\.configuration),
+                samplesByType: samplesByType)
+            for (position, (lap, summary)) in zip(laps, summaries).enumerated() {
                 // The last lap ends with its session; the others with a lap, the person's or an auto-lap's.
                 let trigger =
                     position == laps.count - 1 ? P.lapTriggerSessionEnd

@@ -52,15 +52,18 @@ public struct MQTTConnectionOptions: Sendable, Equatable {
 /// At most `maximumInFlight` QoS 1 messages are handed to libmosquitto unacknowledged, so its own
 /// queue is bounded too. Connection changes are told through `onEvent`, from the client's thread.
 public final class MQTTClient: Sendable {
-    /// What the client tells its owner, one event per change (a broker that stays away is told
-    /// once per distinct reason, not at every attempt).
+    /// What the client tells its owner, one event per change: a broker that stays away is told
+    /// once when it goes (or when the first connection fails) and once when it is back, never at
+    /// the attempts between.
     public enum Event: Sendable, Equatable {
-        /// Connected (`again` after a loss); `dropped` QoS 1 messages were dropped from the full
-        /// queue and `notSent` QoS 0 messages were not sent while it was away.
-        case connected(again: Bool, dropped: Int, notSent: Int)
+        /// Connected (`again` after a loss), at the `attempts`th attempt since the start or the loss,
+        /// `away` after it; `dropped` QoS 1 messages were dropped from the full queue and `notSent`
+        /// QoS 0 messages were not sent while it was away.
+        case connected(again: Bool, dropped: Int, notSent: Int, attempts: Int, away: Duration)
         /// The connection was lost; reconnecting.
         case connectionLost(reason: String)
-        /// An attempt to connect failed (refused, unreachable, a TLS error, credentials refused).
+        /// The first attempt to connect failed (refused, unreachable, a TLS error, credentials
+        /// refused); trying again.
         case cannotConnect(reason: String)
     }
 
@@ -152,7 +155,10 @@ public final class MQTTClient: Sendable {
         var attempted = false
         var retryAt = ContinuousClock.now
         var delay = Duration.seconds(1)
-        var lastFailure: String?
+        // Since the start or the loss: attempts made, when it began, and whether a failure was told.
+        var attempts = 0
+        var awaySince = ContinuousClock.now
+        var toldFailure = false
         var wasConnected = false
         var socketOpen = false
         var sentSnapshot = false
@@ -170,12 +176,14 @@ public final class MQTTClient: Sendable {
             loop.awaitingConnack = false
             retryAt = .now + delay
             delay = min(delay * 2, Self.maximumReconnectDelay)
+            // Only the first failure is told: the attempts after it fail for alternating reasons
+            // (refused, then "lost" for a socket that never connected), which say nothing new.
             if was {
                 onEvent(.connectionLost(reason: reason))
-                lastFailure = nil
-            } else if lastFailure != reason {
+                (attempts, awaySince, toldFailure) = (0, .now, true)
+            } else if !toldFailure {
                 onEvent(.cannotConnect(reason: reason))
-                lastFailure = reason
+                toldFailure = true
             }
         }
 
@@ -190,6 +198,7 @@ public final class MQTTClient: Sendable {
                 if ContinuousClock.now >= retryAt {
                     let result = attempted ? handle.reconnect() : handle.connect()
                     attempted = true
+                    attempts += 1
                     switch result {
                     case .success:
                         socketOpen = true
@@ -216,7 +225,6 @@ public final class MQTTClient: Sendable {
             if loop.connected && !sentSnapshot {
                 sentSnapshot = true
                 delay = .seconds(1)
-                lastFailure = nil
                 let (snapshot, dropped, notSent) = outbox.withLock { o in
                     o.connected = true
                     defer { (o.dropped, o.notSent) = (0, 0) }
@@ -226,8 +234,12 @@ public final class MQTTClient: Sendable {
                     handle.send(MQTTMessage(topic: topic, text: "online", qos: .atLeastOnce, retain: true))
                 }
                 for message in snapshot where message.topic != options.availabilityTopic { handle.send(message) }
-                onEvent(.connected(again: wasConnected, dropped: dropped, notSent: notSent))
+                onEvent(
+                    .connected(
+                        again: wasConnected, dropped: dropped, notSent: notSent, attempts: attempts,
+                        away: .now - awaySince))
                 wasConnected = true
+                (attempts, toldFailure) = (0, false)
             }
             if loop.connected { sendPending() }
         }

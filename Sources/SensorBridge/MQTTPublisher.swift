@@ -43,8 +43,13 @@ final class MQTTPublisher: Sendable {
         do {
             client = try MQTTClient(options) { event in
                 switch event {
-                case .connected(let again, let dropped, let notSent):
+                case .connected(let again, let dropped, let notSent, let attempts, let away):
                     var line = "MQTT: connected to \(url)" + (again ? " again" : "")
+                    if again || attempts > 1 {
+                        let seconds = Int(away.seconds.rounded())
+                        line += (again ? " after \(seconds) s away" : " after \(seconds) s")
+                            + " (\(attempts) attempt\(attempts == 1 ? "" : "s"))"
+                    }
                     if dropped > 0 { line += "; \(dropped) zone, event and state messages were dropped while it was away (queue full)" }
                     if notSent > 0 { line += "; \(notSent) live values were not sent meanwhile" }
                     log(line)

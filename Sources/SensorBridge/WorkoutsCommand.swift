@@ -107,8 +107,13 @@ enum WorkoutsCommand {
                 + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
             guard let duration = w.duration, let active = w.activeDuration else {
                 let until = w.recordedUntil.map(\.clockText) ?? "?"
-                context.output.line(
-                    head + "  unfinished on bridge \(w.identity.bridge): recorded \(until); run 'sensorbridge workouts recover'")
+                if let recording = w.recording {
+                    let process = recording.processID.map { " (process \($0))" } ?? ""
+                    context.output.line(head + "  recording now on bridge \(w.identity.bridge)\(process): \(until) so far")
+                } else {
+                    context.output.line(
+                        head + "  unfinished on bridge \(w.identity.bridge): recorded \(until); run 'sensorbridge workouts recover'")
+                }
                 continue
             }
             func figure(_ value: Double?, _ width: Int) -> String { (value.map(WorkoutSummary.whole) ?? "-").leftPadded(width) }
@@ -136,6 +141,10 @@ enum WorkoutsCommand {
         object.append("averagePower", number(w.averagePower))
         object.append("normalizedPower", number(w.normalizedPower))
         if let until = w.recordedUntil { object.append("recordedUntil", .number(until.seconds)) }
+        if let recording = w.recording {
+            object.append("recording", .bool(true))
+            if let processID = recording.processID { object.append("recordingProcess", .number(Double(processID))) }
+        }
         return .object(object)
     }
 

@@ -7,7 +7,7 @@ public import Zones
 /// at 1 Hz with an RR interval per beat, power and cadence at 4 Hz, five-minute blocks climbing
 /// through the zones (each block in the middle of a default zone for age 40, resting heart rate
 /// 50 and FTP 250 W, with noise of ±3 bpm and ±15 W), two pauses, a power dropout (sensor lost
-/// and regained) and a lap every ten minutes. With `runAfter`, a multisport workout: the bike,
+/// and regained) and a lap every ten minutes (or `lapSeconds`). With `runAfter`, a multisport workout: the bike,
 /// then a run with heart rate only.
 public enum SyntheticRide {
     /// The sensors: 1 is the heart-rate strap, 2 the power meter.
@@ -20,10 +20,11 @@ public enum SyntheticRide {
     ///   - start: the start's offset from the session anchor.
     ///   - heartRateShift: added to every heart rate, to make workouts differ.
     ///   - runAfter: seconds after which a run begins (no power from then on); nil for a ride only.
+    ///   - lapSeconds: the time between laps, as `--auto-lap` would make them.
     ///   - preferences: the zones (by default those of age 40, resting heart rate 50, FTP 250 W).
     public static func workout(
         seconds: Int, seed: UInt64, startDate: Date, start: Duration = .seconds(7), heartRateShift: Double = 0,
-        runAfter: Int? = nil,
+        runAfter: Int? = nil, lapSeconds: Int = 600,
         preferences: ZonePreferences = ZonePreferences(
             profile: AthleteProfile(age: 40, restingHeartRate: 50, functionalThresholdPower: 250))
     ) throws -> Workout {
@@ -40,7 +41,7 @@ public enum SyntheticRide {
             let running = runAfter.map { second >= $0 } ?? false
             if quarter % 4 == 0 {
                 if let runAfter, second == runAfter { try machine.beginActivity(.running, at: time) }
-                if second > 0, second % 600 == 0 { try machine.lap(at: time) }
+                if second > 0, second % lapSeconds == 0 { try machine.lap(at: time) }
                 if pauses.contains(where: { $0.lowerBound == second }) { try machine.pause(at: time) }
                 if pauses.contains(where: { $0.upperBound == second }) { try machine.resume(at: time) }
                 if second == dropout.lowerBound { machine.sensorLost(power, at: time) }

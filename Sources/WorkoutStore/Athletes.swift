@@ -6,16 +6,27 @@ public import Zones
 /// zones of their own and their own sensors. The box's own profile (`sensorbridge profile`) is
 /// the one used when no athlete is named.
 ///
-/// 1 to 64 characters, none of them a control character, with no space at either end. Names are
-/// compared without regard to ASCII case: `anna` names the athlete added as `Anna`.
+/// 1 to 64 characters as a person counts them (grapheme clusters: `é` is one however it is
+/// encoded, and so is a flag), none of them a control character, with no space at either end, and
+/// at most 1024 Unicode code points (what the stores' own checks allow, which no real name of 64
+/// characters comes near). Names are compared as a person would: with full Unicode case folding
+/// and canonical equivalence, so `anna` names the athlete added as `Anna`, `émile` (composed or
+/// not) the one added as `Émile`, and `STRASSE` the one added as `Straße`.
 public struct AthleteName: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     public let rawValue: String
+    /// The name case-folded; `String` compares and hashes it by canonical equivalence.
+    private let key: String
+
+    /// The most code points a name may have: the stores' `CHECK (length(name) BETWEEN 1 AND 1024)`.
+    public static let maximumCodePoints = 1024
 
     public init?(rawValue text: String) {
-        guard (1 ... 64).contains(text.count), text.trimmingCharacters(in: .whitespaces) == text,
+        guard (1 ... 64).contains(text.count), text.unicodeScalars.count <= Self.maximumCodePoints,
+            text.trimmingCharacters(in: .whitespaces) == text,
             !text.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
         else { return nil }
         rawValue = text
+        key = text.folding(options: .caseInsensitive, locale: nil)
     }
 
     /// `text` as an athlete's name, or a usage message for `label` (`--athlete`).
@@ -25,9 +36,12 @@ public struct AthleteName: RawRepresentable, Sendable, Hashable, Comparable, Cus
 
     public var description: String { rawValue }
 
-    public static func < (lhs: AthleteName, rhs: AthleteName) -> Bool {
-        lhs.rawValue.lowercased() < rhs.rawValue.lowercased()
-    }
+    /// Whether the two name one person (`Émile` and `émile`).
+    public static func == (lhs: AthleteName, rhs: AthleteName) -> Bool { lhs.key == rhs.key }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    public static func < (lhs: AthleteName, rhs: AthleteName) -> Bool { lhs.key < rhs.key }
 }
 
 /// A name that cannot be an athlete's.
@@ -36,7 +50,11 @@ public struct AthleteNameError: Error, Sendable, Hashable, CustomStringConvertib
     public let label: String
 
     public var description: String {
-        "\(label) '\(text)': give a name of 1 to 64 characters, without control characters or spaces at either end"
+        if text.count <= 64, text.unicodeScalars.count > AthleteName.maximumCodePoints {
+            return "\(label) '\(text)': its \(text.count) characters are \(text.unicodeScalars.count) Unicode code points with "
+                + "their accents and joiners; give a name of at most \(AthleteName.maximumCodePoints)"
+        }
+        return "\(label) '\(text)': give a name of 1 to 64 characters, without control characters or spaces at either end"
     }
 }
 
@@ -58,22 +76,18 @@ extension WorkoutStore {
     /// The stored athletes, by name.
     public func athletes() throws(WorkoutStoreError) -> [AthleteRecord] {
         try perform {
-            var stored: [(id: Int64, name: AthleteName)] = []
-            try connection.statement("SELECT id, name FROM athletes ORDER BY \(connection.dialect.caseless("name"))").forEachRow { row in
-                stored.append((row.int64(0), try athleteName(row.text(1))))
-            }
-            return try stored.map { try record(id: $0.id, name: $0.name) }
+            try storedAthletes().sorted { $0.name < $1.name }.map { try record(id: $0.id, name: $0.name) }
         }
     }
 
-    /// The athlete called `name` (without regard to ASCII case), or nil.
+    /// The athlete called `name` (as `AthleteName` compares names), or nil.
     public func athlete(named name: AthleteName) throws(WorkoutStoreError) -> AthleteRecord? {
         try perform { try storedAthlete(name).map { try record(id: $0.id, name: $0.name) } }
     }
 
     /// Adds `name` with `preferences`.
     ///
-    /// - Throws: `.athleteExists` when an athlete has that name (in any case).
+    /// - Throws: `.athleteExists` when an athlete has that name (in any case or Unicode form).
     public func addAthlete(_ name: AthleteName, preferences: ZonePreferences) throws(WorkoutStoreError) {
         try performTransaction {
             if let existing = try storedAthlete(name) { throw WorkoutStoreError.athleteExists(existing.name.rawValue) }
@@ -124,12 +138,19 @@ extension WorkoutStore {
         try performTransaction { try writeAthletePreferences(preferences, id: try requiredAthleteID(athlete)) }
     }
 
-    /// The row id and stored name of the athlete called `name` (without regard to ASCII case), or nil.
+    /// The row id and stored name of the athlete called `name` (as `AthleteName` compares names),
+    /// or nil. Compared here, not in SQL: neither database folds case or compares canonically
+    /// (SQLite's NOCASE and the PostgreSQL index fold ASCII only), and a box has few athletes.
     private func storedAthlete(_ name: AthleteName) throws -> (id: Int64, name: AthleteName)? {
-        let caseless = connection.dialect.caseless
-        return try connection.statement("SELECT id, name FROM athletes WHERE \(caseless("name")) = \(caseless("?"))").firstRow(name.rawValue) {
-            ($0.int64(0), try athleteName($0.text(1)))
+        try storedAthletes().first { $0.name == name }
+    }
+
+    private func storedAthletes() throws -> [(id: Int64, name: AthleteName)] {
+        var stored: [(id: Int64, name: AthleteName)] = []
+        try connection.statement("SELECT id, name FROM athletes").forEachRow { row in
+            stored.append((row.int64(0), try athleteName(row.text(1))))
         }
+        return stored
     }
 
     private func requiredAthleteID(_ name: AthleteName) throws -> Int64 {

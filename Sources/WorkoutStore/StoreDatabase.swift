@@ -31,14 +31,19 @@ protocol StoreDatabase: AnyObject {
 enum StoreDialect: Sendable, Hashable {
     case sqlite, postgreSQL
 
-    /// `expression` compared and ordered without regard to ASCII case: SQLite's `NOCASE`, and on
-    /// PostgreSQL the same folding of A-Z alone (not `lower()`, which folds every letter), so
-    /// that both stores find the same athlete for a name.
-    func caseless(_ expression: String) -> String {
+    /// Whether the text `expression` is one of the list `placeholder` holds (`list(_:)`): a
+    /// search of the list for it between separators, in each database's words.
+    func isListed(_ expression: String, in placeholder: String) -> String {
         switch self {
-        case .sqlite: "\(expression) COLLATE NOCASE"
-        case .postgreSQL: "translate(\(expression), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+        case .sqlite: "instr(\(placeholder), char(31) || \(expression) || char(31)) > 0"
+        case .postgreSQL: "strpos(\(placeholder), chr(31) || \(expression) || chr(31)) > 0"
         }
+    }
+
+    /// `texts` as one text for `isListed`, each between unit separators (U+001F, a control
+    /// character, which no athlete's name holds).
+    static func list(_ texts: [String]) -> String {
+        "\u{1F}" + texts.map { $0 + "\u{1F}" }.joined()
     }
 }
 

@@ -7,8 +7,8 @@ extension WorkoutStore {
     /// The stored workout `id`, equal to the one that was saved. Its `profile` is nil when it was
     /// stored before the store kept one (migration 5).
     ///
-    /// - Throws: `.notFound`, `.unfinished` for a recording that was never finished, `.invalidData`
-    ///   for rows outside the model.
+    /// - Throws: `.notFound`, `.recording` for a workout being recorded now, `.unfinished` for a
+    ///   recording that stopped before it was finished, `.invalidData` for rows outside the model.
     public func workout(_ id: WorkoutID) throws(WorkoutStoreError) -> Workout {
         try perform {
             let row = try connection.statement(
@@ -25,7 +25,13 @@ extension WorkoutStore {
             guard let (startDate, start, durationNanoseconds, activeNanoseconds, activityName) = row else {
                 throw WorkoutStoreError.notFound(id)
             }
-            guard let durationNanoseconds, let activeNanoseconds else { throw WorkoutStoreError.unfinished(id) }
+            guard let durationNanoseconds, let activeNanoseconds else {
+                guard let recording = recordingProcess(id) else { throw WorkoutStoreError.unfinished(id) }
+                let bridge = try connection.statement("SELECT bridge FROM workouts WHERE id = ?").firstRow(id.rawValue) {
+                    $0.optionalText(0)
+                }
+                throw WorkoutStoreError.recording(id, bridge: bridge.flatMap { $0 }, processID: recording.processID)
+            }
             let workoutID = id.rawValue
             func time(_ offset: Int64) -> Duration { start + .nanoseconds(offset) }
 

@@ -21,8 +21,8 @@ public struct WorkoutFilter: Sendable, Hashable {
         self.athlete = athlete
     }
 
-    /// The condition on `w`, the `workouts` table, with the filter's values bound as `?first` to
-    /// `?first+3` (those before are the query's own).
+    /// The condition on `w`, the `workouts` table, with the filter's values (`WorkoutStore.arguments(of:)`)
+    /// bound as `?first` to `?first+3` (those before are the query's own).
     static func sql(first: Int, _ dialect: StoreDialect) -> String {
         let (from, until, type, athlete) = ("?\(first)", "?\(first + 1)", "?\(first + 2)", "?\(first + 3)")
         // Each value's first use gives its type, which PostgreSQL cannot tell from `IS NULL`
@@ -32,12 +32,27 @@ public struct WorkoutFilter: Sendable, Hashable {
             AND (CAST(\(until) AS DOUBLE PRECISION) IS NULL OR w.start_date < \(until))
             AND (CAST(\(type) AS TEXT) IS NULL OR w.activity_type = \(type)
                 OR EXISTS (SELECT 1 FROM activities a WHERE a.workout_id = w.id AND a.activity_type = \(type)))
-            AND (CAST(\(athlete) AS TEXT) IS NULL OR \(dialect.caseless("w.athlete")) = \(dialect.caseless(athlete)))
+            AND (CAST(\(athlete) AS TEXT) IS NULL OR \(dialect.isListed("w.athlete", in: athlete)))
             """
     }
+}
 
-    var arguments: [(any StoreValue)?] {
-        [from?.timeIntervalSinceReferenceDate, until?.timeIntervalSinceReferenceDate, activityType?.rawValue, athlete?.rawValue]
+extension WorkoutStore {
+    /// The values of `filter` for `WorkoutFilter.sql`. The athlete is given as every spelling
+    /// of the name among the store's workouts (`Émile`, `émile`, `EMILE` are one person), found
+    /// here since neither database compares names as `AthleteName` does, in a list
+    /// `StoreDialect.isListed` reads.
+    func arguments(of filter: WorkoutFilter) throws -> [(any StoreValue)?] {
+        var spellings: String?
+        if let athlete = filter.athlete {
+            var names: [String] = []
+            try connection.statement("SELECT DISTINCT athlete FROM workouts WHERE athlete IS NOT NULL").forEachRow { row in
+                let text = row.text(0)
+                if AthleteName(rawValue: text) == athlete { names.append(text) }
+            }
+            spellings = StoreDialect.list(names)
+        }
+        return [filter.from?.timeIntervalSinceReferenceDate, filter.until?.timeIntervalSinceReferenceDate, filter.activityType?.rawValue, spellings]
     }
 }
 
@@ -58,6 +73,8 @@ public struct WorkoutListing: Sendable, Hashable {
     public let recordedUntil: Duration?
     /// Its UUID and the bridge that recorded it.
     public let identity: WorkoutIdentity
+    /// For an unfinished workout, the process recording it now; nil when its recording stopped.
+    public let recording: RecordingProcess?
 
     public var isFinished: Bool { duration != nil }
 }
@@ -105,7 +122,7 @@ extension WorkoutStore {
                 WHERE \(WorkoutFilter.sql(first: 1, connection.dialect))
                 ORDER BY w.start_date, w.id
                 """
-            ).forEachRow(arguments: filter.arguments) { row in
+            ).forEachRow(arguments: try arguments(of: filter)) { row in
                 listings.append(
                     WorkoutListing(
                         id: WorkoutID(row.int64(0)), startDate: Date(timeIntervalSinceReferenceDate: row.double(1)),
@@ -113,7 +130,8 @@ extension WorkoutStore {
                         activeDuration: row.optionalInt64(4).map { .nanoseconds($0) }, averageHeartRate: row.optionalDouble(5),
                         averagePower: row.optionalDouble(6), normalizedPower: row.optionalDouble(7),
                         recordedUntil: row.optionalInt64(8).map { .nanoseconds($0) },
-                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10), athlete: row.optionalText(11))))
+                        identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10), athlete: row.optionalText(11)),
+                        recording: row.optionalInt64(3) == nil ? recordingProcess(WorkoutID(row.int64(0))) : nil))
             }
             return listings
         }
@@ -183,7 +201,7 @@ extension WorkoutStore {
                 WHERE \(WorkoutFilter.sql(first: 2, connection.dialect))
                 ORDER BY w.start_date, w.id, v.value
                 """
-            ).forEachRow(arguments: [Int64(configuration.quantityType.rawValue)] + filter.arguments) { row in
+            ).forEachRow(arguments: [Int64(configuration.quantityType.rawValue)] + (try arguments(of: filter))) { row in
                 let workout = row.int64(0)
                 if workout != currentWorkout {
                     currentWorkout = workout

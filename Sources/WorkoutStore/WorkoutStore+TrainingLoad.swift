@@ -50,7 +50,7 @@ extension WorkoutStore {
                 WHERE w.duration_ns IS NOT NULL AND \(WorkoutFilter.sql(first: 1, connection.dialect))
                 ORDER BY w.start_date, w.id
                 """
-            ).forEachRow(arguments: filter.arguments) { row in
+            ).forEachRow(arguments: try arguments(of: filter)) { row in
                 rows.append(
                     (row.int64(0), Date(timeIntervalSinceReferenceDate: row.double(1)), try activityType(row.text(2)),
                      .nanoseconds(row.int64(3)), row.optionalDouble(4)))

@@ -34,6 +34,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case athleteExists(String)
     /// The workout was never finished (the recording stopped); recover or discard it first.
     case unfinished(WorkoutID)
+    /// The workout is being recorded now, by the bridge and process named when the store knows
+    /// them; it is whole once that recording finishes.
+    case recording(WorkoutID, bridge: String?, processID: Int32?)
     /// The workout is finished; there is nothing to recover.
     case alreadyFinished(WorkoutID)
     /// A recording of this workout is still running in a live process.
@@ -90,6 +93,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unfinished(let id):
             "workout \(id) was never finished (its recording stopped); run 'sensorbridge workouts recover' to finish "
                 + "it from what was saved, or 'sensorbridge workouts recover --discard' to delete it"
+        case .recording(let id, let bridge, let processID):
+            "workout \(id) is being recorded now"
+                + (processID.map { " by sensorbridge process \($0)" } ?? "") + (bridge.map { " on bridge \($0)" } ?? "")
+                + "; it can be shown once that recording has finished"
         case .alreadyFinished(let id):
             "workout \(id) is finished already; there is nothing to recover"
         case .recordingInProgress(let id):

@@ -17,7 +17,7 @@ public struct WorkoutSpanSummary: Sendable {
     /// and end, plus the last power sample before the span, whose hold reaches into it), and time
     /// in zone as the difference of two re-bucketings of the whole workout, cut at the span's end
     /// and at its start, so the held sample and the pauses count exactly as in the stored groups
-    /// and the spans of a workout add up to its totals.
+    /// and the spans of a workout add up to its totals. For many spans, `summaries(of:...)`.
     ///
     /// - Parameters:
     ///   - configurations: the zones to sort into (those of the stored zone groups).
@@ -26,20 +26,57 @@ public struct WorkoutSpanSummary: Sendable {
         of range: Range<Duration>, in workout: Workout, configurations: [QuantityType: WorkoutZoneConfiguration],
         samplesByType: [QuantityType: [Sample]]
     ) {
-        self.range = range
-        let pauses = workout.pauses.compactMap { Self.clamp($0, to: range) }
-        timerTime = pauses.reduce(range.upperBound - range.lowerBound) { $0 - ($1.upperBound - $1.lowerBound) }
-        statistics = Self.statistics(of: range, in: workout)
-        zoneGroups = [:]
+        self = Self.summaries(of: [range], in: workout, configurations: configurations, samplesByType: samplesByType)[0]
+    }
+
+    /// The summaries of many spans of one workout (its laps), each as `init(of:in:...)` gives it,
+    /// in time linear in the samples and spans (issue 31: a lap every 10 s of a 24-hour ride once
+    /// cost laps × samples): the samples are indexed once (`WorkoutSpanIndex`), and time in zone
+    /// comes from one re-bucketing pass cut at every span's bounds. Samples or pauses out of order,
+    /// which a recording never gives, are summed span by span as before.
+    public static func summaries(
+        of ranges: [Range<Duration>], in workout: Workout, configurations: [QuantityType: WorkoutZoneConfiguration],
+        samplesByType: [QuantityType: [Sample]]
+    ) -> [WorkoutSpanSummary] {
+        let index = WorkoutSpanIndex(workout)
+        var summaries = ranges.map { range in
+            let pauses = index.pauses(overlapping: range).compactMap { Self.clamp($0, to: range) }
+            return WorkoutSpanSummary(
+                range: range, timerTime: pauses.reduce(range.upperBound - range.lowerBound) { $0 - ($1.upperBound - $1.lowerBound) },
+                statistics: statistics(of: range, in: workout, index: index), zoneGroups: [:])
+        }
+        let cuts = ranges.flatMap { [$0.lowerBound, $0.upperBound] }
         for (type, configuration) in configurations {
             let all = samplesByType[type] ?? []
-            let samples = Array(all.prefix { $0.time <= range.upperBound })
-            guard let atEnd = Self.rebucket(samples, configuration, workout, until: range.upperBound),
-                let atStart = Self.rebucket(samples, configuration, workout, until: range.lowerBound),
-                let group = try? atEnd.subtracting(atStart)
-            else { continue }
-            zoneGroups[type] = group
+            if let groups = WorkoutZoneGroup.rebucketing(
+                all, into: configuration, start: workout.start, pauses: workout.pauses, cutAt: cuts)
+            {
+                for position in summaries.indices {
+                    guard let atStart = groups[2 * position], let atEnd = groups[2 * position + 1],
+                        let group = try? atEnd.subtracting(atStart)
+                    else { continue }
+                    summaries[position].zoneGroups[type] = group
+                }
+                continue
+            }
+            for position in summaries.indices {
+                let range = ranges[position]
+                let samples = Array(all.prefix { $0.time <= range.upperBound })
+                guard let atEnd = Self.rebucket(samples, configuration, workout, until: range.upperBound),
+                    let atStart = Self.rebucket(samples, configuration, workout, until: range.lowerBound),
+                    let group = try? atEnd.subtracting(atStart)
+                else { continue }
+                summaries[position].zoneGroups[type] = group
+            }
         }
+        return summaries
+    }
+
+    private init(range: Range<Duration>, timerTime: Duration, statistics: WorkoutStatistics, zoneGroups: [QuantityType: WorkoutZoneGroup]) {
+        self.range = range
+        self.timerTime = timerTime
+        self.statistics = statistics
+        self.zoneGroups = zoneGroups
     }
 
     /// The stored figures of a whole workout or activity.
@@ -70,25 +107,25 @@ public struct WorkoutSpanSummary: Sendable {
         return WorkoutZoneGroup(rebucketing: samples, into: configuration, timeline: timeline)
     }
 
-    private static func statistics(of range: Range<Duration>, in workout: Workout) -> WorkoutStatistics {
+    private static func statistics(of range: Range<Duration>, in workout: Workout, index: WorkoutSpanIndex) -> WorkoutStatistics {
         var accumulator = StatisticsAccumulator(
             start: range.lowerBound, powerHold: ZoneClassifier.defaultMaximumHold(for: .cyclingPower))
         // Pauses and resumes strictly inside the span, in order; a span that starts paused begins paused.
         var events: [(time: Duration, pause: Bool)] = []
         var paused = false
-        for pause in workout.pauses {
+        for pause in index.pauses(overlapping: range) {
             if pause.contains(range.lowerBound) { paused = true }
             if range.lowerBound < pause.lowerBound, pause.lowerBound < range.upperBound { events.append((pause.lowerBound, true)) }
             if range.lowerBound < pause.upperBound, pause.upperBound < range.upperBound { events.append((pause.upperBound, false)) }
         }
         // The last power sample before the span stands for its hold into it: added while paused, so
         // it counts for energy and normalized power but not for the average.
-        let carried = workout.samples.last { $0.type == .cyclingPower && $0.time < range.lowerBound }
+        let carried = index.lastSample(of: .cyclingPower, before: range.lowerBound)
         if carried != nil || paused { accumulator.pause(at: range.lowerBound) }
         if let carried { accumulator.add(carried) }
         if carried != nil, !paused { accumulator.resume(at: range.lowerBound) }
         var next = 0
-        for sample in workout.samples where range.contains(sample.time) {
+        for sample in index.samples(in: range) {
             while next < events.count, events[next].time <= sample.time {
                 if events[next].pause { accumulator.pause(at: events[next].time) } else { accumulator.resume(at: events[next].time) }
                 next += 1
@@ -117,6 +154,6 @@ extension Workout {
     public func lapSummaries() -> [WorkoutSpanSummary] {
         let configurations = zoneGroupsByType.mapValues(\.configuration)
         let samplesByType = zonedSamplesByType
-        return laps.map { WorkoutSpanSummary(of: $0, in: self, configurations: configurations, samplesByType: samplesByType) }
+        return WorkoutSpanSummary.summaries(of: laps, in: self, configurations: configurations, samplesByType: samplesByType)
     }
 }

@@ -46,19 +46,9 @@ extension WorkoutZoneGroup {
     ) -> WorkoutZoneGroup {
         var classifier = ZoneClassifier(
             configuration: configuration, maximumHold: maximumHold, start: timeline.start, reportsUpdates: false)
-        let pauses = timeline.pauses.map { ($0.lowerBound.attosecondCount, $0.upperBound.attosecondCount) }
+        var events = PauseEvents(pauses: timeline.pauses.map { ($0.lowerBound.attosecondCount, $0.upperBound.attosecondCount) })
         let end = timeline.end.attosecondCount
-        // Events are the pauses' bounds in order: 2k pauses at pauses[k].lowerBound, 2k+1 resumes at its upperBound.
-        var event = 0
-        func applyEvents(through limit: Int128) {
-            while event < 2 * pauses.count {
-                let pause = pauses[event / 2]
-                let eventTime = event % 2 == 0 ? pause.0 : pause.1
-                guard eventTime <= limit else { return }
-                if event % 2 == 0 { classifier.applyPause(at: eventTime) } else { classifier.applyResume(at: eventTime) }
-                event += 1
-            }
-        }
+        func applyEvents(through limit: Int128) { events.apply(through: limit, to: &classifier) }
         for sample in samples {
             let sampleValue = value(sample)
             let sampleTime = time(sample).attosecondCount
@@ -70,5 +60,85 @@ extension WorkoutZoneGroup {
         applyEvents(through: end)
         classifier.applyEnd(at: end)
         return classifier.zoneGroup
+    }
+}
+
+extension WorkoutZoneGroup {
+    /// The groups `init(rebucketing:into:timeline:maximumHold:)` gives for a workout cut at each of
+    /// `ends` (a timeline from `start` to that end, with `pauses` cut to it), worked out in one pass
+    /// over the samples instead of one per end: what the laps of a long ride need (issue 31). The
+    /// classifier runs once through the samples and pauses; at each end a copy of it takes what a
+    /// run cut there would take at that instant (the resume of a pause the end falls in, samples of
+    /// that time, the end), so each group is the one a run of its own gives. An end before `start`
+    /// has none.
+    ///
+    /// - Returns: the groups in the order of `ends`; nil when `samples` are not in time order or
+    ///   `pauses` (from `start`) are not in order and apart, for which only runs of their own say
+    ///   what each cut gives.
+    public static func rebucketing(
+        _ samples: [Sample], into configuration: WorkoutZoneConfiguration, start: Duration, pauses: [Range<Duration>],
+        cutAt ends: [Duration], maximumHold: Duration? = nil
+    ) -> [WorkoutZoneGroup?]? {
+        let pauses = pauses.compactMap { pause -> (Int128, Int128)? in
+            let lower = max(pause.lowerBound, start)
+            return lower < pause.upperBound ? (lower.attosecondCount, pause.upperBound.attosecondCount) : nil
+        }
+        guard zip(pauses, pauses.dropFirst()).allSatisfy({ $0.1 <= $1.0 }),
+            zip(samples, samples.dropFirst()).allSatisfy({ $0.time <= $1.time })
+        else { return nil }
+        let type = configuration.quantityType
+        var classifier = ZoneClassifier(
+            configuration: configuration, maximumHold: maximumHold, start: start, reportsUpdates: false)
+        var events = PauseEvents(pauses: pauses)
+        func applyEvents(through limit: Int128) { events.apply(through: limit, to: &classifier) }
+        var groups = [WorkoutZoneGroup?](repeating: nil, count: ends.count)
+        var next = 0
+        for index in ends.indices.sorted(by: { ends[$0] < ends[$1] }) where ends[index] >= start {
+            let end = ends[index].attosecondCount
+            // What a run cut at `end` does before that instant, it does here too.
+            while next < samples.count, samples[next].time.attosecondCount < end {
+                let sample = samples[next]
+                next += 1
+                guard sample.type == type, !sample.value.isNaN else { continue }
+                applyEvents(through: sample.time.attosecondCount)
+                guard sample.time.attosecondCount >= classifier.latestTime else { continue }
+                classifier.apply(value: sample.value, at: sample.time.attosecondCount)
+            }
+            applyEvents(through: end - 1)
+            // At `end`: a pause under way resumes there (cut to it); one that begins there is none.
+            var cut = classifier
+            if events.isPaused { cut.applyResume(at: end) }
+            for sample in samples[next...] {
+                guard sample.time.attosecondCount == end else { break }
+                guard sample.type == type, !sample.value.isNaN, end >= cut.latestTime else { continue }
+                cut.apply(value: sample.value, at: end)
+            }
+            cut.applyEnd(at: end)
+            groups[index] = cut.zoneGroup
+        }
+        return groups
+    }
+}
+
+/// A timeline's pauses as a classifier's events, in order: event 2k pauses at `pauses[k].0`, 2k+1
+/// resumes at `pauses[k].1` (attoseconds).
+private struct PauseEvents {
+    let pauses: [(Int128, Int128)]
+    private var next = 0
+
+    init(pauses: [(Int128, Int128)]) { self.pauses = pauses }
+
+    /// Whether the latest event applied is a pause that has not ended.
+    var isPaused: Bool { next % 2 == 1 }
+
+    /// Applies to `classifier` the events up to `limit`, in order.
+    mutating func apply(through limit: Int128, to classifier: inout ZoneClassifier) {
+        while next < 2 * pauses.count {
+            let pause = pauses[next / 2]
+            let time = next % 2 == 0 ? pause.0 : pause.1
+            guard time <= limit else { return }
+            if next % 2 == 0 { classifier.applyPause(at: time) } else { classifier.applyResume(at: time) }
+            next += 1
+        }
     }
 }

@@ -24,6 +24,7 @@ let benchmarks: [(name: String, summary: String, run: (Bool) -> Void)] = [
     ("store", "SQLite store: sample inserts, saving a 3-hour ride, weekly zones over 1,000 workouts", StoreBenchmark.run),
     ("btsnoop", "btsnoop capture parsing in MB/s beside tshark (needs Debian tshark)", BtsnoopBenchmark.run),
     ("export", "FIT export of a 3-hour ride, beside appending its records' values to Foundation Data", FITExportBenchmark.run),
+    ("laps", "lap summaries and FIT export of a 24-hour ride with a lap every 10 s", LapsBenchmark.run),
     ("web", "record's CPU with 50 live web clients and none; /api/workouts over 1,000 workouts beside the CLI", WebBenchmark.run),
     ("fleet", "K bridges × M athletes saving at once into PostgreSQL and into one SQLite file; sync's commits", FleetBenchmark.run),
 ]

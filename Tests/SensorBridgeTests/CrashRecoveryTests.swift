@@ -27,13 +27,21 @@ import Zones
         return found
     }
 
+    /// The hour's ride the children replay.
+    static let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+
+    /// A new folder `prefix-UUID` for a test's store, and the store's path in it; the test removes it.
+    static func storeFolder(_ prefix: String) throws -> (folder: URL, store: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder, folder.appendingPathComponent("workouts.sqlite").path)
+    }
+
     @Test(.timeLimit(.minutes(10))) func aReplayKilledMidwayIsRecoveredUpToAboutASecondBeforeTheKill() throws {
         let pace = 60.0
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, store) = try Self.storeFolder("sensorbridge-crash")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = folder.appendingPathComponent("workouts.sqlite").path
-        let capture = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+        let capture = Self.capture
 
         // The child says when it starts saving; from then on its replay clock runs.
         let child = try KilledChild(
@@ -83,6 +91,43 @@ import Zones
             #expect(group.totalDuration > .zero)
         }
         #expect(runCLI(["workouts", "list", "--store", store]).errors.isEmpty)
+    }
+
+    /// `workouts list` and `show` on a workout being recorded say so, with the bridge and the
+    /// process recording it, and not to recover it; once that process is gone (killed), they do.
+    @Test(.timeLimit(.minutes(10))) func aWorkoutBeingRecordedIsShownAsRecordingUntilItsProcessIsGone() throws {
+        let (folder, store) = try Self.storeFolder("sensorbridge-live")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let capture = Self.capture
+        let child = try KilledChild(
+            ["replay", capture, "--pace", "10", "--save", "--store", store, "--bridge-id", "garage"] + ReplayCommandTests.profile,
+            environment: [:], until: "as it replays")
+        #expect(child.sawMarker, "the child did not start saving: \(child.printed)")
+        try #require(child.process.isRunning, "the child ended early: \(child.printed)")
+        let process = child.process.processIdentifier
+
+        let listing = runCLI(["workouts", "list", "--store", store])
+        #expect(listing.status == .success, "\(listing.errors)")
+        #expect(listing.output.contains("recording now on bridge garage (process \(process)): "), "\(listing.output)")
+        #expect(!(listing.output + listing.errors).contains("recover"), "\(listing.output)\(listing.errors)")
+        let listed = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue?.first
+        #expect(listed?["recording"] == JSONValue.bool(true))
+        #expect(listed?["recordingProcess"]?.doubleValue == Double(process))
+        let shown = runCLI(["workouts", "show", "1", "--store", store])
+        #expect(shown.status == .failure)
+        #expect(
+            shown.errors.contains("workout 1 is being recorded now by sensorbridge process \(process) on bridge garage; "),
+            "\(shown.errors)")
+        #expect(!shown.errors.contains("recover"), "\(shown.errors)")
+
+        child.kill()
+        let stopped = runCLI(["workouts", "list", "--store", store])
+        #expect(stopped.output.contains("unfinished on bridge garage: recorded "), "\(stopped.output)")
+        #expect(stopped.output.contains("run 'sensorbridge workouts recover'"), "\(stopped.output)")
+        let listedAfter = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue?.first
+        #expect(listedAfter?["recording"] == nil)
+        let shownAfter = runCLI(["workouts", "show", "1", "--store", store])
+        #expect(shownAfter.errors.contains("run 'sensorbridge workouts recover'"), "\(shownAfter.errors)")
     }
 }
 

@@ -183,6 +183,39 @@ extension BridgeOutTests {
             #expect(stored?["statistics"] == recorded["workout"]?["statistics"])
         }
 
+        /// While the broker is away, serve says so once when the connection goes and once when it
+        /// is back (how long it was away, in how many attempts), and nothing at the attempts between
+        /// (issue 31: two lines each, one saying a connection was lost that never was made).
+        @Test(.timeLimit(.minutes(10))) func aBrokerAwayIsLoggedOnceWhenLostAndOnceWhenBack() throws {
+            let broker = try MosquittoBroker()
+            let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 40), speed: 8, paired: true)
+            defer { mock.stop() }
+            let status = "sensorbridge/garage/status"
+            let before = try MQTTSubscriber(broker, topics: [status])
+            #expect(before.waitUntilSubscribed(), "\(before.output)")
+            let serving = ServeCommandTests.Serving(mock, ["--mqtt", broker.url, "--bridge-id", "garage"])
+            #expect(before.waitFor { $0.topic == status && $0.payload == "online" }, "\(before.output)")
+            broker.stop()
+            // Attempts 1, 3, 7 and 15 s after the loss (the delay doubles from 1 s).
+            Thread.sleep(forTimeInterval: 16)
+            try broker.restart()
+            let after = try MQTTSubscriber(broker, topics: [status])
+            #expect(after.waitUntilSubscribed(), "\(after.output)")
+            // Published as serve connects again, not the copy the broker kept.
+            #expect(after.waitFor { $0.topic == status && $0.payload == "online" && !$0.retained }, "\(after.output)")
+            let run = serving.stop()
+            #expect(run.status == .success, "\(run.errors)")
+            let url = broker.url + "/sensorbridge"
+            let lines = run.errors.split(separator: "\n").filter { $0.hasPrefix("sensorbridge serve: MQTT:") }
+                .map { $0.dropFirst("sensorbridge serve: ".count) }
+            #expect(lines.count == 3, "\(run.errors)")
+            #expect(lines.first == "MQTT: connected to \(url)", "\(run.errors)")
+            #expect(lines.dropFirst().first?.hasPrefix("MQTT: lost the connection to \(url) (") == true, "\(run.errors)")
+            let back = lines.dropFirst(2).first.map(String.init) ?? ""
+            #expect(back.prefixMatch(of: /MQTT: connected to \S+ again after \d+ s away \(\d+ attempts?\)/) != nil, "\(run.errors)")
+            #expect(!run.errors.contains("cannot connect"), "\(run.errors)")
+        }
+
         /// A credentials file logs in; a broker that refuses them is logged and the recording goes on.
         @Test(.timeLimit(.minutes(10))) func credentialsLogInAndARefusalNeverStopsTheRecording() throws {
             let broker = try MosquittoBroker(users: [("rider", "s3cret:pass")])

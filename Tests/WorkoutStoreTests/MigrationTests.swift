@@ -185,6 +185,30 @@ import Zones
         #expect(try store.sqlite!.scalarText("SELECT id FROM workout_id_high_water") == "7")
     }
 
+    /// Migration 11 lets a version-10 store take names of 64 characters and more code points
+    /// (the version-10 check refuses them), keeping its athletes and workouts.
+    @Test func migration11TakesNamesOf64CharactersWithMoreCodePoints() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let name = try #require(AthleteName(rawValue: String(repeating: "e\u{301}", count: 64)))
+        let anna = try #require(AthleteName(rawValue: "Anna"))
+        do {
+            let version10 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(10)))
+            try version10.addAthlete(anna, preferences: ZonePreferences())
+            _ = try version10.save(try ride(minutes: 2), athlete: anna)
+            #expect(throws: (any Error).self) { try version10.addAthlete(name, preferences: ZonePreferences()) }
+        }
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == 11)
+        try store.addAthlete(name, preferences: ZonePreferences())
+        let id = try store.save(try ride(minutes: 2, seed: 2, day: 1), athlete: name)
+        #expect(try store.athletes().map(\.name) == [anna, name])
+        #expect(try store.workouts(matching: WorkoutFilter(athlete: name)).map(\.id) == [id])
+        #expect(try store.sqlite!.scalarText("PRAGMA integrity_check") == "ok")
+        // Another connection reads the changed definitions.
+        #expect(try WorkoutStore(path: path).athlete(named: name)?.name == name)
+    }
+
     @Test func aFailingMigrationLeavesTheStoreAtItsVersion() throws {
         struct Failure: Error {}
         let folder = try TemporaryFolder()

@@ -50,12 +50,17 @@ import Zones
         #expect(try store.unfinishedWorkouts().map(\.isRecording) == [true])
         #expect(throws: WorkoutStoreError.recordingInProgress(id)) { try store.recoverWorkout(id) }
         #expect(throws: WorkoutStoreError.recordingInProgress(id)) { try store.deleteWorkout(id) }
-        #expect(throws: WorkoutStoreError.unfinished(id)) { try store.workout(id) }
+        #expect(throws: WorkoutStoreError.recording(id, bridge: BridgeID.hostDefault.rawValue, processID: getpid())) {
+            try store.workout(id)
+        }
         #expect(try store.workouts().map(\.isFinished) == [false])
+        #expect(try store.workouts().map(\.recording) == [RecordingProcess(processID: getpid())])
 
         recorder = nil  // the process ends without finishing: its lock goes, its journal stays
         let unfinished = try #require(try store.unfinishedWorkouts().first)
         #expect(!unfinished.isRecording)
+        #expect(throws: WorkoutStoreError.unfinished(id)) { try store.workout(id) }
+        #expect(try store.workouts().map(\.recording) == [nil])
         let saved = full.samples.filter { $0.time <= full.start + cut }
         #expect(unfinished.recordedUntil == saved.last!.time - full.start)
 

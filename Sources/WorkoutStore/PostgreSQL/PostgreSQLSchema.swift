@@ -20,7 +20,8 @@ import PostgreSQL
 /// - Triggers are PL/pgSQL functions.
 enum PostgreSQLSchema {
     static let migrations: [(version: Int64, name: String, sql: String)] = [
-        (10, "workouts, samples, zone groups, profiles and athletes, as SQLite's schema version 10", version10)
+        (10, "workouts, samples, zone groups, profiles and athletes, as SQLite's schema version 10", version10),
+        (11, "athletes' names up to 1024 code points, as SQLite's migration 11", version11),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -367,5 +368,14 @@ enum PostgreSQLSchema {
         CREATE TRIGGER athlete_preferred_zone_configurations_are_user
             BEFORE INSERT OR UPDATE ON athlete_preferred_zone_configurations
             FOR EACH ROW EXECUTE FUNCTION preferred_zone_configuration_is_user();
+        """
+
+    /// As SQLite's migration 11: names checked as up to `AthleteName.maximumCodePoints` code points,
+    /// not 64 (a name of 64 characters can have more).
+    static let version11 = """
+        ALTER TABLE athletes DROP CONSTRAINT athletes_name_check,
+            ADD CONSTRAINT athletes_name_check CHECK (length(name) BETWEEN 1 AND \(AthleteName.maximumCodePoints));
+        ALTER TABLE workouts DROP CONSTRAINT workouts_athlete_check,
+            ADD CONSTRAINT workouts_athlete_check CHECK (athlete IS NULL OR length(athlete) BETWEEN 1 AND \(AthleteName.maximumCodePoints));
         """
 }

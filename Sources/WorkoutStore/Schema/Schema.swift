@@ -22,6 +22,7 @@ enum Schema {
             try backfillIdentities(connection, bridge: .hostDefault)
         },
         Migration(athletesVersion, "athletes with their own profile, preferred zones and sensors; the athlete of a workout", sql: version10),
+        Migration(11, "athletes' names up to 1024 code points, so that no name of 64 characters is refused", apply: version11),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -438,4 +439,25 @@ enum Schema {
         ALTER TABLE workouts ADD COLUMN athlete TEXT CHECK (athlete IS NULL OR length(athlete) BETWEEN 1 AND 64);
         CREATE INDEX workouts_by_athlete ON workouts (athlete COLLATE NOCASE);
         """
+
+    /// Names were checked as at most 64 code points (`length`), and a name of 64 characters can
+    /// have more (`é` written as e and an accent, a flag): a name `AthleteName` took failed the
+    /// database's check. Now both checks allow `AthleteName.maximumCodePoints`. A CHECK is changed
+    /// in the stored table definitions, as SQLite documents for changes that leave the rows as they
+    /// are (ALTER TABLE, "making other kinds of table schema changes"): `workouts` is not rebuilt,
+    /// since many tables refer to it, nor `athletes`, whose rebuild would cascade its deletes.
+    @Sendable static func version11(_ connection: SQLiteConnection) throws {
+        let schemaVersion = Int64(try connection.scalarText("PRAGMA schema_version") ?? "") ?? 0
+        let maximum = AthleteName.maximumCodePoints
+        try connection.execute(
+            """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET sql = replace(sql, 'length(name) BETWEEN 1 AND 64', 'length(name) BETWEEN 1 AND \(maximum)')
+                WHERE type = 'table' AND name = 'athletes';
+            UPDATE sqlite_schema SET sql = replace(sql, 'length(athlete) BETWEEN 1 AND 64', 'length(athlete) BETWEEN 1 AND \(maximum)')
+                WHERE type = 'table' AND name = 'workouts';
+            PRAGMA schema_version = \(schemaVersion + 1);
+            PRAGMA writable_schema = OFF;
+            """)
+    }
 }

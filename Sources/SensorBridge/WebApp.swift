@@ -194,15 +194,14 @@ final class WebApp: Sendable {
                 status: 405, headers: [("Allow", allowed.joined(separator: ", ")), ("Content-Type", "text/plain; charset=utf-8")],
                 body: .bytes(Array("use \(allowed.joined(separator: " or "))\n".utf8)))
         }
+        // The login page is for those not yet authenticated.
         if case .login = route { return login(request, nonce: nonce) }
         let client: WebAccess.Client
         switch access.authenticate(request) {
         case .client(let authenticated): client = authenticated
         case .throttled(let wait) where !route.isPage: return tooManyTries(wait)
         case .throttled(let wait):
-            var page = loginPage(next: Self.localPath(path), message: Self.waitMessage(wait), status: 429, nonce: nonce)
-            page.headers.append(("Retry-After", String(wait.components.seconds + 1)))
-            return page
+            return waitingLoginPage(next: Self.localPath(path), wait: wait, nonce: nonce)
         case .unauthenticated, .wrongToken:
             guard route.isPage else {
                 var refused = error(401, "send Authorization: Bearer TOKEN (the --http-token-file's token), or log in at /login")
@@ -219,7 +218,7 @@ final class WebApp: Sendable {
             csrfToken: client.csrfToken, canChange: client.level == .change, nonce: nonce, canLogOut: client.session != nil)
         switch route {
         case .login:
-            return login(request, nonce: nonce)
+            return login(request, nonce: nonce)  // answered above, before authentication
         case .logout:
             guard let session = client.session else { return error(409, "you are not logged in with a session") }
             return HTTPResponse(status: 204, headers: [("Set-Cookie", access.logout(session))])
@@ -371,11 +370,7 @@ final class WebApp: Sendable {
         case .success(let (_, cookie)):
             return HTTPResponse(status: 303, headers: [("Location", next), ("Set-Cookie", cookie)])
         case .failure(let refusal):
-            if let wait = refusal.wait {
-                var page = loginPage(next: next, message: Self.waitMessage(wait), status: 429, nonce: nonce)
-                page.headers.append(("Retry-After", String(wait.components.seconds + 1)))
-                return page
-            }
+            if let wait = refusal.wait { return waitingLoginPage(next: next, wait: wait, nonce: nonce) }
             return loginPage(next: next, message: "That is not the token.", status: 401, nonce: nonce)
         }
     }
@@ -383,6 +378,13 @@ final class WebApp: Sendable {
     private func loginPage(next: String, message: String?, status: Int, nonce: String) -> HTTPResponse {
         var page = html(WebPages.login(next: next, message: message, nonce: nonce))
         page.status = status
+        return page
+    }
+
+    /// The login page while the client's address waits after wrong tokens (429).
+    private func waitingLoginPage(next: String, wait: Duration, nonce: String) -> HTTPResponse {
+        var page = loginPage(next: next, message: Self.waitMessage(wait), status: 429, nonce: nonce)
+        page.headers.append(("Retry-After", String(wait.components.seconds + 1)))
         return page
     }
 

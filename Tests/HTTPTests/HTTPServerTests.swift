@@ -7,62 +7,6 @@ import Testing
 /// The server on libmicrohttpd against raw sockets and curl on loopback: the request deadline, one
 /// address's share of the connections, control characters in paths, what the handler is told, and TLS.
 @Suite(.serialized) struct HTTPServerTests {
-    /// A TCP connection from `source` (any 127.x address) to the server, with 10 s receive time-outs.
-    final class Connection {
-        let socket: Int32
-
-        init?(from source: String = "127.0.0.1", to port: UInt16) {
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            var remote = sockaddr_in()
-            remote.sin_family = sa_family_t(AF_INET)
-            remote.sin_port = port.bigEndian
-            remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, size) } }
-            let connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, size) }
-            }
-            guard bound == 0, connected == 0 else {
-                close(socket)
-                return nil
-            }
-        }
-
-        deinit { close(socket) }
-
-        /// Whether all of `text` was sent.
-        @discardableResult
-        func send(_ text: String) -> Bool {
-            Array(text.utf8).withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == text.utf8.count
-        }
-
-        /// What came before the server closed the connection or 10 s passed.
-        func receive() -> String {
-            var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = recv(socket, &buffer, buffer.count, 0)
-                guard count > 0 else { break }
-                received += buffer.prefix(count)
-            }
-            return String(decoding: received, as: UTF8.self)
-        }
-
-        /// Whether the server has closed it: a read sees the end (waits up to `timeout`).
-        func isClosedByServer(within timeout: Duration) -> Bool {
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(timeout.components.seconds * 1000))
-            guard ready == 1 else { return false }
-            var byte: UInt8 = 0
-            return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0
-        }
-    }
-
     /// The requests a server's handler was given.
     final class Seen: Sendable {
         let requests = Mutex<[HTTPRequest]>([])
@@ -81,20 +25,20 @@ import Testing
         let server = try Self.server(limits)
         defer { server.stop() }
         // One header line every 200 ms for up to 20 s: each line would restart an idle timeout.
-        let trickler = try #require(Connection(to: server.port))
+        let trickler = try #require(LoopbackClient(to: server.port))
         #expect(trickler.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
         var lines = 0
-        while lines < 100, trickler.send("X-Line-\(lines): a\r\n"), !trickler.isClosedByServer(within: .zero) {
+        while lines < 100, trickler.send("X-Line-\(lines): a\r\n") {
             Thread.sleep(forTimeInterval: 0.2)
             lines += 1
         }
         #expect(lines < 100, "the trickling client was never cut off")
         #expect(server.connectionsPastDeadline >= 1)
         // One that sends nothing at all is cut off too.
-        let silent = try #require(Connection(to: server.port))
+        let silent = try #require(LoopbackClient(to: server.port))
         #expect(silent.isClosedByServer(within: .seconds(10)))
         // A client that sends its request at once is answered, and so is its next request on the same connection.
-        let prompt = try #require(Connection(to: server.port))
+        let prompt = try #require(LoopbackClient(to: server.port))
         prompt.send("GET /a HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /b HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(prompt.receive().components(separatedBy: "HTTP/1.1 200").count == 3)
     }
@@ -106,17 +50,17 @@ import Testing
         let server = try Self.server(limits)
         defer { server.stop() }
         // Two addresses hold all they may, idle.
-        var held: [Connection] = []
+        var held: [LoopbackClient] = []
         for source in ["127.0.0.2", "127.0.0.3"] {
-            for _ in 0..<4 { held.append(try #require(Connection(from: source, to: server.port))) }
+            for _ in 0..<4 { held.append(try #require(LoopbackClient(from: source, to: server.port))) }
         }
         Thread.sleep(forTimeInterval: 0.3)
         // A fifth from the same address is closed at once, unanswered.
-        let fifth = try #require(Connection(from: "127.0.0.2", to: server.port))
+        let fifth = try #require(LoopbackClient(from: "127.0.0.2", to: server.port))
         fifth.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(!fifth.receive().contains("200"))
         // Everyone else is still served.
-        let other = try #require(Connection(from: "127.0.0.4", to: server.port))
+        let other = try #require(LoopbackClient(from: "127.0.0.4", to: server.port))
         other.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         #expect(other.receive().hasPrefix("HTTP/1.1 200"))
         #expect(held.allSatisfy { !$0.isClosedByServer(within: .zero) })
@@ -139,7 +83,7 @@ import Testing
             ("/a%0Ab", "/a\u{7F}b", true), ("/a%7fb", "/a\u{7F}b", true), ("/a?q=%1B%5B2J", "/a", true), ("/100%25", "/100%", false),
             ("/bad%zz", "/bad%zz", false), ("/end%", "/end%", false), ("/end%4", "/end%4", false),
         ] {
-            let connection = try #require(Connection(from: "127.0.0.5", to: server.port))
+            let connection = try #require(LoopbackClient(from: "127.0.0.5", to: server.port))
             connection.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: a=1; session=xyz\r\nConnection: close\r\n\r\n")
             #expect(connection.receive().hasPrefix("HTTP/1.1 200"), "\(target)")
             let request = try #require(seen.requests.withLock { $0.last })
@@ -150,7 +94,7 @@ import Testing
         }
         #expect(seen.requests.withLock { $0.first?.query } == ["x": "1", "y": "a b"])
         // HEAD: the headers of GET, no body.
-        let head = try #require(Connection(to: server.port))
+        let head = try #require(LoopbackClient(to: server.port))
         head.send("HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         let answer = head.receive()
         #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("Content-Length: 6") && !answer.contains("hello"), "\(answer)")

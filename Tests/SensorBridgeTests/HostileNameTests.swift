@@ -56,44 +56,19 @@ extension BridgeOutTests {
         /// title, and the live page in Chromium.
         @Test(.timeLimit(.minutes(10)), .enabled(if: Browser.unavailableReason == nil, "\(Browser.unavailableReason ?? "")"))
         func theDashboardAndTheLivePageShowTheNameInert() throws {
-            let tmux = try #require(
-                ["/usr/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }, "tmux is needed (apt-get install tmux)")
             let source = try Self.trace(lines: 400)
             defer { try? FileManager.default.removeItem(at: source) }
             let browser = try Browser()
             let mock = try MockBlueZ(trace: source, speed: 1)
             defer { mock.stop() }
-            let socket = "sensorbridge-test-\(UUID().uuidString.prefix(8))"
-            @discardableResult
-            func run(_ arguments: [String], reading: Bool = true) throws -> String {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: tmux)
-                process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
-                let output = ChildLaunch.pipe()
-                process.standardInput = FileHandle.nullDevice
-                process.standardOutput = reading ? output : FileHandle.nullDevice
-                process.standardError = reading ? output : FileHandle.nullDevice
-                try ChildLaunch.run(process)
-                guard reading else { return "" }
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return String(decoding: data, as: UTF8.self)
-            }
             let port = try freeLoopbackPort()
             let environment = mock.environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             let command = "env \(environment) TERM=xterm-256color \(try CrashRecoveryTests.executable().path) record "
                 + "--hr \(Self.strap) --power Assioma --no-save --duration 40 --http \(port)"
-            try run(["new-session", "-d", "-x", "160", "-y", "40", "-s", "ride", command + "; sleep 60"], reading: false)
-            defer { _ = try? run(["kill-server"], reading: false) }
-            var screen = ""
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                screen = try run(["capture-pane", "-p", "-t", "ride"])
-                if screen.contains(#"\x1b]0;owned\x07"#) && screen.contains("connected") { break }
-                Thread.sleep(forTimeInterval: 0.25)
-            }
+            let terminal = try TerminalSession(command, columns: 160, rows: 40)
+            let screen = try terminal.screen { $0.contains { $0.contains(#"\x1b]0;owned\x07"#) && $0.contains("connected") } }.joined(separator: "\n")
             #expect(screen.contains(#"\x1b]0;owned\x07\x1b[2J\x1b[31mStrap\nsensorbridge serve: forged"#), "\(screen)")
-            #expect(!(try run(["display-message", "-p", "-t", "ride", "#{pane_title}"])).contains("owned"))
+            #expect(try !terminal.title().contains("owned"))
 
             try WebTests.Running.waitUntilServing("http://127.0.0.1:\(port)/")
             try browser.open("http://127.0.0.1:\(port)/")

@@ -87,49 +87,17 @@ struct LiveControlTests {
     /// always, nothing wider or taller than the terminal, big digits only on the large one.
     @Test(.timeLimit(.minutes(10)), arguments: [(60, 15), (120, 40)])
     func theDashboardFitsTheTerminal(columns: Int, rows: Int) throws {
-        let tmux = try #require(
-            ["/usr/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) },
-            "tmux is needed to read the screen (apt-get install tmux)")
         let source = try Self.trace(seconds: 60) { _ in Self.pedalling }
         let mock = try MockBlueZ(trace: source, speed: 1)
         defer { mock.stop() }
-        let socket = "sensorbridge-test-\(UUID().uuidString.prefix(8))"
-        /// Runs tmux and, with `reading`, waits for it and returns what it printed. The server that
-        /// `new-session` starts inherits what Foundation's `Process` waits on, so that one is
-        /// started and not waited for (the client itself exits at once).
-        @discardableResult
-        func run(_ arguments: [String], reading: Bool = true) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tmux)
-            process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
-            let output = ChildLaunch.pipe()
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = reading ? output : FileHandle.nullDevice
-            process.standardError = reading ? output : FileHandle.nullDevice
-            try ChildLaunch.run(process)
-            guard reading else { return "" }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
         let environment = mock.environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let command = "env \(environment) TERM=xterm-256color \(try CrashRecoveryTests.executable().path) record "
             + "--hr HRM-Pro --power Assioma --ftp 250 --hr-zones 100,110,130,150 --target-hr-zone 2 --no-save --duration 40"
-        // The shell stays after the recording, so that a failure is on the screen to read.
-        try run(["new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", "-s", "ride", command + "; sleep 60"], reading: false)
-        defer { _ = try? run(["kill-server"], reading: false) }
-        var screen: [String] = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            screen = try run(["capture-pane", "-p", "-t", "ride"]).split(separator: "\n", omittingEmptySubsequences: false)
-                .map(String.init).dropLast()
-            if screen.contains(where: { $0.hasPrefix("Assioma (power)  connected") }),
-                screen.contains(where: { $0.hasPrefix("HRM-Pro (hr)  connected") }),
-                screen.contains(where: { $0.contains("Ride  avg 120 bpm") })
-            {
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.25)
+        let terminal = try TerminalSession(command, columns: columns, rows: rows)
+        let screen = try terminal.screen { screen in
+            screen.contains(where: { $0.hasPrefix("Assioma (power)  connected") })
+                && screen.contains(where: { $0.hasPrefix("HRM-Pro (hr)  connected") })
+                && screen.contains(where: { $0.contains("Ride  avg 120 bpm") })
         }
         let text = screen.joined(separator: "\n")
         #expect(screen.contains { $0.hasPrefix("Assioma (power)  connected") }, "\(text)")

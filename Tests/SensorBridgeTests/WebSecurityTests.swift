@@ -50,6 +50,22 @@ extension BridgeOutTests {
             }
 
             func remove() { try? FileManager.default.removeItem(at: folder) }
+
+            /// `web` over the store on `host` and a free port with `options`, once `ready` answers 200
+            /// (to curl with `curlOptions`).
+            func web(
+                on host: String = "127.0.0.1", _ options: [String] = [], scheme: String = "http", ready: String = "/api/workouts",
+                _ curlOptions: [String] = []
+            ) throws -> (web: WebTests.Running, base: String, port: UInt16) {
+                let port = try freeLoopbackPort()
+                let web = WebTests.Running(["web", "--http", "\(host):\(port)", "--store", store] + options, environment: ["TZ": "UTC"])
+                let base = "\(scheme)://\(host):\(port)"
+                do { try WebTests.Running.waitUntilServing(base + ready, curlOptions) } catch {
+                    _ = web.stop()
+                    throw error
+                }
+                return (web, base, port)
+            }
         }
 
         /// Every route, as (method, path, JSON body).
@@ -81,14 +97,10 @@ extension BridgeOutTests {
         @Test(.timeLimit(.minutes(10))) func offLoopbackEveryRouteNeedsTheTokenAndNoRefusalChangesTheStore() throws {
             let setup = try Setup()
             defer { setup.remove() }
-            let port = try freeLoopbackPort()
-            let base = "http://127.0.0.2:\(port)"
-            let web = WebTests.Running(
-                ["web", "--http", "127.0.0.2:\(port)", "--store", setup.store, "--http-token-file", setup.tokenFile,
-                    "--http-read-only-token-file", setup.readTokenFile],
-                environment: ["TZ": "UTC"])
+            let (web, base, port) = try setup.web(
+                on: "127.0.0.2", ["--http-token-file", setup.tokenFile, "--http-read-only-token-file", setup.readTokenFile],
+                ["-H", "Authorization: Bearer \(Self.token)"])
             defer { _ = web.stop() }
-            try WebTests.Running.waitUntilServing(base + "/api/workouts", ["-H", "Authorization: Bearer \(Self.token)"])
             // A reader's session: its page's CSRF token is what an attacker could scrape at best.
             let jar = setup.folder.appendingPathComponent("reader-cookies").path
             let login = try WebTests.curl(base + "/login", ["-c", jar, "--data-urlencode", "token=\(Self.readToken)", "--data", "next=/workouts"])
@@ -150,12 +162,8 @@ extension BridgeOutTests {
         func aPersonLogsInThroughThePageAndWorks() throws {
             let setup = try Setup()
             defer { setup.remove() }
-            let port = try freeLoopbackPort()
-            let base = "http://127.0.0.2:\(port)"
-            let web = WebTests.Running(
-                ["web", "--http", "127.0.0.2:\(port)", "--store", setup.store, "--http-token-file", setup.tokenFile], environment: ["TZ": "UTC"])
+            let (web, base, _) = try setup.web(on: "127.0.0.2", ["--http-token-file", setup.tokenFile], ready: "/login")
             defer { _ = web.stop() }
-            try WebTests.Running.waitUntilServing(base + "/login")
             let browser = try Browser()
             try browser.open(base + "/zones")
             #expect(try browser.text("h1") == "Log in")
@@ -184,10 +192,7 @@ extension BridgeOutTests {
         @Test(.timeLimit(.minutes(10))) func onLoopbackTheHostIsExactAndATokenFileTurnsAuthenticationOn() throws {
             let setup = try Setup()
             defer { setup.remove() }
-            let port = try freeLoopbackPort()
-            let base = "http://127.0.0.1:\(port)"
-            let web = WebTests.Running(["web", "--http", "\(port)", "--store", setup.store], environment: ["TZ": "UTC"])
-            try WebTests.Running.waitUntilServing(base + "/api/workouts")
+            let (web, base, port) = try setup.web()
             let csrf = try #require(try WebTests.curl(base + "/workouts").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
             let before = try setup.snapshot()
             for host in ["127.0.0.1.evil.example:\(port)", "127.0.0.1.evil.example", "localhost.evil.example:\(port)", "127.0.0.2:\(port)",
@@ -218,11 +223,8 @@ extension BridgeOutTests {
         @Test(.timeLimit(.minutes(10))) func slowClientsDoNotKeepOthersOut() throws {
             let setup = try Setup()
             defer { setup.remove() }
-            let port = try freeLoopbackPort()
-            let base = "http://127.0.0.1:\(port)"
-            let web = WebTests.Running(["web", "--http", "\(port)", "--store", setup.store], environment: ["TZ": "UTC"])
+            let (web, base, port) = try setup.web()
             defer { _ = web.stop() }
-            try WebTests.Running.waitUntilServing(base + "/api/workouts")
             final class Attack: Sendable {
                 let stop = Atomic(false)
                 let cutOff = Atomic(0)
@@ -232,7 +234,7 @@ extension BridgeOutTests {
             for index in 0..<64 {
                 let source = index < 32 ? "127.0.0.2" : "127.0.0.3"
                 let thread = Thread {
-                    guard let connection = WebTests.RawConnection(from: source, to: port) else { return }
+                    guard let connection = LoopbackClient(from: source, to: port) else { return }
                     connection.send("GET /workouts HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n")
                     var line = 0
                     while !attack.stop.load(ordering: .relaxed), line < 600 {
@@ -282,15 +284,11 @@ extension BridgeOutTests {
                     "--store", setup.store])
             #expect(refused.status == .usage && refused.errors.contains("is readable by every user of this machine; make it yours alone: chmod 600"))
             chmod(key, 0o600)
-            let port = try freeLoopbackPort()
-            let base = "https://127.0.0.2:\(port)"
-            let web = WebTests.Running(
-                ["web", "--http", "127.0.0.2:\(port)", "--http-token-file", setup.tokenFile, "--http-tls-cert", certificate, "--http-tls-key", key,
-                    "--store", setup.store],
-                environment: ["TZ": "UTC"])
-            defer { _ = web.stop() }
             let trusted = ["--cacert", certificate]
-            try WebTests.Running.waitUntilServing(base + "/login", trusted)
+            let (web, base, port) = try setup.web(
+                on: "127.0.0.2", ["--http-token-file", setup.tokenFile, "--http-tls-cert", certificate, "--http-tls-key", key], scheme: "https",
+                ready: "/login", trusted)
+            defer { _ = web.stop() }
             #expect(try WebTests.curl(base + "/api/workouts", trusted).status == 401)
             #expect(try WebTests.curl(base + "/api/workouts", trusted + ["-H", "Authorization: Bearer \(Self.token)"]).status == 200)
             // The session cookie is Secure and __Host- under TLS.
@@ -307,11 +305,8 @@ extension BridgeOutTests {
         @Test(.timeLimit(.minutes(10))) func requestValuesAreNeverReadAsOptionsAndAnswersCarryTheSafetyHeaders() throws {
             let setup = try Setup()
             defer { setup.remove() }
-            let port = try freeLoopbackPort()
-            let base = "http://127.0.0.1:\(port)"
-            let web = WebTests.Running(["web", "--http", "\(port)", "--store", setup.store], environment: ["TZ": "UTC"])
+            let (web, base, _) = try setup.web()
             defer { _ = web.stop() }
-            try WebTests.Running.waitUntilServing(base + "/api/workouts")
             let csrf = try #require(try WebTests.curl(base + "/workouts").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
             let post = ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]
             let help = try WebTests.curl(base + "/api/zones/heart-rate", post + ["--data", #"{"boundaries":"--help"}"#])
@@ -370,45 +365,6 @@ extension BridgeOutTests {
                 #expect(run.status == .usage, "\(arguments)")
                 #expect(run.errors.contains(message), "\(arguments): \(run.errors)")
             }
-        }
-    }
-}
-
-extension WebTests {
-    /// A TCP connection from `source` (any 127.x address) to a loopback port, sending as told.
-    final class RawConnection: @unchecked Sendable {
-        // Used by the one thread that made it.
-        let socket: Int32
-
-        init?(from source: String, to port: UInt16) {
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            var remote = sockaddr_in()
-            remote.sin_family = sa_family_t(AF_INET)
-            remote.sin_port = port.bigEndian
-            remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, size) } }
-            let connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, size) }
-            }
-            guard bound == 0, connected == 0 else {
-                close(socket)
-                return nil
-            }
-        }
-
-        deinit { close(socket) }
-
-        /// Whether all of `text` was sent (false once the server has closed the connection).
-        @discardableResult
-        func send(_ text: String) -> Bool {
-            var byte: UInt8 = 0
-            // A connection the server has shut reads as ended (or reset).
-            if recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 { return false }
-            return Array(text.utf8).withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == text.utf8.count
         }
     }
 }

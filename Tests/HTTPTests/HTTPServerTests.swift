@@ -100,12 +100,12 @@ import Testing
         #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("Content-Length: 6") && !answer.contains("hello"), "\(answer)")
     }
 
-    @Test(.timeLimit(.minutes(10)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs openssl"))
+    @Test(.timeLimit(.minutes(10)), .enabled(if: FileManager.default.isExecutableFile(atPath: openSSLPath), "needs openssl"))
     func tlsServesWithASelfSignedPairAndRefusesAKeyThatIsNotOne() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (certificate, key) = try Self.selfSignedPair(in: folder)
+        let (certificate, key) = try makeSelfSignedPair(in: folder, names: ["DNS:localhost", "IP:127.0.0.1"])
         let server = try HTTPServer(
             host: "127.0.0.1", port: 0,
             tls: TLSIdentity(certificatePEM: try String(contentsOfFile: certificate, encoding: .utf8), keyPEM: try String(contentsOfFile: key, encoding: .utf8))
@@ -121,22 +121,6 @@ import Testing
                 HTTPResponse(status: 204)
             }
         }
-    }
-
-    /// A certificate for localhost and 127.0.0.1 and its key, made by openssl in `folder`.
-    static func selfSignedPair(in folder: URL) throws -> (certificate: String, key: String) {
-        let certificate = folder.appendingPathComponent("cert.pem").path
-        let key = folder.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try ChildLaunch.run(openssl)
-        openssl.waitUntilExit()
-        return (certificate, key)
     }
 
     /// What curl printed (the body; nothing when it failed).

@@ -261,22 +261,11 @@ extension BridgeOutTests {
             #expect(attack.cutOff.load(ordering: .relaxed) == 64)
         }
 
-        @Test(.timeLimit(.minutes(10)), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs openssl"))
+        @Test(.timeLimit(.minutes(10)), .enabled(if: FileManager.default.isExecutableFile(atPath: openSSLPath), "needs openssl"))
         func httpsWithASelfSignedPair() throws {
             let setup = try Setup()
             defer { setup.remove() }
-            let certificate = setup.folder.appendingPathComponent("cert.pem").path
-            let key = setup.folder.appendingPathComponent("key.pem").path
-            // The README's command (with this machine's names).
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "825", "-subj", "/CN=sensorbridge",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.2", "-keyout", key, "-out", certificate,
-            ]
-            openssl.standardError = FileHandle.nullDevice
-            try ChildLaunch.run(openssl)
-            openssl.waitUntilExit()
+            let (certificate, key) = try makeSelfSignedPair(in: setup.folder, names: ["DNS:localhost", "IP:127.0.0.2"])
             // A key that every user may read is refused.
             chmod(key, 0o644)
             let refused = WebTests.cli(

@@ -34,22 +34,8 @@ extension BridgeOutTests {
 
         /// Bytes sent as they are on a new connection, and the status line's code of the answer.
         static func raw(_ port: UInt16, _ request: String) -> Int {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { return -1 }
-            _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(socket, &buffer, buffer.count, 0)
-            let line = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).split(separator: " ")
+            guard let connection = LoopbackClient(to: port), connection.send(request) else { return -1 }
+            let line = connection.receive().split(separator: "\r\n").first?.split(separator: " ") ?? []
             return line.count > 1 ? Int(line[1]) ?? -1 : -1
         }
 

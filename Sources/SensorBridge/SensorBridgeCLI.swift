@@ -97,19 +97,21 @@ public enum SensorBridgeCLI {
             context.output.line(overview)
             return .success
         }
+        // A message may quote what came from outside (a file's line, a flag's value): each of its
+        // lines is shown inert, so nothing in it acts on the terminal.
         guard let subcommand = subcommands.first(where: { $0.name == name }) else {
             context.errors.line(
-                "sensorbridge: unknown command '\(name)'\(Suggestion.phrase(for: name, among: subcommands.map(\.name))); "
-                    + "run 'sensorbridge --help' for the list")
+                ("sensorbridge: unknown command '\(name)'\(Suggestion.phrase(for: name, among: subcommands.map(\.name))); "
+                    + "run 'sensorbridge --help' for the list").inertLines)
             return .usage
         }
         do {
             return try subcommand.run(Array(arguments.dropFirst()), context)
         } catch let error as UsageError {
-            context.errors.line("sensorbridge \(name): \(error.message)")
+            context.errors.line("sensorbridge \(name): \(error.message)".inertLines)
             return .usage
         } catch {
-            context.errors.line("sensorbridge \(name): \(error)")
+            context.errors.line("sensorbridge \(name): \(error)".inertLines)
             return .failure
         }
     }

@@ -29,6 +29,12 @@ extension String {
         return result
     }
 
+    /// Each line of `self` made inert (`inert`), the line breaks kept: a message of several lines
+    /// that quotes text from outside.
+    public var inertLines: String {
+        split(separator: "\n", omittingEmptySubsequences: false).map { String($0).inert }.joined(separator: "\n")
+    }
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F: return true

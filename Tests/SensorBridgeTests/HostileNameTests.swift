@@ -80,3 +80,17 @@ extension BridgeOutTests {
         }
     }
 }
+
+/// A capture file with escape sequences where the reader quotes it: the error is inert too.
+struct HostileFileTests {
+    @Test func anErrorQuotingAFileIsInert() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let header = #"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{}}"#
+        try (header + "\n" + #"{"t":0,"event":"\u001b]0;owned\u0007\u001b[2Jpause"}"# + "\n").write(to: url, atomically: true, encoding: .utf8)
+        let run = runCLI(["replay", url.path])
+        #expect(run.status != .success)
+        #expect(run.errors.contains(#"\x1b]0;owned\x07\x1b[2Jpause"#), "\(run.errors.debugDescription)")
+        #expect(!run.errors.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+}

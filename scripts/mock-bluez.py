@@ -54,7 +54,7 @@ left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's pro
 ("advertising NAME: UUID..."); Unregister... print "application unregistered" (after printing
 what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
-5).
+5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
 plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed
@@ -209,6 +209,8 @@ def main():
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
     parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
+    parser.add_argument('--advertising-fails', type=int, default=0,
+                        help='refuse the first N RegisterAdvertisement calls as a controller that refuses it does')
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
@@ -668,11 +670,21 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
     def print_advertisement(sender, path):
         props = bus.get_object(sender, path, introspect=False).GetAll('org.bluez.LEAdvertisement1', dbus_interface=PROPS, timeout=APP_TIMEOUT)
         uuids = ' '.join(short(str(u)) for u in props.get('ServiceUUIDs', []))
-        print(f"advertising {props.get('LocalName', '')}: {uuids}", flush=True)
+        # Without Discoverable, bluetoothd flags the advertisement general discoverable only while
+        # the adapter itself is discoverable (advertising.c), which some phones need to list it.
+        discoverable = ' (discoverable)' if props.get('Discoverable', False) else ''
+        print(f"advertising {props.get('LocalName', '')}: {uuids}{discoverable}", flush=True)
+
+    refusals = {'left': args.advertising_fails}
 
     def register_advertisement(path, _options):
         if args.advertising_slots == 0:
             raise dbus.exceptions.DBusException('Maximum advertisements reached', name='org.bluez.Error.NotPermitted')
+        if refusals['left'] > 0:
+            # What bluetoothd answers when the controller refuses the advertising instance (MGMT Add Advertising).
+            refusals['left'] -= 1
+            print('advertisement refused', flush=True)
+            raise dbus.exceptions.DBusException('Failed to register advertisement', name='org.bluez.Error.Failed')
         GLib.idle_add(read_advertisement, caller['sender'], str(path))
 
     adapter_object.AddMethod(GATT_MANAGER, 'RegisterApplication', 'oa{sv}', '', lambda _self, p, o: register_application(p, o))

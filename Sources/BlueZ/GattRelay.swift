@@ -23,8 +23,9 @@ public enum GattRelayEvent: Sendable, Equatable {
     /// Values BlueZ did not take (its socket full: it fell behind), so far: said at the first, and
     /// the total when the relay stops.
     case notRelayed(count: Int)
-    /// Registering (again) failed; it is tried again when BlueZ restarts.
-    case failed(GattRelayError)
+    /// Registering (again) failed; it is tried again when BlueZ restarts, or, for the
+    /// advertisement, with the next value after `retryIn`.
+    case failed(GattRelayError, retryIn: Duration? = nil)
 }
 
 /// Why the relay cannot offer the sensors, each with the fix.
@@ -118,6 +119,11 @@ public final class GattRelay: Sendable {
         var registered = false
         /// The advertisement is registered, or being registered.
         var advertising = false
+        /// After a refused registration: not tried again before `retryAt`, and the wait doubles
+        /// (1 s to a minute) until one is taken, so that a refusing BlueZ is not asked 4 times a
+        /// second.
+        var advertisingRetryAt: ContinuousClock.Instant?
+        var advertisingRetryWait: Duration = .seconds(1)
         var stopped = false
         var exported = false
         /// Devices connected to the adapter that are not relayed sensors.
@@ -281,8 +287,8 @@ public final class GattRelay: Sendable {
             if s.sockets[path] != nil {
                 if staging { s.stage(bytes, for: path) } else { firstLoss = s.send([(path, [bytes])]) }
             }
-            let advertise = !s.advertising
-            s.advertising = true
+            let advertise = !s.advertising && s.advertisingRetryAt.map { $0 <= .now } ?? true
+            if advertise { s.advertising = true }
             return (path, s.subscribers[path, default: 0] > 0, advertise, firstLoss)
         }
         guard let found else { return }
@@ -309,10 +315,17 @@ public final class GattRelay: Sendable {
             member: "RegisterAdvertisement", arguments: [.objectPath(Self.advertisementPath), .properties([:])]
         ) { [self] result in
             switch result {
-            case .success: onEvent(.advertising(name: name))
+            case .success:
+                state.withLock { s in (s.advertisingRetryAt, s.advertisingRetryWait) = (nil, .seconds(1)) }
+                onEvent(.advertising(name: name))
             case .failure(let error):
-                state.withLock { $0.advertising = false }
-                onEvent(.failed(Self.registrationError(BlueZError(error), what: "advertisement")))
+                let wait = state.withLock { s in
+                    s.advertising = false
+                    s.advertisingRetryAt = .now + s.advertisingRetryWait
+                    defer { s.advertisingRetryWait = min(s.advertisingRetryWait * 2, .seconds(60)) }
+                    return s.advertisingRetryWait
+                }
+                onEvent(.failed(Self.registrationError(BlueZError(error), what: "advertisement"), retryIn: wait))
             }
         }
     }
@@ -492,7 +505,9 @@ public final class GattRelay: Sendable {
             return properties
         case Self.advertisementInterface where path == Self.advertisementPath:
             return [
-                "Type": .string("peripheral"), "LocalName": .string(name),
+                // Discoverable: phones and watches list only a general-discoverable advertiser, and
+                // bluetoothd flags it so only while the adapter is discoverable unless asked here.
+                "Type": .string("peripheral"), "LocalName": .string(name), "Discoverable": .bool(true),
                 "ServiceUUIDs": .array(
                     elementSignature: "s", services.map { .string(BlueZUUID.full($0 == .heartRate ? 0x180D : 0x1818)) }),
             ]

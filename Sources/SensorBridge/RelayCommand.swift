@@ -70,8 +70,8 @@ enum RelayCommand {
             "relay: \(address) \(connected ? "connected" : "left")"
         case .notRelayed(let count):
             "relay: \(count) value\(count == 1 ? "" : "s") not relayed: BlueZ did not take them fast enough (is bluetoothd busy?)"
-        case .failed(let error):
-            "relay: \(error)"
+        case .failed(let error, let wait):
+            "relay: \(error)" + (wait.map { "; trying again in \($0.components.seconds) s" } ?? "")
         }
     }
 }
@@ -105,7 +105,7 @@ struct RelayStatus: Sendable, Equatable {
         case .central(let address, let connected):
             centrals.removeAll { $0 == address }
             if connected { centrals = (centrals + [address]).sorted() }
-        case .failed(let error):
+        case .failed(let error, _):
             problem = "\(error)"
         case .notRelayed(let count):
             notRelayed = count

@@ -213,7 +213,7 @@ struct DeploymentFilesTests {
         defer { relaying.stop() }
         let relayed = try BlueZCommandTests.record(relaying, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"])
         #expect(relayed.status == .success, "\(relayed.errors)")
-        #expect(relaying.printed("relay subscribed 2a37 1") && relaying.printed("advertising Box: 180d 1818"), "\(relaying.output)")
+        #expect(relaying.printed("relay subscribed 2a37 1") && relaying.printed("advertising Box: 180d 1818 (discoverable)"), "\(relaying.output)")
         // Without the RegisterApplication line: refused, saying what to install.
         let withoutRelay = try Self.policy(removing: "RegisterApplication")
         defer { try? FileManager.default.removeItem(at: withoutRelay) }

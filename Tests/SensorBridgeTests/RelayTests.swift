@@ -53,7 +53,7 @@ extension BridgeOutTests {
             #expect(mock.printed("application registered: 180d 1818 (5 characteristics)"), "\(mock.output)")
             #expect(mock.printed("relay subscribed 2a37 2") && mock.printed("relay subscribed 2a63 2"), "\(mock.output)")
             #expect(mock.printed("relay read 2a38 01"), "\(mock.output)")
-            #expect(mock.printed("advertising Bike 2: 180d 1818"), "\(mock.output)")
+            #expect(mock.printed("advertising Bike 2: 180d 1818 (discoverable)"), "\(mock.output)")
             #expect(mock.printed("application unregistered") && mock.printed("advertisement unregistered"), "\(mock.output)")
 
             // What record received (its trace), as the centrals should have it.
@@ -217,9 +217,23 @@ extension BridgeOutTests {
             #expect(run.status == .success, "\(run.errors)")
             // The new mock's output: registered, subscribed and relayed again.
             #expect(mock.printed("application registered: 180d 1818 (5 characteristics)"), "\(mock.output)")
-            #expect(mock.printed("advertising Box: 180d 1818"), "\(mock.output)")
+            #expect(mock.printed("advertising Box: 180d 1818 (discoverable)"), "\(mock.output)")
             #expect(Self.relayed(mock, central: 0).count == (try BlueZCommandTests.notifications(source)).count, "\(mock.output)")
             #expect(run.errors.components(separatedBy: "relay: offering the sensors on hci0").count == 3, "\(run.errors)")
+        }
+
+        /// bluetoothd refusing the advertisement (the controller refused it) is asked again after 1 s,
+        /// then 2, 4, ..., not with every value (4 a second): 10 s of values make at most 5 tries.
+        @Test(.timeLimit(.minutes(10))) func aRefusedAdvertisementIsAskedAgainLessAndLessOften() throws {
+            let source = try BlueZCommandTests.trace(lines: 40)
+            let mock = try MockBlueZ(trace: source, speed: 1, extra: ["--advertising-fails", "1000"])
+            defer { mock.stop() }
+            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"] + BlueZCommandTests.zones)
+            #expect(run.status == .success, "\(run.errors)")
+            let refused = mock.output.components(separatedBy: "advertisement refused").count - 1
+            #expect((2...5).contains(refused), "\(refused) refusals: \(mock.output)")
+            #expect(run.errors.contains("relay: BlueZ refused to register the relay's advertisement"), "\(run.errors)")
+            #expect(run.errors.contains("; trying again in 1 s") && run.errors.contains("; trying again in 2 s"), "\(run.errors)")
         }
 
         /// What the adapter or BlueZ cannot do is said with the fix, before anything records.

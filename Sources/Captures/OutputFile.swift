@@ -20,8 +20,11 @@ import Synchronization
 ///   a file that appeared there meanwhile is left as it is, and `commit()` throws `.exists`.
 ///
 /// Whether an existing destination is replaced at all is the caller's decision (it checks before
-/// it begins, to say so before any work); `.replace` and `.stream` always replace. A destination that is a symbolic link stays one: the file it points to is replaced.
-/// The new file gets the permissions of the one it replaces, else those a new file gets (0666
+/// it begins, to say so before any work); `.replace` and `.stream` always replace. A destination that is a symbolic link stays one: the file it points to is replaced
+/// (in its own folder); a link that leads to no file is refused (`.link`), never replaced by a file.
+/// A destination that is there but not a regular file (a character device such as /dev/null, a
+/// FIFO, a terminal, /dev/stdout) is opened and written in place in every mode: a file renamed
+/// over it would replace the device. The new file gets the permissions of the one it replaces, else those a new file gets (0666
 /// less the umask). `Sendable`: its state is behind a mutex, and one write is whole before the next.
 public final class OutputFile: Sendable {
     public enum Mode: Sendable {
@@ -46,6 +49,10 @@ public final class OutputFile: Sendable {
         var committed = false
     }
 
+    /// Whether `commit()` syncs the file: not for a device or FIFO written in place, which
+    /// `fsync(2)` refuses (EINVAL) and which hold nothing to sync.
+    private let syncs: Bool
+
     private let state: Mutex<State>
 
     /// The temporaries of unfinished `.replace` files, which `OutputFileSignals` removes.
@@ -54,9 +61,17 @@ public final class OutputFile: Sendable {
     /// Creates the file (the temporary, or in place). The corresponding C call is `open(2)` with
     /// `O_CREAT | O_EXCL`.
     public init(_ destination: URL, mode: Mode) throws(OutputFileError) {
-        let path = Self.resolvingLink(destination.path)
-        self.path = path
         self.mode = mode
+        if let descriptor = try Self.openInPlaceIfNotRegular(destination.path) {
+            path = destination.path
+            temporaryPath = nil
+            syncs = false
+            state = Mutex(State(descriptor: descriptor))
+            return
+        }
+        let path = try Self.resolvingLink(destination.path)
+        self.path = path
+        syncs = true
         if mode == .stream {
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             if descriptor >= 0 {
@@ -107,7 +122,7 @@ public final class OutputFile: Sendable {
         let failure: OutputFileError? = state.withLock { state in
             guard !state.committed else { return nil }
             state.committed = true
-            let synced = fsync(state.descriptor) == 0 ? 0 : errno
+            let synced = !syncs || fsync(state.descriptor) == 0 ? 0 : errno
             close(state.descriptor)
             guard let temporaryPath else { return synced == 0 ? nil : OutputFileError(.sync, path: path, errno: synced) }
             return Self.temporaries.withLock { temporaries in
@@ -174,9 +189,10 @@ public final class OutputFile: Sendable {
             return
         }
         state.withLock { state in
-            guard !state.committed, let temporaryPath else { return }
+            guard !state.committed else { return }
             state.committed = true
             close(state.descriptor)
+            guard let temporaryPath else { return }
             Self.temporaries.withLock { temporaries in
                 temporaries.remove(temporaryPath)
                 unlink(temporaryPath)
@@ -225,12 +241,23 @@ public final class OutputFile: Sendable {
         throw OutputFileError(.create, path: path, errno: EEXIST)
     }
 
-    /// The target of a symbolic link (when it resolves), else `path` itself.
-    private static func resolvingLink(_ path: String) -> String {
+    /// A descriptor open for writing on `path` when what is there (its links followed) is neither
+    /// a regular file nor a folder (which the rename refuses), else nil. The corresponding C calls
+    /// are `stat(2)` and `open(2)`.
+    private static func openInPlaceIfNotRegular(_ path: String) throws(OutputFileError) -> Int32? {
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
-            let resolved = realpath(path, nil)
-        else { return path }
+        guard stat(path, &status) == 0, ![S_IFREG, S_IFDIR].contains(status.st_mode & S_IFMT) else { return nil }
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw OutputFileError(.create, path: path, errno: errno) }
+        return descriptor
+    }
+
+    /// The target of a symbolic link, else `path` itself. A link that leads to no file (or in a
+    /// loop) throws `.link`: the file renamed there would replace the link.
+    private static func resolvingLink(_ path: String) throws(OutputFileError) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return path }
+        guard let resolved = realpath(path, nil) else { throw OutputFileError(.link, path: path, errno: errno) }
         defer { free(resolved) }
         return String(cString: resolved)
     }

@@ -12,6 +12,8 @@ public struct OutputFileError: Error, Sendable, Equatable, CustomStringConvertib
         case rename
         /// `.create`: something is at the destination, and it was left as it is.
         case exists
+        /// The destination is a symbolic link that leads to no file; it was left as it is.
+        case link
     }
 
     public let step: Step
@@ -33,6 +35,9 @@ public struct OutputFileError: Error, Sendable, Equatable, CustomStringConvertib
         case .sync: return "cannot write \(path) to the disk (\(reason))"
         case .rename: return "cannot replace \(path) (\(reason))"
         case .exists: return "\(path) exists and was left as it is"
+        case .link:
+            return "\(path) is a symbolic link that leads to no file (\(reason)) and was left as it is: give the file it "
+                + "should lead to, or remove the link"
         }
     }
 }

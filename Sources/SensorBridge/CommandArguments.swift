@@ -115,16 +115,36 @@ public struct CommandArguments: Sendable {
     public subscript(option: String) -> String? { values[option] }
 
     /// An option's value parsed as a number within `range`, or nil when the option is absent.
-    public func number(_ option: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+    ///
+    /// Every numeric option is read here (or through `wholeNumber` and `seconds`), so that nan,
+    /// infinities and values past the range are usage errors that name the option before any
+    /// conversion (to `Int`, to `Duration`) could trap. `expecting` says what to give when it is
+    /// more than a number (`fast, realtime or a factor`); the messages then add the range.
+    public func number(_ option: String, in range: ClosedRange<Double>, expecting: String? = nil) throws(UsageError) -> Double? {
         guard let text = values[option] else { return nil }
+        let bounds = "\(range.lowerBound.formatted) to \(range.upperBound.formatted)"
         guard let value = Double(text), value.isFinite else {
-            throw UsageError("--\(option) needs a number, not '\(text)'")
+            throw UsageError(expecting.map { "--\(option) \(text): give \($0) (\(bounds))" } ?? "--\(option) needs a number from \(bounds), not '\(text)'")
         }
         guard range.contains(value) else {
-            throw UsageError(
-                "--\(option) \(text) is out of range; give a value from \(range.lowerBound.formatted) to \(range.upperBound.formatted)")
+            throw UsageError("--\(option) \(text) is out of range; give " + (expecting.map { "\($0) (\(bounds))" } ?? "a value from \(bounds)"))
         }
         return value
+    }
+
+    /// A whole-number option within `range`, or nil when absent; `example` shows one in messages.
+    public func wholeNumber(_ option: String, in range: ClosedRange<Int>, example: String) throws(UsageError) -> Int? {
+        guard let value = try number(option, in: Double(range.lowerBound)...Double(range.upperBound)) else { return nil }
+        guard value.rounded() == value else {
+            throw UsageError("--\(option) needs a whole number, like \(example), not '\(values[option] ?? "")'")
+        }
+        return Int(value)
+    }
+
+    /// A number of seconds within `range` as a duration (to the millisecond), or nil when absent.
+    /// `range` must lie within what `Int64` milliseconds hold (about 292 million years).
+    public func seconds(_ option: String, in range: ClosedRange<Double>, expecting: String? = nil) throws(UsageError) -> Duration? {
+        try number(option, in: range, expecting: expecting).map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 
     /// Fails when there are positional arguments beyond `allowed`.

@@ -59,9 +59,11 @@ struct MQTTOptions {
         if url.query != nil || url.fragment != nil {
             throw UsageError("--mqtt \(text): a broker URL has no ?query or #fragment; \(write)")
         }
-        let port = url.port ?? (scheme == "mqtts" ? 8883 : 1883)
+        // The port as written: URLComponents reads one past Int as none, which would be the default.
+        let portText = url.rangeOfPort.map { String(text[$0]) } ?? ""
+        let port = portText.isEmpty ? (scheme == "mqtts" ? 8883 : 1883) : Int(portText) ?? 0
         guard (1...65535).contains(port) else {
-            throw UsageError("--mqtt \(text): port \(port) is out of range; give 1 to 65535, or none for \(scheme == "mqtts" ? 8883 : 1883)")
+            throw UsageError("--mqtt \(text): port \(portText) is out of range; give 1 to 65535, or none for \(scheme == "mqtts" ? 8883 : 1883)")
         }
         var path = url.path
         while path.hasPrefix("/") { path.removeFirst() }

@@ -13,12 +13,12 @@ enum ProfileArguments {
     /// The profile the flags give (empty when none is given).
     static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
         var profile = AthleteProfile(
-            age: try wholeNumber(arguments, "age", in: AthleteProfile.ageRange, example: "40 (years)"),
-            restingHeartRate: try wholeNumber(arguments, "resting-hr", in: AthleteProfile.heartRateRange, example: "50 (bpm)"),
-            maximumHeartRate: try wholeNumber(arguments, "max-hr", in: AthleteProfile.heartRateRange, example: "185 (bpm)"),
-            functionalThresholdPower: try wholeNumber(
-                arguments, "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"),
-            lactateThresholdHeartRate: try wholeNumber(arguments, "lthr", in: AthleteProfile.heartRateRange, example: "165 (bpm)"))
+            age: try arguments.wholeNumber("age", in: AthleteProfile.ageRange, example: "40 (years)"),
+            restingHeartRate: try arguments.wholeNumber("resting-hr", in: AthleteProfile.heartRateRange, example: "50 (bpm)"),
+            maximumHeartRate: try arguments.wholeNumber("max-hr", in: AthleteProfile.heartRateRange, example: "185 (bpm)"),
+            functionalThresholdPower: try arguments.wholeNumber(
+                "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"),
+            lactateThresholdHeartRate: try arguments.wholeNumber("lthr", in: AthleteProfile.heartRateRange, example: "165 (bpm)"))
         if let text = arguments["birth-date"] {
             guard profile.age == nil else { throw UsageError("give --age or --birth-date, not both") }
             guard let birthDate = CalendarDate(iso8601: text) else {
@@ -49,19 +49,6 @@ enum ProfileArguments {
                 throw UsageError(advice(for: error, profile: preferences.profile))
             }
         }
-    }
-
-    /// A whole-number option within `range`, or nil when absent.
-    static func wholeNumber(
-        _ arguments: CommandArguments, _ option: String, in range: ClosedRange<Int>, example: String
-    ) throws(UsageError) -> Int? {
-        guard let value = try arguments.number(option, in: Double(range.lowerBound)...Double(range.upperBound)) else {
-            return nil
-        }
-        guard value.rounded() == value else {
-            throw UsageError("--\(option) needs a whole number, like \(example), not '\(arguments[option] ?? "")'")
-        }
-        return Int(value)
     }
 
     /// The power model `--power-model` names, or nil when it is not given.

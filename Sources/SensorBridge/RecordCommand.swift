@@ -90,7 +90,7 @@ enum RecordCommand {
         let livePath = try LivePathOptions(arguments)
         let web = try WebOptions(arguments)
         let mqtt = try MQTTOptions(arguments)
-        let duration = try arguments.number("duration", in: 0.001...86_400 * 7).map { Duration.milliseconds(Int64($0 * 1000)) }
+        let duration = try arguments.seconds("duration", in: 0.001...86_400 * 7)
         let relayOptions = try RelayOptions(arguments)
         if let path = arguments["trace"], !arguments.has("force"), FileManager.default.fileExists(atPath: path) {
             throw UsageError("--trace \(path) exists; give --force to replace it, or another file name")

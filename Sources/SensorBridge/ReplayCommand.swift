@@ -17,8 +17,9 @@ enum ReplayCommand {
         flags below override them.
 
         Options:
-          --pace fast|realtime|N     fast (default), the recording's pace, or N times it (how far
-                                     it is shows on standard error when that is a terminal)
+          --pace fast|realtime|N     fast (default), the recording's pace, or N times it (0.001 to
+                                     1000000; how far it is shows on standard error when that is
+                                     a terminal)
           --activity TYPE            the activity when the trace names none: cycling (default),
                                      running, walking, hiking, rowing, swimming, other
           --hr-zones A,B,C,D         heart-rate zone boundaries in bpm (2 to 8, increasing, from 30
@@ -72,12 +73,9 @@ enum ReplayCommand {
         guard let path = arguments.positionals.first else {
             throw UsageError("give the trace to replay, for example: sensorbridge replay Captures/run-30min-hr.jsonl")
         }
-        let pace = try arguments["pace"].map { text throws(UsageError) in
-            guard let pace = ReplayPace(text) else {
-                throw UsageError("--pace \(text) is not a pace; give fast, realtime or a positive factor such as 4")
-            }
-            return pace
-        } ?? .fast
+        let pace = try arguments["pace"].flatMap(ReplayPace.init(named:))
+            ?? arguments.number("pace", in: ReplayPace.factors, expecting: "fast, realtime or a factor such as 4").map(ReplayPace.speed)
+            ?? .fast
         var setup = try WorkoutSetup(arguments, context, command: "replay")
         let handles = try HandleMapArgument.parse(arguments)
         let reader: any TraceRecordSource

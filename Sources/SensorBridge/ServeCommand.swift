@@ -71,10 +71,8 @@ enum ServeCommand {
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
-        let idleTimeout = Duration.milliseconds(
-            Int64((try arguments.number("idle-timeout", in: 0.1...86_400) ?? 300) * 1000))
-        let minimumDuration = Duration.milliseconds(
-            Int64((try arguments.number("min-duration", in: 0...86_400) ?? 60) * 1000))
+        let idleTimeout = try arguments.seconds("idle-timeout", in: 0.1...86_400) ?? .seconds(300)
+        let minimumDuration = try arguments.seconds("min-duration", in: 0...86_400) ?? .seconds(60)
         let livePath = try LivePathOptions(arguments)
         let web = try WebOptions(arguments)
         let mqtt = try MQTTOptions(arguments)

@@ -85,8 +85,7 @@ struct WorkoutSetup {
             }
         }
         machine.targets = try Self.targets(arguments)
-        targetDebounce = try arguments.number("target-debounce", in: 1...600).map { .milliseconds(Int64($0 * 1000)) }
-            ?? TargetZoneCoach.defaultDebounce
+        targetDebounce = try arguments.seconds("target-debounce", in: 1...600) ?? TargetZoneCoach.defaultDebounce
         machine.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
         if let given = try autoPauseArgument() { machine.autoPause = given }
     }
@@ -120,10 +119,7 @@ struct WorkoutSetup {
     private func autoPauseArgument() throws(UsageError) -> Duration?? {
         guard let text = arguments["auto-pause"] else { return nil }
         if text == "off" { return .some(nil) }
-        guard let seconds = Double(text), seconds.isFinite, (1...600).contains(seconds) else {
-            throw UsageError("--auto-pause \(text): give off, or the seconds of stillness that pause (1 to 600; 3 is usual)")
-        }
-        return .milliseconds(Int64(seconds * 1000))
+        return try arguments.seconds("auto-pause", in: 1...600, expecting: "off, or the seconds of stillness that pause")
     }
 
     /// Auto-pause as given, else on (3 s) for a cycling workout when `movementSensors` (a power

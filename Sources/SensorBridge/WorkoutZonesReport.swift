@@ -65,10 +65,7 @@ enum WorkoutZonesReport {
         if arguments["zones"] != nil && arguments["normalize"] != nil {
             throw UsageError("give --zones or --normalize, not both")
         }
-        let normalize = try arguments.number("normalize", in: 3...9).map { value throws(UsageError) in
-            guard value.rounded() == value else { throw UsageError("--normalize needs a whole number of zones, 3 to 9") }
-            return Int(value)
-        }
+        let normalize = try arguments.wholeNumber("normalize", in: 3...9, example: "7 (zones)")
         let custom = try arguments["zones"].map { text throws(UsageError) in
             try WorkoutSetup.zoneConfiguration(text, type, label: "--zones")
         }

@@ -8,17 +8,19 @@ public import Workouts
 public enum ReplayPace: Sendable, Equatable {
     /// As fast as the pipeline goes.
     case fast
-    /// `factor` × real time (1 is the recording's own pace).
+    /// `factor` × real time (1 is the recording's own pace), `factor` within `factors`.
     case speed(Double)
 
-    /// Parses `fast`, `realtime` or a positive factor such as `4`.
-    public init?(_ text: String) {
-        switch text {
+    /// The factors a replay takes: the session's clock is real time × factor and each record waits
+    /// until its time ÷ factor, and beyond these bounds that arithmetic overflows `Duration`.
+    public static let factors: ClosedRange<Double> = 0.001...1_000_000
+
+    /// `fast` or `realtime`, by name.
+    public init?(named name: String) {
+        switch name {
         case "fast": self = .fast
         case "realtime": self = .speed(1)
-        default:
-            guard let factor = Double(text), factor.isFinite, factor > 0 else { return nil }
-            self = .speed(factor)
+        default: return nil
         }
     }
 }

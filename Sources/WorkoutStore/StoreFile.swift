@@ -13,10 +13,9 @@ enum StoreFile {
     /// network and FUSE file systems) the store is renamed into place if `path` is still free.
     static func create(_ path: String, build: (String) throws -> SQLiteConnection) throws {
         let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
         let temporary =
             (folder.isEmpty ? "" : folder + "/")
-            + ".\(name).new-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+            + temporaryPrefix(of: path) + "\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw systemError(errno, path: path, doing: "cannot create the file") }
@@ -38,6 +37,33 @@ enum StoreFile {
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)
             close(folderDescriptor)
+        }
+    }
+
+    /// `.NAME.new-`: what the temporaries of `create` for `path` start with, before `PID-RANDOM`.
+    private static func temporaryPrefix(of path: String) -> String {
+        ".\((path as NSString).lastPathComponent).new-"
+    }
+
+    /// Removes what `create` left of `path`'s temporaries when its process died before cleaning up
+    /// (`kill -9`, a power cut): those named `.NAME.new-PID-RANDOM` (and their `-wal`, `-shm`,
+    /// `-journal`) whose PID is no running process. Another process's temporary is kept while it
+    /// runs: it may be creating the store this moment. A PID reused since keeps its temporary
+    /// until that process ends too. What cannot be removed is left; it stops nothing.
+    static func removeAbandonedTemporaries(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = temporaryPrefix(of: path)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            // PID-RANDOM, then an optional suffix of SQLite's.
+            let parts = name.dropFirst(prefix.count).split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count >= 2, parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), let pid = pid_t(parts[0]), pid > 0,
+                UInt32(parts[1], radix: 16) != nil,
+                parts.count == 2 || ["wal", "shm", "journal"].contains(parts[2])
+            else { continue }
+            // ESRCH: no such process. EPERM means one runs under another user.
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink((folder.isEmpty ? "" : folder + "/") + name)
         }
     }
 

@@ -50,6 +50,7 @@ public final class WorkoutStore {
     init(path: String, migrations: [Migration]) throws(WorkoutStoreError) {
         do {
             if path != Self.inMemoryPath {
+                StoreFile.removeAbandonedTemporaries(of: path)
                 if !FileManager.default.fileExists(atPath: path) {
                     try Self.createFolder(of: path)
                     try StoreFile.create(path) { try Self.openConnection($0, migrations: migrations) }

@@ -54,8 +54,11 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case .notADatabase(let path):
             "\(path) is not a SQLite database (is it another file given by mistake?); it was left unchanged. "
                 + "Give the workout store's path with --store, or move this file away to start a new store there"
+        case .notOurs(let path, let reason) where Self.isPostgreSQL(path):
+            "\(path) is a PostgreSQL database, but not a SensorBridge workout store (\(reason)); it was left unchanged. "
+                + "Give the URL of the workout store's database with --store, or of an empty database to start a new store there"
         case .notOurs(let path, let reason):
-            "\(path) is a \(path.hasPrefix("postgresql://") ? "PostgreSQL" : "SQLite") database, but not a SensorBridge workout store (\(reason)); it was left unchanged. "
+            "\(path) is a SQLite database, but not a SensorBridge workout store (\(reason)); it was left unchanged. "
                 + "Give the workout store's path with --store, or a new file name to start a new store there"
         case .corrupt(let path, let error):
             "\(path) is damaged (\(error.message)); it was left unchanged. Restore it from a backup, or move it "
@@ -76,6 +79,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case .diskFull(let path):
             "the disk holding \(path) is full; the change was rolled back and nothing was saved. Free some space and "
                 + "run the command again"
+        case .cannotOpen(let path, let reason) where Self.isPostgreSQL(path):
+            "cannot open \(path): \(reason). Nothing was changed; check the URL given with --store or SENSORBRIDGE_STORE "
+                + "(postgresql://USER@HOST[:PORT]/DATABASE), that the server is running and that the user may use that database"
         case .cannotOpen(let path, let reason):
             "cannot open \(path): \(reason). Nothing was changed; give a path you can create files in with --store "
                 + "or SENSORBRIDGE_STORE"
@@ -151,6 +157,12 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
             let state = error.sqlState.map { " (SQLSTATE \($0))" } ?? ""
             self = .server(path: path, reason: "the server refused a statement: \(error.message)\(state)")
         }
+    }
+
+    /// Whether a store's path is a PostgreSQL database's URL (`StoreAddress`), for advice about
+    /// the server rather than about files.
+    private static func isPostgreSQL(_ path: String) -> Bool {
+        path.hasPrefix("postgresql://") || path.hasPrefix("postgres://")
     }
 
     private static func systemReason(_ error: SQLiteError) -> String {

@@ -1,6 +1,7 @@
 import Captures
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// `OutputFile`: what is at the destination, and which temporaries exist, before and after a
@@ -194,6 +195,99 @@ import Testing
         #expect(rename?.description.hasPrefix("cannot replace \(url("folder").path)") == true)
         #expect(try names() == ["folder"])
         #expect(contents("folder/inside") == Self.old)
+    }
+
+    // MARK: destinations that are not regular files
+
+    /// The file type at `name`, its links not followed (`S_IFCHR`, `S_IFIFO`, `S_IFLNK`, ...).
+    func type(_ name: String) -> mode_t? {
+        var status = stat()
+        return lstat(url(name).path, &status) == 0 ? status.st_mode & S_IFMT : nil
+    }
+
+    /// Reads a FIFO to its end on a thread of its own.
+    final class FIFOReader: Sendable {
+        private let bytes = Mutex<[UInt8]>([])
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ path: String) {
+            Thread.detachNewThread { [self] in
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while descriptor >= 0 {
+                    let count = read(descriptor, &buffer, buffer.count)
+                    guard count > 0 else { break }
+                    bytes.withLock { $0 += buffer[..<count] }
+                }
+                if descriptor >= 0 { close(descriptor) }
+                done.signal()
+            }
+        }
+
+        /// What was read, once the writer closed the FIFO.
+        func wait() -> [UInt8] {
+            done.wait()
+            return bytes.withLock { $0 }
+        }
+    }
+
+    /// A FIFO (a terminal, /dev/stdout on a pipe) is written in place in every mode, never replaced
+    /// by a file renamed over it.
+    @Test(arguments: [OutputFile.Mode.replace, .create, .stream])
+    func aFIFOIsWrittenInPlace(mode: OutputFile.Mode) throws {
+        #expect(mkfifo(url("pipe").path, 0o600) == 0)
+        let reader = FIFOReader(url("pipe").path)
+        let file = try OutputFile(url("pipe"), mode: mode)
+        #expect(file.temporaryPath == nil)
+        try file.write([1, 2])
+        try file.write([3])
+        try file.commit()
+        #expect(reader.wait() == [1, 2, 3])
+        #expect(type("pipe") == S_IFIFO)
+        #expect(try names() == ["pipe"])
+    }
+
+    /// Whether this process may make device nodes (root, or CAP_MKNOD): false only when mknod(2)
+    /// answers EPERM.
+    static let mayMakeDevices: Bool = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("outputfile-mknod-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        return mknod(path, S_IFCHR | 0o666, OutputFileTests.nullDevice) == 0 || errno != EPERM
+    }()
+
+    /// Device 1:3, what /dev/null is on Linux (`makedev(1, 3)`).
+    static let nullDevice = dev_t((1 << 8) | 3)
+
+    /// A character device (the null device, as a node of this test's own) is written in place,
+    /// also through a symbolic link to it: the node and the link stay what they are.
+    @Test(.enabled(if: mayMakeDevices, "mknod(2) fails with EPERM: making a device node needs root or CAP_MKNOD"))
+    func aCharacterDeviceIsWrittenInPlaceAlsoThroughALink() throws {
+        #expect(mknod(url("null").path, S_IFCHR | 0o666, Self.nullDevice) == 0, "mknod: \(String(cString: strerror(errno)))")
+        try FileManager.default.createSymbolicLink(atPath: url("link").path, withDestinationPath: "null")
+        for (name, mode) in [("null", OutputFile.Mode.replace), ("null", .stream), ("link", .replace), ("link", .create)] {
+            let file = try OutputFile(url(name), mode: mode)
+            #expect(file.temporaryPath == nil)
+            try file.write(Array(repeating: 7, count: 100_000))
+            try file.commit()
+            var status = stat()
+            #expect(stat(url("null").path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR && status.st_rdev == Self.nullDevice)
+            #expect(type("link") == S_IFLNK)
+            #expect(try names() == ["null", "link"])
+        }
+        // Released without a commit, it is closed and left as it is.
+        _ = try OutputFile(url("null"), mode: .replace)
+        #expect(type("null") == S_IFCHR)
+    }
+
+    /// A link that leads to no file is refused, left as it is, in every mode.
+    @Test(arguments: [OutputFile.Mode.replace, .create, .stream])
+    func aLinkToNoFileIsRefusedNotReplaced(mode: OutputFile.Mode) throws {
+        try FileManager.default.createSymbolicLink(atPath: url("link.bin").path, withDestinationPath: "nowhere/out.bin")
+        let error = #expect(throws: OutputFileError.self) { try OutputFile(url("link.bin"), mode: mode) }
+        #expect(error == OutputFileError(.link, path: url("link.bin").path, errno: ENOENT))
+        #expect(error?.description.contains("is a symbolic link that leads to no file") == true)
+        #expect(type("link.bin") == S_IFLNK)
+        #expect(try names() == ["link.bin"])
     }
 
     @Test func temporaryNamesFitAFileNameWhateverTheDestination() {

@@ -108,6 +108,74 @@ import Testing
         #expect(!zones.errors.contains("unknown option"), "\(zones.errors)")
     }
 
+    /// Every numeric value a command takes, at its limits (huge, tiny, zero, negative, nan, inf,
+    /// past Int64 and Duration): a usage error that names the option and what to give, never a
+    /// trap (`replay --pace 1e25` and `--pace 1e-300` trapped in Duration arithmetic). In-process:
+    /// a trap would end the test run.
+    @Test func everyNumericOptionAtItsLimitsIsAUsageError() throws {
+        let ride = capture("run-30min-hr.jsonl")
+        let btsnoop = CaptureCommandsTests.fixture
+        let output = folder.appendingPathComponent("out.jsonl").path
+        // Past every range, or not a number at all.
+        let everywhere = ["1e25", "-1e25", "1e308", "-1", "nan", "inf", "-inf", "99999999999999999999", "9223372036854775808"]
+        // Also refused where the range starts above zero.
+        let belowPositive = ["0", "-0", "1e-300", "4.9e-324"]
+        // (words with {} for the value, what the message names, whether the range starts above zero)
+        let cases: [(words: [String], names: String, positive: Bool)] = [
+            (["replay", ride, "--pace", "{}"], "--pace", true),
+            (["replay", ride, "--auto-pause", "{}"], "--auto-pause", true),
+            (["replay", ride, "--auto-lap", "{}"], "--auto-lap", true),
+            (["replay", ride, "--target-debounce", "{}"], "--target-debounce", true),
+            (["replay", ride, "--hr-zones", "130,150", "--target-hr-zone", "{}"], "--target-hr-zone", true),
+            (["replay", ride, "--power-zones", "150,250", "--target-power-zone", "{}"], "--target-power-zone", true),
+            (["replay", ride, "--hr-zones", "120,140,{}"], "--hr-zones", false),
+            (["replay", ride, "--power-zones", "{},200"], "--power-zones", false),
+            (["replay", ride, "--power-model", "{}", "--ftp", "250"], "--power-model", true),
+            (["replay", btsnoop, "--handle", "{}=2a37"], "--handle", false),
+            (["record", "--hr", "HRM-Pro", "--duration", "{}"], "--duration", true),
+            (["record", "--hr", "HRM-Pro", "--latency-budget", "{}"], "--latency-budget", false),
+            (["record", "--hr", "HRM-Pro", "--http", "{}"], "--http", false),
+            (["serve", "--idle-timeout", "{}"], "--idle-timeout", true),
+            (["serve", "--min-duration", "{}"], "--min-duration", false),
+            (["serve", "--mqtt", "mqtt://broker:{}/x"], "--mqtt", true),
+            (["scan", "--timeout", "{}"], "--timeout", false),
+            (["capture", "--out", output, "--adapter", "hci{}"], "--adapter", false),
+            (["web", "--http", "127.0.0.1:{}"], "--http", false),
+            (["decode", "--capture", btsnoop, "--handle", "{}=2a37"], "--handle", false),
+            (["convert", btsnoop, output, "--handle", "{}=2a37"], "--handle", false),
+            (["zones", "defaults", "--resting-hr", "50", "--age", "{}"], "--age", true),
+            (["zones", "set", "power", "150,{}"], "power", true),
+            (["profile", "set", "--max-hr", "{}"], "--max-hr", true),
+            (["profile", "set", "--resting-hr", "{}"], "--resting-hr", true),
+            (["profile", "set", "--lthr", "{}"], "--lthr", true),
+            (["profile", "set", "--ftp", "{}"], "--ftp", true),
+            (["athletes", "add", "ann", "--power-zones", "150,{}"], "--power-zones", true),
+            (["workouts", "zones", "--quantity", "power", "--by", "week", "--normalize", "{}"], "--normalize", true),
+            (["workouts", "zones", "--quantity", "power", "--by", "week", "--zones", "{},300"], "--zones", false),
+            (["workouts", "list", "--from", "{}"], "--from", true),
+            (["workouts", "show", "{}"], "workout id", true),
+            (["export", "{}", "--format", "fit"], "workout id", true),
+        ]
+        let reference = CommandReference.make()
+        for entry in cases {
+            let command = reference.entry(Array(entry.words.prefix(2))) ?? reference.entry([entry.words[0]])
+            let storeWords = command?.options.contains("--store") == true ? ["--store", store] : []
+            // A word `-inf` standing alone is an unknown option (it is no number), also a usage error.
+            for value in everywhere + (entry.positive ? belowPositive : []) where !(value == "-inf" && entry.words.contains("{}")) {
+                let words = entry.words.map { $0.replacingOccurrences(of: "{}", with: value) } + storeWords
+                let run = runCLI(words, environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"])
+                #expect(run.status == .usage, "\(words): \(run.errors)")
+                #expect(run.errors.contains(entry.names), "\(words): \(run.errors)")
+                #expect(["give", "write", "takes", "must be", "needs"].contains { run.errors.contains($0) }, "\(words): \(run.errors)")
+            }
+        }
+        // Where the message says what to give, it gives the range.
+        #expect(runCLI(["replay", ride, "--pace", "1e25"]).errors.contains(
+            "--pace 1e25 is out of range; give fast, realtime or a factor such as 4 (0.001 to 1000000)"))
+        #expect(runCLI(["replay", ride, "--auto-pause", "inf"]).errors.contains(
+            "--auto-pause inf: give off, or the seconds of stillness that pause (1 to 600)"))
+    }
+
     // MARK: 3. completion
 
     /// Every option a command's parser declares is in its help, so completion, the manual page and

@@ -73,6 +73,40 @@ import WorkoutStore
         return false
     }
 
+    /// Whether this process may make device nodes (root, or CAP_MKNOD): false only when mknod(2)
+    /// answers EPERM.
+    static let mayMakeDevices: Bool = {
+        let node = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-mknod-\(UUID().uuidString)").path
+        defer { unlink(node) }
+        return mknod(node, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 || errno != EPERM
+    }()
+
+    /// `export -o NODE --force` and `convert IN NODE --force` on a character device (the null
+    /// device, 1:3, as a node of the test's own, never the real /dev/null), named or through a
+    /// symbolic link: written in place, the node left a device (renamed over, as root, it became a
+    /// regular file).
+    @Test(.enabled(if: mayMakeDevices, "mknod(2) fails with EPERM: making a device node needs root or CAP_MKNOD"))
+    func anOutputThatIsADeviceIsWrittenInPlace() throws {
+        let node = path("null")
+        #expect(mknod(node, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0, "mknod: \(String(cString: strerror(errno)))")
+        try FileManager.default.createSymbolicLink(atPath: path("link"), withDestinationPath: "null")
+        let store = path("workouts.sqlite")
+        let ride = BlueZCommandTests.ride.path
+        #expect(runCLI(["replay", ride, "--save", "--store", store]).status == .success)
+        for output in [node, path("link")] {
+            for words in [
+                ["export", "latest", "--format", "fit", "-o", output, "--force", "--store", store], ["convert", ride, output, "--force"],
+            ] {
+                let run = runCLI(words)
+                #expect(run.status == .success, "\(words): \(run.errors)")
+                var status = stat()
+                #expect(stat(node, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR, "\(words)")
+                #expect(lstat(path("link"), &status) == 0 && status.st_mode & S_IFMT == S_IFLNK, "\(words)")
+                #expect(try Self.temporaries(in: folder.path).isEmpty)
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(10)), arguments: [SIGKILL, SIGTERM])
     func convertStoppedMidRunLeavesTheOldOutputWhole(signal: Int32) throws {
         let trace = try longTrace(copies: 6)

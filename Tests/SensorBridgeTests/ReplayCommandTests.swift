@@ -238,7 +238,7 @@ import Zones
         #expect(run.status == .failure)
         #expect(run.errors.contains("line 2"))
         #expect(runCLI(["replay", "/nonexistent/trace.jsonl"]).status == .failure)
-        #expect(runCLI(["replay", broken, "--pace", "slow"]).errors.contains("fast, realtime or a positive factor"))
+        #expect(runCLI(["replay", broken, "--pace", "slow"]).errors.contains("--pace slow: give fast, realtime or a factor such as 4 (0.001 to 1000000)"))
         #expect(runCLI(["replay", broken, "--hr-zones", "150,140"]).status == .usage)
         #expect(runCLI(["replay", broken, "--age", "40", "--resting-hr", "200"]).status == .usage)
         #expect(runCLI(["replay", broken, "--activity", "juggling"]).errors.contains("cycling"))

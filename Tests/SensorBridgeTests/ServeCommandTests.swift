@@ -404,7 +404,7 @@ struct ServeCommandTests {
             #expect(range.status == .usage)
             #expect(range.errors.contains("--latency-budget 5000 is out of range; give a value from 0 to 1000"), "\(range.errors)")
             let text = runCLI([command, "--hr", "HRM-Pro", "--latency-budget", "soon"])
-            #expect(text.errors.contains("--latency-budget needs a number, not 'soon'"), "\(text.errors)")
+            #expect(text.errors.contains("--latency-budget needs a number from 0 to 1000, not 'soon'"), "\(text.errors)")
             let both = runCLI([command, "--hr", "HRM-Pro", "--acquire-notify", "--no-acquire-notify"])
             #expect(both.status == .usage)
             #expect(both.errors.contains("give --acquire-notify (the default) or --no-acquire-notify, not both"), "\(both.errors)")

@@ -148,7 +148,7 @@ import Testing
         (["--resting-hr", "50"], "add --age N or --birth-date YYYY-MM-DD to estimate it, or --max-hr N"),
         ([], "give a profile: --age N (or --birth-date YYYY-MM-DD) and --resting-hr N for heart-rate zones, --ftp W"),
         (["--age", "-3", "--resting-hr", "50"], "--age -3 is out of range; give a value from 1 to 120"),
-        (["--age", "forty", "--resting-hr", "50"], "--age needs a number, not 'forty'"),
+        (["--age", "forty", "--resting-hr", "50"], "--age needs a number from 1 to 120, not 'forty'"),
         (["--ftp", "250.5"], "--ftp needs a whole number, like 250 (W), not '250.5'"),
         (["--age", "40", "--resting-hr", "175"], "--resting-hr 175 must be at least 10 below the maximum heart rate 180"),
         (["--resting-hr", "190", "--max-hr", "180"], "--resting-hr 190 must be at least 10 below --max-hr 180"),

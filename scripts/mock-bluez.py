@@ -55,6 +55,8 @@ left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's pro
 what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
 5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
+--late-adapter S takes the name S seconds before the adapter appears (then LEAdvertisingManager1
+0.2 s later), as bluetoothd starting does, on every start ("adapter added").
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
 plugs it back (the objects return, disconnected; the trace plays again and "played N" is printed
@@ -209,6 +211,8 @@ def main():
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
     parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
+    parser.add_argument('--late-adapter', type=float, default=0,
+                        help='add the adapter this many seconds after taking the name, as bluetoothd does')
     parser.add_argument('--advertising-fails', type=int, default=0,
                         help='refuse the first N RegisterAdvertisement calls as a controller that refuses it does')
     parser.add_argument('--stamp', action='store_true',
@@ -467,12 +471,41 @@ def main():
 
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, unplug)
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR2, replug)
+    if args.late_adapter > 0:
+        hide_adapter_until(args.late_adapter, root, adapter, adapter_objects())
     GLib.timeout_add(2 if args.speed > 0 else 1, play)
     GLib.timeout_add(100, advertise)
     print('ready', flush=True)
     loop = GLib.MainLoop()
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, loop.quit)
     loop.run()
+
+
+def hide_adapter_until(seconds, root, adapter, paths):
+    """As bluetoothd starts: it owns org.bluez before it has added any adapter (src/main.c, then
+    src/adapter.c as the kernel's management interface reports each controller); the adapter comes
+    with Adapter1 and GattManager1, and LEAdvertisingManager1 follows once the controller has told
+    its advertising features (src/advertising.c). Prints "adapter added" and "advertising manager
+    added"."""
+    hidden = {path: dbusmock.mockobject.objects.pop(path) for path in paths}
+    advertising = hidden[adapter].props.pop(ADVERTISING_MANAGER)
+    manager = 'org.freedesktop.DBus.ObjectManager'
+
+    def add_adapter():
+        for path in sorted(hidden):
+            dbusmock.mockobject.objects[path] = hidden[path]
+            root.EmitSignal(manager, 'InterfacesAdded', 'oa{sa{sv}}', [path, hidden[path].props])
+        print('adapter added', flush=True)
+        GLib.timeout_add(200, add_advertising)
+        return False
+
+    def add_advertising():
+        hidden[adapter].props[ADVERTISING_MANAGER] = advertising
+        root.EmitSignal(manager, 'InterfacesAdded', 'oa{sa{sv}}', [adapter, {ADVERTISING_MANAGER: advertising}])
+        print('advertising manager added', flush=True)
+        return False
+
+    GLib.timeout_add(int(seconds * 1000), add_adapter)
 
 
 GATT_MANAGER = 'org.bluez.GattManager1'

@@ -14,6 +14,8 @@ public enum GattRelayEvent: Sendable, Equatable {
     case registered(adapter: String)
     /// BlueZ went away (stopped or restarting): nothing is offered until it returns.
     case bluezGone
+    /// The adapter went away (unplugged): nothing is offered until it is back.
+    case adapterGone(adapter: String)
     /// The advertisement is registered: centrals in range see the relay under its name.
     case advertising(name: String)
     /// A central subscribed to a characteristic's notifications, or left; `subscribers` now.
@@ -117,6 +119,10 @@ public final class GattRelay: Sendable {
         /// Values a socket did not take (its reader behind), all told.
         var notSent = 0
         var registered = false
+        /// A registration is under way (`registerWhenOffered`); `registerAgain`: something was
+        /// added to the adapter meanwhile.
+        var registering = false
+        var registerAgain = false
         /// The advertisement is registered, or being registered.
         var advertising = false
         /// After a refused registration: not tried again before `retryAt`, and the wait doubles
@@ -330,26 +336,72 @@ public final class GattRelay: Sendable {
         }
     }
 
-    /// BlueZ came back (register again, on a thread of its own: the calls' replies come on the
-    /// D-Bus thread), or a device connected or left.
+    /// BlueZ or the adapter went away: nothing is registered any more, and the sockets are gone.
+    private func forgetRegistration() {
+        let sockets = state.withLock { s in
+            (s.registered, s.advertising, s.subscribers, s.centrals) = (false, false, [:], [])
+            return s.takeSockets()
+        }
+        for fd in sockets { client.bus.stopReading(fd) }
+    }
+
+    /// Registers again once the adapter offers what the relay needs. bluetoothd takes its bus name
+    /// before it adds the adapter (src/main.c, src/adapter.c), and adds `LEAdvertisingManager1`
+    /// only once the controller has told its advertising features (src/advertising.c), so BlueZ
+    /// running, and each interface the adapter gains, is a chance: tried on a thread of its own
+    /// (the calls' replies come on the D-Bus thread), once at a time, again at once when something
+    /// was added meanwhile. Only when the adapter stays without them for `offerGrace` is BlueZ
+    /// said to be too old.
+    private func registerWhenOffered() {
+        let start = state.withLock { s -> Bool in
+            guard !s.stopped, !s.registered else { return false }
+            guard !s.registering else {
+                s.registerAgain = true
+                return false
+            }
+            s.registering = true
+            return true
+        }
+        guard start else { return }
+        Thread.detachNewThread { [self] in
+            let deadline = ContinuousClock.now + Self.offerGrace
+            while true {
+                state.withLock { $0.registerAgain = false }
+                var failure: GattRelayError?
+                do throws(GattRelayError) { try register() } catch { failure = error }
+                var waiting = false
+                if case .bluezTooOld = failure { waiting = ContinuousClock.now < deadline }
+                let retry = state.withLock { s -> Bool in
+                    let retry = failure != nil && !s.stopped && (s.registerAgain || waiting)
+                    if !retry { s.registering = false }
+                    return retry
+                }
+                guard retry else {
+                    if let failure, !state.withLock({ $0.stopped }) { onEvent(.failed(failure)) }
+                    return
+                }
+                if !state.withLock({ $0.registerAgain }) { Thread.sleep(forTimeInterval: 0.25) }
+            }
+        }
+    }
+
+    /// How long an adapter may lack `GattManager1` or `LEAdvertisingManager1` after BlueZ started
+    /// or the adapter appeared before BlueZ is said to be too old.
+    static let offerGrace: Duration = .seconds(10)
+
+    /// A device connected or left.
     private func changed(_ change: BlueZChange) {
         switch change {
         case .bluezRunning(false):
-            let sockets = state.withLock { s in
-                (s.registered, s.advertising, s.subscribers, s.centrals) = (false, false, [:], [])
-                return s.takeSockets()
-            }
-            for fd in sockets { client.bus.stopReading(fd) }
+            forgetRegistration()
             onEvent(.bluezGone)
+        case .interfacesRemoved(let path) where path == adapter:
+            forgetRegistration()
+            onEvent(.adapterGone(adapter: adapter))
         case .bluezRunning(true):
-            guard !state.withLock({ $0.stopped }) else { return }
-            Thread.detachNewThread { [self] in
-                do throws(GattRelayError) {
-                    try register()
-                } catch {
-                    onEvent(.failed(error))
-                }
-            }
+            registerWhenOffered()
+        case .interfacesAdded(let path) where path == adapter:
+            registerWhenOffered()
         case .propertiesChanged(let path, "org.bluez.Device1", let changed):
             guard path.hasPrefix(adapter + "/"), let connected = changed["Connected"]?.bool,
                 let address = client.properties(path, "org.bluez.Device1")?["Address"]?.string

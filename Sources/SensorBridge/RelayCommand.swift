@@ -62,6 +62,8 @@ enum RelayCommand {
             "relay: offering the sensors on \(adapter.split(separator: "/").last.map(String.init) ?? adapter)"
         case .bluezGone:
             "relay: BlueZ went away; the sensors are offered again when it returns"
+        case .adapterGone(let adapter):
+            "relay: the adapter \(adapter) went away; the sensors are offered again when it is back"
         case .advertising(let name):
             "relay: advertising as '\(name)'"
         case .subscribers(let uuid, let count):
@@ -96,7 +98,7 @@ struct RelayStatus: Sendable, Equatable {
         switch event {
         case .registered:
             (registered, problem) = (true, nil)
-        case .bluezGone:
+        case .bluezGone, .adapterGone:
             (registered, advertising, centrals, subscribers) = (false, false, [], [:])
         case .advertising:
             advertising = true

@@ -222,6 +222,33 @@ extension BridgeOutTests {
             #expect(run.errors.components(separatedBy: "relay: offering the sensors on hci0").count == 3, "\(run.errors)")
         }
 
+        /// As bluetoothd does (`--late-adapter`): BlueZ restarts and owns its name a second before
+        /// the adapter and its GATT manager appear, the advertising manager 0.2 s after them; or the
+        /// adapter is unplugged and plugged back. The relay registers again once they are there,
+        /// never calls BlueZ too old, and the new centrals get every value.
+        @Test(.timeLimit(.minutes(10)), arguments: ["restart", "replug"])
+        func theRelayIsRegisteredAgainWhenTheAdapterComesBack(_ disruption: String) throws {
+            let source = try BlueZCommandTests.trace(lines: 40)
+            let mock = try MockBlueZ(trace: source, extra: ["--late-adapter", "1"])
+            defer { mock.stop() }
+            #expect(mock.printed("advertising manager added", timeout: .seconds(10)), "\(mock.output)")
+            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"] + BlueZCommandTests.zones) {
+                if disruption == "restart" {
+                    try mock.restartBlueZ()
+                } else {
+                    try mock.unplugAdapter()
+                    Thread.sleep(forTimeInterval: 1)
+                    mock.replugAdapter()
+                }
+                return mock.waitUntilPlayed(timeout: .seconds(60), round: disruption == "restart" ? 1 : 2) ?? -1
+            }
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(!run.errors.contains("too old"), "\(run.errors)")
+            #expect(run.errors.components(separatedBy: "relay: offering the sensors on hci0").count == 3, "\(run.errors)")
+            #expect(run.errors.contains(disruption == "restart" ? "relay: BlueZ went away" : "relay: the adapter /org/bluez/hci0 went away"), "\(run.errors)")
+            #expect(mock.printed("advertising Box: 180d 1818 (discoverable)"), "\(mock.output)")
+        }
+
         /// bluetoothd refusing the advertisement (the controller refused it) is asked again after 1 s,
         /// then 2, 4, ..., not with every value (4 a second): 10 s of values make at most 5 tries.
         @Test(.timeLimit(.minutes(10))) func aRefusedAdvertisementIsAskedAgainLessAndLessOften() throws {

@@ -336,7 +336,7 @@ def main():
         if args.paired:
             device.props[DEVICE]['Paired'] = dbus.Boolean(True, variant_level=1)
         device.AddMethod(DEVICE, 'Connect', '', '', connect)
-        device.AddMethod(DEVICE, 'Disconnect', '', '', lambda self: link(self, False))
+        device.AddMethod(DEVICE, 'Disconnect', '', '', disconnect)
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
         device.sb_bonding = key in args.bonding
         device.sb_cache_mode = key in args.cache_mode
@@ -726,6 +726,12 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
                              lambda _self, p, o: register_advertisement(p, o))
     adapter_object.AddMethod(ADVERTISING_MANAGER, 'UnregisterAdvertisement', 'o', '',
                              lambda _self, p: print('advertisement unregistered', flush=True))
+
+
+def disconnect(device):
+    """Device1.Disconnect: the link goes down ("disconnected ADDRESS")."""
+    link(device, False)
+    print(f"disconnected {device.props[DEVICE]['Address']}", flush=True)
 
 
 def link(device, connected, keep_notify=False):

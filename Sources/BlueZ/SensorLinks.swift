@@ -193,6 +193,11 @@ public final class SensorLinks: Sendable {
         var stopped = false
         /// The bus policy refused setting `Trusted`: not asked again.
         var trustRefused = false
+        /// The devices whose link this run made (`Connect` called while they were not connected):
+        /// disconnected when it stops. bluetoothd keeps a link up after the program that asked
+        /// for it has gone (src/device.c), and a strap holds only one or two links: left up, it
+        /// keeps the rider's watch or phone from reaching it.
+        var linked: Set<String> = []
     }
 
     public init(
@@ -226,10 +231,10 @@ public final class SensorLinks: Sendable {
         state.withLock { $0.stopped = true }
         wake.signal()
         finished.wait()
-        let (started, acquired, watches, discovering) = state.withLock { s in
+        let (started, acquired, watches, discovering, linked) = state.withLock { s in
             (
                 s.measurements.map(\.path).filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values),
-                s.discovery.filter(\.value.running).keys.sorted()
+                s.discovery.filter(\.value.running).keys.sorted(), s.linked.sorted()
             )
         }
         for adapter in discovering { _ = try? client.stopDiscovery(adapter: adapter) }
@@ -240,6 +245,9 @@ public final class SensorLinks: Sendable {
         for fd in acquired { client.bus.stopReading(fd) }
         for path in started {
             _ = try? client.call(path, Self.characteristicInterface, "StopNotify", timeout: .seconds(2))
+        }
+        for path in linked where client.properties(path, BlueZClient.deviceInterface)?["Connected"]?.bool == true {
+            _ = try? client.call(path, BlueZClient.deviceInterface, "Disconnect", timeout: .seconds(5))
         }
     }
 
@@ -447,6 +455,7 @@ public final class SensorLinks: Sendable {
             while true {
                 do {
                     try client.call(path, BlueZClient.deviceInterface, "Connect", timeout: .seconds(30))
+                    state.withLock { _ = $0.linked.insert(path) }
                     break
                 } catch .dbus(let error) where error.name == .bluezAlreadyConnected {
                     break

@@ -81,6 +81,28 @@ struct BlueZCommandTests {
         }
     }
 
+    /// When record stops it takes down the links it made: bluetoothd keeps a link up after the
+    /// program that asked for it has gone, and the rider's watch could not reach the strap. A
+    /// sensor another program had connected stays connected.
+    @Test(.timeLimit(.minutes(10))) func recordDisconnectsTheLinksItMadeWhenItStops() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 40))
+        defer { mock.stop() }
+        let connect = Process()
+        connect.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+        connect.arguments = [
+            "--bus=\(mock.environment["DBUS_SYSTEM_BUS_ADDRESS"]!)", "--dest=org.bluez", "--print-reply",
+            "/org/bluez/hci0/dev_E8_FE_6E_91_9F_16", "org.bluez.Device1.Connect",
+        ]
+        connect.standardOutput = FileHandle.nullDevice
+        try ChildLaunch.run(connect)
+        connect.waitUntilExit()
+        #expect(connect.terminationStatus == 0)
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma"] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(mock.printed("disconnected C4:7E:11:22:33:44"), "\(mock.output)")
+        #expect(!mock.output.contains("disconnected E8:FE:6E:91:9F:16"), "\(mock.output)")
+    }
+
     @Test func scanFindsTheMockSensors() throws {
         let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
         defer { mock.stop() }

@@ -55,7 +55,8 @@ left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's pro
 what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
 5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
---late-adapter S takes the name S seconds before the adapter appears (then LEAdvertisingManager1
+--bluez-version V plays that release's own behaviours (5.87 crashes on a discovery filter naming
+UUIDs: "bluetoothd crashed"). --late-adapter S takes the name S seconds before the adapter appears (then LEAdvertisingManager1
 0.2 s later), as bluetoothd starting does, on every start ("adapter added").
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
@@ -123,8 +124,9 @@ class Discovery:
 
     FILTER_KEYS = {'UUIDs', 'RSSI', 'Pathloss', 'Transport', 'DuplicateData', 'Discoverable', 'Pattern'}
 
-    def __init__(self, adapter):
+    def __init__(self, adapter, version):
         self.adapter = adapter
+        self.version = version
         self.filters = {}  # client -> filter dict (SetDiscoveryFilter)
         self.sessions = set()  # clients discovering
 
@@ -134,6 +136,11 @@ class Discovery:
         if unknown or transport not in ('auto', 'bredr', 'le'):
             raise dbus.exceptions.DBusException('Invalid arguments in method call',
                                                 name='org.bluez.Error.InvalidArguments')
+        if self.version == (5, 87) and discovery_filter.get('UUIDs'):
+            # bluetoothd 5.87 dies on a filter that names UUIDs (a regression fixed after 5.87):
+            # its name goes, and every link with it.
+            print('bluetoothd crashed: SetDiscoveryFilter with UUIDs', flush=True)
+            os._exit(134)
         self.filters[client] = dict(discovery_filter)
 
     def start(self, client):
@@ -142,7 +149,8 @@ class Discovery:
         self.sessions.add(client)
         f = self.filters.get(client, {})
         uuids = ' '.join(short(u) for u in f.get('UUIDs', [])) or 'any'
-        print(f"discovery started: {f.get('Transport', 'auto')} {uuids}", flush=True)
+        rssi = f" rssi {int(f['RSSI'])}" if 'RSSI' in f else ''
+        print(f"discovery started: {f.get('Transport', 'auto')} {uuids}{rssi}", flush=True)
         self.update()
 
     def stop(self, client, gone=False):
@@ -211,6 +219,9 @@ def main():
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
     parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
+    parser.add_argument('--bluez-version', default='5.66',
+                        help='the bluetoothd release whose version-specific behaviours to play (5.87: a discovery '
+                             'filter naming UUIDs crashes it)')
     parser.add_argument('--late-adapter', type=float, default=0,
                         help='add the adapter this many seconds after taking the name, as bluetoothd does')
     parser.add_argument('--advertising-fails', type=int, default=0,
@@ -250,7 +261,7 @@ def main():
     if args.adapter_off:
         adapter_object.props[ADAPTER]['Powered'] = dbus.Boolean(False, variant_level=1)
     # The template's discovery is one switch for everybody; BlueZ keeps a session per client.
-    discovery = Discovery(adapter_object)
+    discovery = Discovery(adapter_object, tuple(int(part) for part in args.bluez_version.split('.')))
     adapter_object.AddMethod(ADAPTER, 'SetDiscoveryFilter', 'a{sv}', '',
                              lambda _self, f: discovery.set_filter(caller['sender'], f))
     adapter_object.AddMethod(ADAPTER, 'StartDiscovery', '', '', lambda _self: discovery.start(caller['sender']))

@@ -62,14 +62,15 @@ extension BlueZClient {
     }
 
     /// Starts this client's discovery of LE sensors on `adapter`: `SetDiscoveryFilter` (transport
-    /// `le`, the heart rate, cycling power and CSC services), then `StartDiscovery`. BlueZ keeps one
-    /// discovery session per client and scans while any client has one, merging their filters;
-    /// `InProgress` (this client's session runs already) counts as started.
+    /// `le`, RSSI -127), then `StartDiscovery`. BlueZ keeps one discovery session per client and
+    /// scans while any client has one, merging their filters; `InProgress` (this client's session
+    /// runs already) counts as started. The services are not in the filter: bluetoothd 5.87 crashes
+    /// when a filter names UUIDs (docs/bluez-behaviours.md §10), so `sensors` keeps the heart-rate,
+    /// power and CSC devices itself. The explicit RSSI makes the filter a filter on every version
+    /// (`Transport` alone counts as none on an LE-only adapter, and later versions limit RSSI
+    /// updates unless the filter gives one), so every advertisement is reported.
     public func startSensorDiscovery(adapter: String) throws(BlueZError) {
-        let filter = DBusValue.properties([
-            "UUIDs": .array(elementSignature: "s", BlueZUUID.sensorServices.map { .string(BlueZUUID.full($0)) }),
-            "Transport": .string("le"),
-        ])
+        let filter = DBusValue.properties(["Transport": .string("le"), "RSSI": .int16(-127)])
         try call(adapter, Self.adapterInterface, "SetDiscoveryFilter", [filter], timeout: .seconds(5))
         do {
             try call(adapter, Self.adapterInterface, "StartDiscovery", timeout: .seconds(5))

@@ -103,6 +103,19 @@ struct BlueZCommandTests {
         #expect(!mock.output.contains("disconnected E8:FE:6E:91:9F:16"), "\(mock.output)")
     }
 
+    /// bluetoothd 5.87 crashes on a discovery filter that names UUIDs: sensorbridge's filter names
+    /// none (transport LE, RSSI -127) and keeps the sensors itself, so scan works there too.
+    @Test func scanWorksOnBlueZ587() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10), extra: ["--bluez-version", "5.87"])
+        defer { mock.stop() }
+        let run = runCLI(["scan", "--timeout", "0.2", "--json"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors) \(mock.output)")
+        #expect(mock.printed("discovery started: le any rssi -127"), "\(mock.output)")
+        #expect(!mock.output.contains("bluetoothd crashed"), "\(mock.output)")
+        let sensors = try JSONValue(parsing: run.output)["sensors"]?.arrayValue ?? []
+        #expect(sensors.map { $0["address"]?.stringValue } == ["C4:7E:11:22:33:44", "E8:FE:6E:91:9F:16"])
+    }
+
     @Test func scanFindsTheMockSensors() throws {
         let mock = try MockBlueZ(trace: try Self.trace(lines: 10))
         defer { mock.stop() }

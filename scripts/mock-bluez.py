@@ -55,6 +55,8 @@ left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's pro
 what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
 5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
+--gatt-fails DEVICE: its first connection resolves services without any GATT object, as
+bluetoothd does when discovery failed ("services resolved without GATT objects ADDRESS").
 --bluez-version V plays that release's own behaviours (5.87 crashes on a discovery filter naming
 UUIDs: "bluetoothd crashed"). --late-adapter S takes the name S seconds before the adapter appears (then LEAdvertisingManager1
 0.2 s later), as bluetoothd starting does, on every start ("adapter added").
@@ -219,6 +221,8 @@ def main():
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
     parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
+    parser.add_argument('--gatt-fails', action='append', default=[], metavar='DEVICE',
+                        help="the device's first service discovery fails, yet ServicesResolved turns true")
     parser.add_argument('--bluez-version', default='5.66',
                         help='the bluetoothd release whose version-specific behaviours to play (5.87: a discovery '
                              'filter naming UUIDs crashes it)')
@@ -482,6 +486,12 @@ def main():
 
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR1, unplug)
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGUSR2, replug)
+    for key in args.gatt_fails:
+        # Not yet discovered: no GATT objects until a connection's discovery succeeds.
+        device = devices[key]
+        device.sb_root = root
+        device.sb_gatt_hidden = {p: dbusmock.mockobject.objects.pop(p)
+                                 for p in list(dbusmock.mockobject.objects) if p.startswith(device.path + '/')}
     if args.late_adapter > 0:
         hide_adapter_until(args.late_adapter, root, adapter, adapter_objects())
     GLib.timeout_add(2 if args.speed > 0 else 1, play)
@@ -817,6 +827,18 @@ def pair(device, bus, agents):
 
 
 def connect(self):
+    hidden = getattr(self, 'sb_gatt_hidden', None)
+    if hidden and not getattr(self, 'sb_gatt_failed', False):
+        # --gatt-fails: bluetoothd's service discovery failed on this link, and it sets
+        # ServicesResolved all the same (src/device.c); nothing of the device's GATT is exported.
+        self.sb_gatt_failed = True
+        print(f"services resolved without GATT objects {self.props[DEVICE]['Address']}", flush=True)
+    elif hidden:
+        for path in sorted(hidden):
+            dbusmock.mockobject.objects[path] = hidden[path]
+            self.sb_root.EmitSignal('org.freedesktop.DBus.ObjectManager', 'InterfacesAdded', 'oa{sa{sv}}',
+                                    [path, hidden[path].props])
+        self.sb_gatt_hidden = None
     link(self, True)
 
 

@@ -492,6 +492,16 @@ public final class SensorLinks: Sendable {
             if BlueZUUID.measurements.contains(uuid) { measurements.append((characteristic, uuid)) }
             if BlueZUUID.readOnce.contains(uuid) { readOnce.append((characteristic, uuid)) }
         }
+        if measurements.isEmpty {
+            // bluetoothd sets ServicesResolved even when its service discovery failed (src/device.c,
+            // docs/bluez-behaviours.md §6): a link with nothing to subscribe to is a failed attempt.
+            // A link this run made is taken down, so that the next attempt discovers again.
+            if state.withLock({ $0.linked.contains(path) }) {
+                _ = try? client.call(path, BlueZClient.deviceInterface, "Disconnect", timeout: .seconds(5))
+            }
+            throw .connectFailed(
+                device: name, DBusError(.bluezFailed, "connected, but BlueZ found none of its measurement characteristics"))
+        }
         let subscribed = ContinuousClock.now
         state.withLock { s in
             for m in measurements {

@@ -103,6 +103,22 @@ struct BlueZCommandTests {
         #expect(!mock.output.contains("disconnected E8:FE:6E:91:9F:16"), "\(mock.output)")
     }
 
+    /// bluetoothd sets ServicesResolved even when its service discovery failed: the strap's first
+    /// link has no GATT objects. That is a failed attempt (not a sensor "connected" with nothing
+    /// subscribed): the link is taken down and the next attempt finds the measurement.
+    @Test(.timeLimit(.minutes(10))) func servicesResolvedWithoutMeasurementsIsAFailedAttempt() throws {
+        let source = try Self.trace(lines: 40)
+        let mock = try MockBlueZ(trace: source, extra: ["--gatt-fails", "hr"])
+        defer { mock.stop() }
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(mock.printed("services resolved without GATT objects C4:7E:11:22:33:44"), "\(mock.output)")
+        #expect(mock.printed("disconnected C4:7E:11:22:33:44"), "\(mock.output)")
+        #expect(run.errors.contains("BlueZ found none of its measurement characteristics"), "\(run.errors)")
+        let sent = try Self.notifications(source).count
+        #expect(run.received == run.played && run.played == sent, "\(run.received) of \(run.played)")
+    }
+
     /// bluetoothd 5.87 crashes on a discovery filter that names UUIDs: sensorbridge's filter names
     /// none (transport LE, RSSI -127) and keeps the sensors itself, so scan works there too.
     @Test func scanWorksOnBlueZ587() throws {

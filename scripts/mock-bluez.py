@@ -55,6 +55,8 @@ left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's pro
 what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
 5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
+--temporary-timeout S: a device never connected nor paired is removed S seconds after it was last
+seen ("removed ADDRESS (temporary)") and added again when a discovery sees it ("found ADDRESS").
 --gatt-fails DEVICE: its first connection resolves services without any GATT object, as
 bluetoothd does when discovery failed ("services resolved without GATT objects ADDRESS").
 --bluez-version V plays that release's own behaviours (5.87 crashes on a discovery filter naming
@@ -221,6 +223,8 @@ def main():
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
     parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
+    parser.add_argument('--temporary-timeout', type=float, default=0, metavar='S',
+                        help='forget a device never connected S seconds after it was last seen, as bluetoothd does (30)')
     parser.add_argument('--gatt-fails', action='append', default=[], metavar='DEVICE',
                         help="the device's first service discovery fails, yet ServicesResolved turns true")
     parser.add_argument('--bluez-version', default='5.66',
@@ -448,10 +452,45 @@ def main():
         # BlueZ reports one) only while a discovery that matches it runs.
         ticks['count'] += 1
         for device in devices.values():
+            if args.temporary_timeout > 0:
+                forget_or_find(device)
             if device.sb_refuse or device.props[DEVICE]['Connected'] or not discovery.sees(device):
                 continue
-            device.UpdateProperties(DEVICE, {'RSSI': dbus.Int16(-55 - ticks['count'] % 7)})
+            if getattr(device, 'sb_forgotten', None) is None:
+                device.UpdateProperties(DEVICE, {'RSSI': dbus.Int16(-55 - ticks['count'] % 7)})
         return True
+
+    def forget_or_find(device):
+        # --temporary-timeout: bluetoothd removes a device it found but never connected (nor paired)
+        # TemporaryTimeout seconds (30 by default) after it last saw it, discovering or not
+        # (src/device.c); a discovery that sees it advertise adds it again.
+        address = device.props[DEVICE]['Address']
+        now = time.monotonic()
+        if not hasattr(device, 'sb_last_seen'):
+            device.sb_last_seen = now  # found by an earlier discovery: the mock's start
+        forgotten = getattr(device, 'sb_forgotten', None)
+        seen = not device.sb_refuse and discovery.sees(device)
+        if forgotten is not None:
+            if seen:
+                for path in sorted(forgotten):
+                    dbusmock.mockobject.objects[path] = forgotten[path]
+                    root.EmitSignal('org.freedesktop.DBus.ObjectManager', 'InterfacesAdded', 'oa{sa{sv}}',
+                                    [path, forgotten[path].props])
+                device.sb_forgotten = None
+                device.sb_last_seen = now
+                print(f"found {address}", flush=True)
+            return
+        if seen or device.props[DEVICE]['Connected']:
+            device.sb_last_seen = now
+            device.sb_ever_connected = getattr(device, 'sb_ever_connected', False) or bool(device.props[DEVICE]['Connected'])
+        temporary = not getattr(device, 'sb_ever_connected', False) and not device.props[DEVICE].get('Paired', False)
+        if temporary and now - device.sb_last_seen > args.temporary_timeout:
+            paths = [p for p in dbusmock.mockobject.objects if p == device.path or p.startswith(device.path + '/')]
+            device.sb_forgotten = {p: dbusmock.mockobject.objects.pop(p) for p in paths}
+            for path in sorted(paths, reverse=True):
+                root.EmitSignal('org.freedesktop.DBus.ObjectManager', 'InterfacesRemoved', 'oas',
+                                [path, list(device.sb_forgotten[path].props)])
+            print(f"removed {address} (temporary)", flush=True)
 
     def adapter_objects():
         return [p for p in dbusmock.mockobject.objects if p == adapter or p.startswith(adapter + '/')]

@@ -96,6 +96,15 @@ extension BlueZClient {
         }.sorted { ($0.rssi ?? -999, $1.address) > ($1.rssi ?? -999, $0.address) }
     }
 
+    /// A sensor the adapter knows, else one found by a short discovery: bluetoothd forgets a device
+    /// it found but never connected 30 s after it last saw it (src/device.c, TemporaryTimeout), so
+    /// a sensor `scan` listed a minute ago may be unknown again.
+    public func findSensor(_ query: String, adapter: String) throws(BlueZError) -> DiscoveredSensor {
+        if let known = try? sensor(query, adapter: adapter) { return known }
+        _ = try discover(adapter: adapter, duration: .seconds(5))
+        return try sensor(query, adapter: adapter)
+    }
+
     /// The sensor with this address (any case) or name (exact, then case-insensitive prefix).
     public func sensor(_ query: String, adapter: String) throws(BlueZError) -> DiscoveredSensor {
         let known = sensors(adapter: adapter)

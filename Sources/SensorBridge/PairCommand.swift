@@ -35,7 +35,7 @@ enum PairCommand {
         let client = try BlueZClient(environment: context.environment)
         defer { client.bus.close() }
         let adapter = try client.adapter(arguments["adapter"])
-        let sensor = try client.sensor(query, adapter: adapter)
+        let sensor = try client.findSensor(query, adapter: adapter)
         let name = sensor.name ?? sensor.address
         if !sensor.paired {
             // Sensors that ask for bonding need an agent to say yes ("just works").

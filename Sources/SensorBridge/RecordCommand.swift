@@ -238,7 +238,7 @@ enum RecordCommand {
     ) throws -> [SensorRequest] {
         var requests: [SensorRequest] = []
         for (role, query) in queries {
-            let device = try find(query, client: client, adapter: adapter)
+            let device = try client.findSensor(query, adapter: adapter)
             guard role.services.contains(where: device.services.contains) else {
                 let offered = device.services.map(serviceName).joined(separator: ", ")
                 throw UsageError(
@@ -258,12 +258,6 @@ enum RecordCommand {
         ScanCommand.serviceNames[uuid].map { "\($0) (\(BlueZUUID.number(uuid)))" } ?? BlueZUUID.number(uuid)
     }
 
-    /// A known sensor, else one found by a short discovery.
-    static func find(_ query: String, client: BlueZClient, adapter: String) throws(BlueZError) -> DiscoveredSensor {
-        if let known = try? client.sensor(query, adapter: adapter) { return known }
-        _ = try client.discover(adapter: adapter, duration: .seconds(5))
-        return try client.sensor(query, adapter: adapter)
-    }
 }
 
 /// Progress lines on standard error, written whole from any thread.

@@ -265,7 +265,7 @@ enum ServeCommand {
         }
         if !queries.isEmpty {
             return try queries.map { key, query throws(BlueZError) in
-                SensorRequest(key: key, device: try RecordCommand.find(query, client: client, adapter: adapter))
+                SensorRequest(key: key, device: try client.findSensor(query, adapter: adapter))
             }
         }
         var counts: [String: Int] = [:]

@@ -85,7 +85,7 @@ import WorkoutStore
         #expect(run(["athletes", "assign", "Anna"], status: .usage).errors.contains("give the sensors"))
         #expect(run(["athletes", "frobnicate"], status: .usage).errors.contains("give a subcommand: add, list, assign or remove"))
         #expect(run(["replay", ReplayCommandTests.captures.appendingPathComponent("run-30min-hr.jsonl").path, "--athlete", "A\tB"], status: .usage)
-            .errors.contains("--athlete 'A\tB': give a name"))
+            .errors.contains(#"--athlete 'A\tB': give a name"#))  // the tab shown, not acted on
     }
 
     /// A replay saved for an athlete is zoned with their zones and listed under their name.

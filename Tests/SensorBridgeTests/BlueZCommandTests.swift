@@ -103,6 +103,18 @@ struct BlueZCommandTests {
         #expect(!mock.output.contains("disconnected E8:FE:6E:91:9F:16"), "\(mock.output)")
     }
 
+    /// bluetoothd forgets a device it found but never connected 30 s after it last saw it: `pair`
+    /// (and `record`) after an earlier `scan` discover it again instead of saying no sensor matches.
+    @Test(.timeLimit(.minutes(10))) func pairFindsASensorBlueZHasForgottenSinceTheScan() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 10), extra: ["--temporary-timeout", "1", "--bonding", "hr"])
+        defer { mock.stop() }
+        #expect(mock.printed("removed C4:7E:11:22:33:44 (temporary)", timeout: .seconds(10)), "\(mock.output)")
+        let run = runCLI(["pair", "C4:7E:11:22:33:44"], environment: mock.environment)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.output.contains("Paired with HRM-Pro (C4:7E:11:22:33:44)"), "\(run.output)")
+        #expect(mock.printed("found C4:7E:11:22:33:44"), "\(mock.output)")
+    }
+
     /// bluetoothd sets ServicesResolved even when its service discovery failed: the strap's first
     /// link has no GATT objects. That is a failed attempt (not a sensor "connected" with nothing
     /// subscribed): the link is taken down and the next attempt finds the measurement.

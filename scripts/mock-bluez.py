@@ -55,6 +55,8 @@ left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's pro
 what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
 5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
+--hangup-first MS: a link that drops hangs up its AcquireNotify sockets MS ms before Connected
+turns false (bluetoothd sends the two from separate paths, in either order).
 --temporary-timeout S: a device never connected nor paired is removed S seconds after it was last
 seen ("removed ADDRESS (temporary)") and added again when a discovery sees it ("found ADDRESS").
 --gatt-fails DEVICE: its first connection resolves services without any GATT object, as
@@ -223,6 +225,8 @@ def main():
     parser.add_argument('--quiet-relay', action='store_true',
                         help='count the values relayed instead of printing each (the benchmark); SIGTERM prints the count')
     parser.add_argument('--advertising-slots', type=int, default=5, help='LEAdvertisingManager1.SupportedInstances')
+    parser.add_argument('--hangup-first', type=int, default=0, metavar='MS',
+                        help="a link that drops hangs up its AcquireNotify sockets MS ms before Connected turns false")
     parser.add_argument('--temporary-timeout', type=float, default=0, metavar='S',
                         help='forget a device never connected S seconds after it was last seen, as bluetoothd does (30)')
     parser.add_argument('--gatt-fails', action='append', default=[], metavar='DEVICE',
@@ -426,6 +430,12 @@ def main():
             elif line.get('event') == 'disconnected':
                 # Out of range: the link drops and connecting fails until the "connected" line.
                 device = devices[line['device']]
+                if args.hangup_first > 0:
+                    # The socket's hang-up and Connected=false come from two paths in bluetoothd
+                    # (the ATT channel's, the kernel's disconnection event): here the hang-up first.
+                    for char_path in device.sb_chars:
+                        release(dbusmock.mockobject.objects[char_path])
+                    time.sleep(args.hangup_first / 1000)
                 link(device, False, keep_notify=device.sb_cache_mode)
                 device.sb_refuse = True
                 print(f"link {line['device']} down after {state['played']} played", flush=True)

@@ -89,6 +89,9 @@ public final class SensorLinks: Sendable {
 
     public static let characteristicInterface = "org.bluez.GattCharacteristic1"
     public static let minimumBackoff = Duration.seconds(1)
+    /// How long a closed `AcquireNotify` socket waits for its link's `Connected` false before it is
+    /// taken as broken on a live link (`replaceClosedSockets`).
+    public static let linkVerdict = Duration.seconds(1)
     public static let maximumBackoff = Duration.seconds(30)
     /// The shortest time between the end of one attempt on a sensor and an attempt its
     /// advertisements make due: a stream of `RSSI` changes does not hammer `Connect`.
@@ -178,9 +181,9 @@ public final class SensorLinks: Sendable {
         func measurement(_ path: String) -> Measurement? { measurementIndex[path].map { measurements[$0] } }
         /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
         var acquired: [String: Int32] = [:]
-        /// Characteristic paths whose socket closed while their sensor stayed connected: waiting
-        /// for the supervisor's `StartNotify`, then never acquired again.
-        var socketsClosed: Set<String> = []
+        /// Characteristic paths whose socket closed, and when: if their sensor is still connected
+        /// `linkVerdict` later, the supervisor's `StartNotify` replaces the socket for good.
+        var socketsClosed: [String: ContinuousClock.Instant] = [:]
         var startNotifyOnly: Set<String> = []
         /// Measurement characteristic paths whose `Value` signals the bus reads for us
         /// (`watchByteProperty`), kept from the first connection to `stop`.
@@ -563,7 +566,9 @@ public final class SensorLinks: Sendable {
                     let broke = state.withLock { s -> Bool in
                         guard s.acquired[path] == fd else { return false }
                         s.acquired[path] = nil
-                        return s.socketsClosed.insert(path).inserted
+                        guard s.socketsClosed[path] == nil else { return false }
+                        s.socketsClosed[path] = .now
+                        return true
                     }
                     if broke { wake.signal() }
                 }
@@ -580,12 +585,16 @@ public final class SensorLinks: Sendable {
     }
 
     /// `StartNotify` for each measurement characteristic whose `AcquireNotify` socket closed while
-    /// its sensor stayed connected; on the supervisor. One whose sensor was lost meanwhile is left
-    /// to its reconnection, which acquires a socket again.
+    /// its sensor stayed connected `linkVerdict` later; on the supervisor. One whose sensor was lost
+    /// meanwhile is left to its reconnection, which acquires a socket again: bluetoothd sends the
+    /// socket's hang-up and the link's `Connected` false from separate paths, in either order
+    /// (docs/bluez-behaviours.md §3), so a socket that closes is judged by what the link says next.
     private func replaceClosedSockets() {
+        let now = ContinuousClock.now
         let closed = state.withLock { s -> [(path: String, m: Measurement)] in
-            defer { s.socketsClosed.removeAll() }
-            return s.socketsClosed.sorted().compactMap { path in
+            let judged = s.socketsClosed.filter { now - $0.value >= Self.linkVerdict }.keys.sorted()
+            for path in judged { s.socketsClosed[path] = nil }
+            return judged.compactMap { path in
                 guard !s.stopped, let m = s.measurement(path), s.links[m.key]?.connected == true else { return nil }
                 s.startNotifyOnly.insert(path)
                 return (path, m)

@@ -297,8 +297,11 @@ struct BlueZCommandTests {
         #expect(live?["duration"] == replayed?["duration"])
     }
 
-    @Test(arguments: [false, true])
-    func aPowerMeterThatDropsOutIsReconnectedAndTheGapRecorded(acquireNotify: Bool) throws {
+    /// Through StartNotify, and through AcquireNotify with the link's `Connected` false first or its
+    /// socket's hang-up first (bluetoothd sends them from separate paths): a loss, never a socket
+    /// taken for broken on a live link.
+    @Test(arguments: [(false, 0), (true, 0), (true, 300)])
+    func aPowerMeterThatDropsOutIsReconnectedAndTheGapRecorded(acquireNotify: Bool, hangupFirst: Int) throws {
         let source = try Self.trace(
             lines: 120,
             extra: [
@@ -306,11 +309,13 @@ struct BlueZCommandTests {
                 #"{"t":33,"device":"power","uuid":"2a63","hex":"20007b0022feab9a"}"#,
                 #"{"t":33,"device":"hr","uuid":"2a37","hex":"0678"}"#,
             ])
-        let mock = try MockBlueZ(trace: source, acquireNotify: acquireNotify ? ["power"] : [])
+        let mock = try MockBlueZ(
+            trace: source, acquireNotify: acquireNotify ? ["power"] : [], extra: hangupFirst > 0 ? ["--hangup-first", "\(hangupFirst)"] : [])
         defer { mock.stop() }
         let run = try Self.record(
             mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + (acquireNotify ? ["--acquire-notify"] : []) + Self.zones)
         #expect(run.status == .success, "\(run.errors)")
+        #expect(!run.errors.contains("closed; reading it through StartNotify") && !run.errors.contains("attempt"), "\(run.errors)")
         #expect(run.played == (try Self.notifications(source)).count, "the mock printed: \(mock.output)")
         // Also the values still waiting in the socket when the link dropped (at speed 0, all of them).
         #expect(run.received == run.played)

@@ -217,7 +217,7 @@ extension BridgeOutTests {
             #expect(run.status == .success, "\(run.errors)")
             // The new mock's output: registered, subscribed and relayed again.
             #expect(mock.printed("application registered: 180d 1818 (5 characteristics)"), "\(mock.output)")
-            #expect(mock.printed("advertising Box: 180d 1818 (discoverable)"), "\(mock.output)")
+            #expect(mock.printed("advertising Box: 180d 1818 (discoverable)"), "\(mock.output)\n\(run.errors)")
             #expect(Self.relayed(mock, central: 0).count == (try BlueZCommandTests.notifications(source)).count, "\(mock.output)")
             #expect(run.errors.components(separatedBy: "relay: offering the sensors on hci0").count == 3, "\(run.errors)")
         }

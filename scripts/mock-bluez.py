@@ -435,6 +435,7 @@ def main():
                     # (the ATT channel's, the kernel's disconnection event): here the hang-up first.
                     for char_path in device.sb_chars:
                         release(dbusmock.mockobject.objects[char_path])
+                    print(f"sockets of {line['device']} hung up", flush=True)
                     time.sleep(args.hangup_first / 1000)
                 link(device, False, keep_notify=device.sb_cache_mode)
                 device.sb_refuse = True

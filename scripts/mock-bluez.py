@@ -389,6 +389,8 @@ def main():
         return not PERIPHERAL['pending'] and all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
 
     def play():
+        if state.get('held'):
+            return True
         if state['start'] is None or state['waiting']:
             if not all_notifying():
                 return True
@@ -432,11 +434,22 @@ def main():
                 device = devices[line['device']]
                 if args.hangup_first > 0:
                     # The socket's hang-up and Connected=false come from two paths in bluetoothd
-                    # (the ATT channel's, the kernel's disconnection event): here the hang-up first.
+                    # (the ATT channel's, the kernel's disconnection event): here the hang-up first,
+                    # the link's end hangup_first ms later, the play held meanwhile (the bus still
+                    # answered: a client may call the device, still connected, in between).
                     for char_path in device.sb_chars:
                         release(dbusmock.mockobject.objects[char_path])
                     print(f"sockets of {line['device']} hung up", flush=True)
-                    time.sleep(args.hangup_first / 1000)
+                    state['held'] = True
+
+                    def drop(device=device, key=line['device']):
+                        link(device, False, keep_notify=device.sb_cache_mode)
+                        device.sb_refuse = True
+                        print(f"link {key} down after {state['played']} played", flush=True)
+                        state['held'] = False
+                        return False
+                    GLib.timeout_add(args.hangup_first, drop)
+                    return True
                 link(device, False, keep_notify=device.sb_cache_mode)
                 device.sb_refuse = True
                 print(f"link {line['device']} down after {state['played']} played", flush=True)

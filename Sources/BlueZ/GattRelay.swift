@@ -389,7 +389,7 @@ public final class GattRelay: Sendable {
     /// or the adapter appeared before BlueZ is said to be too old.
     static let offerGrace: Duration = .seconds(10)
 
-    /// A device connected or left.
+    /// BlueZ or the adapter went or came back (`registerWhenOffered`), or a device connected or left.
     private func changed(_ change: BlueZChange) {
         switch change {
         case .bluezRunning(false):

@@ -40,10 +40,11 @@ RegisterApplication reads the application through its ObjectManager (GetManagedO
 bluetoothd does (prints "application registered: UUID... (N characteristics)"), reads each read
 characteristic ("relay read UUID HEX"), then --centrals N (default 1) centrals connect (each a
 device under the adapter, C0:FF:EE:00:00:0I, whose Connected turns true) and subscribe to each
-notify characteristic ("relay subscribed UUID N"): as bluetoothd 5.70 and later, with one
-AcquireNotify per central when the characteristic has NotifyAcquired (each value a packet on that
-central's socket), else, or with --relay-start-notify (bluetoothd's fallback), with StartNotify
-(each value a PropertiesChanged on Value, reaching every subscribed central). Each value a
+notify characteristic ("relay subscribed UUID N"): with AcquireNotify when the characteristic has
+NotifyAcquired, as the --bluez-version does (before 5.69 one socket for the first central, from 5.69
+one per central; before 5.76 a packet on any socket reaches every central, from 5.76 only that
+socket's), else, or with --relay-start-notify (bluetoothd's fallback), with StartNotify (each value a
+PropertiesChanged on Value, reaching every subscribed central once). Each value a
 central receives is printed as "relayed CENTRAL UUID HEX"; each central reads its sockets on a
 thread of its own (with --quiet-relay, one process counts them all, as bluetoothd reads them),
 as a device of its own would.
@@ -61,8 +62,14 @@ turns false (bluetoothd sends the two from separate paths, in either order).
 seen ("removed ADDRESS (temporary)") and added again when a discovery sees it ("found ADDRESS").
 --gatt-fails DEVICE: its first connection resolves services without any GATT object, as
 bluetoothd does when discovery failed ("services resolved without GATT objects ADDRESS").
---bluez-version V plays that release's own behaviours (5.87 crashes on a discovery filter naming
-UUIDs: "bluetoothd crashed"). --late-adapter S takes the name S seconds before the adapter appears (then LEAdvertisingManager1
+--bluez-version V (default 5.66) plays that release's own behaviours: from 5.84 the devices carry
+org.bluez.Bearer.LE1 (empty, as without bluetoothd's --experimental); the relay's sockets as above;
+5.87 crashes on a discovery filter naming UUIDs ("bluetoothd crashed").
+--drop-during-subscribe DEVICE: the device's link drops while its first measurement's first
+subscription is set up (it stays in range). StartNotify then fails ("Operation failed with ATT error:
+0x0e"), and so does AcquireNotify from 5.84; before 5.84 AcquireNotify is never answered and the
+characteristic is stuck: AcquireNotify and StartNotify answer NotPermitted "Notify acquired", it
+never notifies again, and a StopNotify on it crashes bluetoothd ("bluetoothd crashed"). --late-adapter S takes the name S seconds before the adapter appears (then LEAdvertisingManager1
 0.2 s later), as bluetoothd starting does, on every start ("adapter added").
 
 SIGUSR1 unplugs the adapter (its objects vanish, the links are gone; prints "unplugged"), SIGUSR2
@@ -232,8 +239,12 @@ def main():
     parser.add_argument('--gatt-fails', action='append', default=[], metavar='DEVICE',
                         help="the device's first service discovery fails, yet ServicesResolved turns true")
     parser.add_argument('--bluez-version', default='5.66',
-                        help='the bluetoothd release whose version-specific behaviours to play (5.87: a discovery '
-                             'filter naming UUIDs crashes it)')
+                        help="the bluetoothd release whose version-specific behaviours to play: before 5.84 an "
+                             "AcquireNotify whose link drops is never answered and its characteristic stays stuck; "
+                             "from 5.84 the devices carry org.bluez.Bearer.LE1; a relay's AcquireNotify sockets as "
+                             "5.66-5.68, 5.69-5.75 and 5.76 and later; 5.87 crashes on a discovery filter naming UUIDs")
+    parser.add_argument('--drop-during-subscribe', action='append', default=[], metavar='DEVICE',
+                        help="the device's link drops while its first measurement's first subscription is set up")
     parser.add_argument('--late-adapter', type=float, default=0,
                         help='add the adapter this many seconds after taking the name, as bluetoothd does')
     parser.add_argument('--advertising-fails', type=int, default=0,
@@ -241,6 +252,7 @@ def main():
     parser.add_argument('--stamp', action='store_true',
                         help='append the CLOCK_MONOTONIC send time (ns, 8 bytes little-endian) to each notification')
     args = parser.parse_args()
+    args.version = tuple(int(part) for part in args.bluez_version.split('.'))
 
     with open(args.trace) as f:
         header = json.loads(f.readline())
@@ -260,6 +272,15 @@ def main():
     def watch_calls(_connection, message):
         if isinstance(message, dbus.lowlevel.MethodCallMessage):
             caller['sender'] = message.get_sender()
+            char = dbusmock.mockobject.objects.get(message.get_path())
+            if message.get_member() == 'AcquireNotify' and getattr(char, 'sb_drop', False) and args.version < (5, 84):
+                # bluetoothd before 5.84: the CCC write fails with the link, and AcquireNotify is
+                # never answered; the characteristic keeps a dead socket (src/gatt-client.c,
+                # register_notify_io_cb).
+                char.sb_drop, char.sb_stuck = False, True
+                print(f'link {char.sb_key} dropped during AcquireNotify (unanswered, stuck)', flush=True)
+                GLib.idle_add(lambda: link(char.sb_device, False) and False)
+                return dbus.lowlevel.HANDLER_RESULT_HANDLED
             if message.get_interface() == 'org.bluez.AgentManager1' and message.get_member() == 'RegisterAgent':
                 agents[str(message.get_args_list()[0])] = message.get_sender()
         return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
@@ -273,7 +294,7 @@ def main():
     if args.adapter_off:
         adapter_object.props[ADAPTER]['Powered'] = dbus.Boolean(False, variant_level=1)
     # The template's discovery is one switch for everybody; BlueZ keeps a session per client.
-    discovery = Discovery(adapter_object, tuple(int(part) for part in args.bluez_version.split('.')))
+    discovery = Discovery(adapter_object, args.version)
     adapter_object.AddMethod(ADAPTER, 'SetDiscoveryFilter', 'a{sv}', '',
                              lambda _self, f: discovery.set_filter(caller['sender'], f))
     adapter_object.AddMethod(ADAPTER, 'StartDiscovery', '', '', lambda _self: discovery.start(caller['sender']))
@@ -296,6 +317,9 @@ def main():
         device = dbusmock.mockobject.objects[path]
         devices[key] = device
         device.sb_chars = []
+        if args.version >= (5, 84):
+            # No properties without bluetoothd's --experimental, and listed all the same (src/bearer.c).
+            device.props[BEARER_LE] = {}
         services = []
         handle = 0x000c
         for uuid in uuids_by_device.get(key, []):
@@ -330,6 +354,8 @@ def main():
                     char.sb_starts, char.sb_dead = 0, False
                     char.sb_in_progress, char.sb_silent = key in args.notify_in_progress, key in args.silent
                     char.sb_fails = key in args.notify_fails
+                    char.sb_device, char.sb_stuck = device, False
+                    char.sb_drop = key in args.drop_during_subscribe and not device.sb_chars[:-1]
                     char.AddMethod(CHAR, 'StartNotify', '', '', start_notify)
                     char.AddMethod(CHAR, 'StopNotify', '', '', stop_notify)
                     if key in args.acquire_notify:
@@ -386,7 +412,9 @@ def main():
 
     def all_notifying():
         # An application being registered is read and subscribed to first: its centrals see every value.
-        return not PERIPHERAL['pending'] and all(obj.props[CHAR]['Notifying'] or obj.sb_socket for obj in char_objects.values())
+        # A characteristic left stuck (before 5.84) never notifies again: the others play.
+        return not PERIPHERAL['pending'] and all(obj.props[CHAR]['Notifying'] or obj.sb_socket or obj.sb_stuck
+                                                 for obj in char_objects.values())
 
     def play():
         if state.get('held'):
@@ -405,7 +433,7 @@ def main():
             if 'hex' in line:
                 path = next(p for p, (k, u) in measurement.items() if k == line['device'] and u == line['uuid'])
                 obj = char_objects[path]
-                if obj.sb_dead or devices[line['device']].sb_refuse:
+                if obj.sb_dead or obj.sb_stuck or devices[line['device']].sb_refuse:
                     continue  # a silent subscription, or out of range: never sent
                 value = bytes.fromhex(line['hex'])
                 if args.stamp:
@@ -600,6 +628,7 @@ APP_TIMEOUT = 2
 # Whether a registered application is still being read and subscribed to.
 PERIPHERAL = {'pending': False}
 ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
+BEARER_LE = 'org.bluez.Bearer.LE1'
 
 
 def add_peripheral_side(bus, root, adapter_object, caller, args):
@@ -651,7 +680,10 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
                 value = b''
             if not value:
                 break
-            received(central, uuid, value)
+            # Before 5.76 bluetoothd sends what a socket carries to every subscribed central
+            # (sock_io_read: send_notification_to_devices; a08ec1a4e), from 5.76 to its own.
+            for reached in (centrals if args.version < (5, 76) else [central]):
+                received(reached, uuid, value)
         sock.close()
 
     def close_sockets(central, wait=0):
@@ -743,10 +775,15 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
             app['counter'].stdout.readline()  # "ready"
 
     def subscribe(central, characteristic, char_path, uuid, acquire):
+        if acquire and not args.relay_start_notify and args.version < (5, 69) and central is not centrals[0]:
+            # Before 5.69 bluetoothd acquires one socket per characteristic, for the first central
+            # subscribing, and counts the others (gatt-database.c, ccc_write_cb: notify_io).
+            return
         if acquire and not args.relay_start_notify:
             options = dbus.Dictionary({'device': dbus.ObjectPath(central['device']), 'mtu': dbus.UInt16(247),
                                        'link': 'LE'}, signature='sv')
             fd, _mtu = characteristic.AcquireNotify(options, dbus_interface=CHAR, timeout=APP_TIMEOUT)
+            print(f"relay socket {uuid} {central['index']}", flush=True)
             sock = socket.socket(fileno=fd.take())
             reader = threading.Thread(target=read_socket, args=(central, sock, uuid), daemon=True)
             # With --quiet-relay one process counts what every socket gets (started once all are acquired).
@@ -834,6 +871,15 @@ def link(device, connected, keep_notify=False):
 
 
 def start_notify(char):
+    if char.sb_stuck:
+        print(f'refused StartNotify {char.sb_key} {char.sb_uuid} (stuck)', flush=True)
+        raise dbus.exceptions.DBusException('Notify acquired', name='org.bluez.Error.NotPermitted')
+    if char.sb_drop:
+        # The CCC write fails with the link: bluetoothd answers with the ATT error (register_notify_cb).
+        char.sb_drop = False
+        link(char.sb_device, False)
+        print(f'link {char.sb_key} dropped during StartNotify', flush=True)
+        raise dbus.exceptions.DBusException('Operation failed with ATT error: 0x0e', name='org.bluez.Error.Failed')
     if char.sb_fails:
         raise dbus.exceptions.DBusException('Notify not permitted', name='org.bluez.Error.NotPermitted')
     char.sb_starts += 1
@@ -846,6 +892,11 @@ def start_notify(char):
 
 
 def stop_notify(char):
+    if char.sb_stuck:
+        # Before 5.84, StopNotify frees what the failed AcquireNotify left behind a second time
+        # (notify_io_destroy): bluetoothd dies, and every link with it.
+        print('bluetoothd crashed: StopNotify on a characteristic a failed AcquireNotify left stuck', flush=True)
+        os._exit(134)
     char.sb_dead = False
     char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
 
@@ -853,8 +904,15 @@ def stop_notify(char):
 def acquire_notify(char, _options):
     """AcquireNotify as BlueZ answers it: one end of a SOCK_SEQPACKET pair (one value per packet)
     and the MTU; NotifyAcquired turns true until the socket closes."""
-    if char.props[CHAR]['Notifying'] or char.sb_socket:
+    if char.props[CHAR]['Notifying'] or char.sb_socket or char.sb_stuck:
         raise dbus.exceptions.DBusException('Notify acquired', name='org.bluez.Error.NotPermitted')
+    if char.sb_drop:
+        # 5.84 and later (the earlier ones never answer: watch_calls): the ATT error, and the
+        # characteristic usable again (476ae809a).
+        char.sb_drop = False
+        link(char.sb_device, False)
+        print(f'link {char.sb_key} dropped during AcquireNotify', flush=True)
+        raise dbus.exceptions.DBusException('Operation failed with ATT error: 0x0e', name='org.bluez.Error.Failed')
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     char.sb_socket = ours
     char.UpdateProperties(CHAR, {'NotifyAcquired': dbus.Boolean(True)})

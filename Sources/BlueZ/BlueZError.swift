@@ -20,6 +20,9 @@ public enum BlueZError: Error, Sendable, CustomStringConvertible {
     case connectFailed(device: String, DBusError)
     /// Connected, but BlueZ or the sensor refused to start a measurement's notifications.
     case notifyFailed(device: String, characteristic: String, DBusError)
+    /// BlueZ before 5.84 keeps a characteristic refusing every subscription ("Notify acquired")
+    /// after its link dropped while `AcquireNotify` subscribed, until bluetoothd restarts.
+    case notifyStuck(device: String, characteristic: String)
     /// The sensor or BlueZ refused pairing.
     case pairingRefused(device: String, DBusError)
     /// Any other D-Bus error.
@@ -63,6 +66,11 @@ public enum BlueZError: Error, Sendable, CustomStringConvertible {
             "connected to \(device), but could not start the notifications of its \(characteristic) (\(error)); "
                 + "if another app on this computer uses the sensor, close it; otherwise remove the sensor "
                 + "('bluetoothctl remove ADDRESS') and pair it again"
+        case .notifyStuck(let device, let characteristic):
+            "BlueZ refuses every subscription to \(device)'s \(characteristic) since its link dropped while "
+                + "AcquireNotify was subscribing, which BlueZ before 5.84 does not recover from; restart it "
+                + "('sudo systemctl restart bluetooth': every Bluetooth link drops for a moment), and on this BlueZ "
+                + "record without --acquire-notify"
         case .pairingRefused(let device, let error):
             "pairing with \(device) was refused (\(error)); put the sensor in pairing mode and try 'sensorbridge pair' again"
         case .dbus(let error):

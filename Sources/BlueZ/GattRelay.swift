@@ -70,12 +70,16 @@ public enum GattRelayError: Error, Sendable, Equatable, CustomStringConvertible 
 /// read), and an advertisement (`LEAdvertisingManager1.RegisterAdvertisement`) under a name of the
 /// user's choosing. Objects under `root`, served on the client's bus connection.
 ///
-/// `forward` hands on each measurement value. The notify characteristics offer `AcquireNotify`
-/// (their `NotifyAcquired` property says so), which bluetoothd uses: for each central subscribing
-/// (for the first one before BlueZ 5.70) it asks for a socket, and a value is one packet written
-/// to each socket, passed straight to the radio. A central that subscribes through `StartNotify`
-/// instead (bluetoothd falls back to it when `AcquireNotify` fails) gets the value as a
-/// `PropertiesChanged` of the characteristic's `Value`, sent on the bus. Nothing is sent while no
+/// `forward` hands on each measurement value. Where bluetoothd is 5.84 or later
+/// (`BlueZClient.isAtLeast5_84`, by the adapter's devices when registering) the notify
+/// characteristics offer `AcquireNotify` (their `NotifyAcquired` property says so), which bluetoothd
+/// then uses: for each central subscribing it asks for a socket, and a value is one packet written
+/// to each socket, passed straight to the radio. Elsewhere they do not: from 5.69 to 5.75
+/// bluetoothd sends what any one socket carries to every subscribed central, so that each would get
+/// each value once per central (src/gatt-database.c, `sock_io_read`; fixed by a08ec1a4e in 5.76),
+/// and the bus shows no difference between 5.75 and 5.76. A central that subscribes through
+/// `StartNotify` (then, or when `AcquireNotify` fails) gets the value as a `PropertiesChanged` of
+/// the characteristic's `Value`, which bluetoothd sends once to each central in every release. Nothing is sent while no
 /// central is subscribed, or for a sensor that sends nothing (lost). Advertising starts with the
 /// first value forwarded. When BlueZ restarts the application and the
 /// advertisement are registered again; `stop` unregisters both.
@@ -109,7 +113,7 @@ public final class GattRelay: Sendable {
         /// StartNotify for each central subscribing and StopNotify when the last one has left.
         var subscribers: [String: Int] = [:]
         /// The sockets of `AcquireNotify` (this end), by characteristic path: one per central
-        /// subscribed (one for all before BlueZ 5.70); bluetoothd closes it when the central leaves.
+        /// subscribed (one for all before BlueZ 5.69); bluetoothd closes it when the central leaves.
         var sockets: [String: [Int32]] = [:]
         /// Values for the sockets forwarded during the D-Bus thread's turn, by characteristic path
         /// (an entry stays once made, its array emptied with its capacity kept, so that staging
@@ -119,6 +123,8 @@ public final class GattRelay: Sendable {
         /// Values a socket did not take (its reader behind), all told.
         var notSent = 0
         var registered = false
+        /// The characteristics offer `AcquireNotify` (decided when registering).
+        var offersSockets = false
         /// A registration is under way (`registerWhenOffered`); `registerAgain`: something was
         /// added to the adapter meanwhile.
         var registering = false
@@ -236,6 +242,8 @@ public final class GattRelay: Sendable {
             throw .bluezTooOld(adapter: adapter, missing: "LEAdvertisingManager1")
         }
         if advertising["SupportedInstances"]?.integer == 0 { throw .noAdvertisingSlots(adapter: adapter) }
+        let offersSockets = client.isAtLeast5_84(adapter: adapter)
+        state.withLock { $0.offersSockets = offersSockets }
         try exportObjects()
         do {
             try client.call(adapter, "org.bluez.GattManager1", "RegisterApplication", [.objectPath(Self.root), .properties([:])])
@@ -538,7 +546,9 @@ public final class GattRelay: Sendable {
 
     /// The properties of the object at `path` for `interface`; nil when it has not that interface.
     func properties(of path: String, _ interface: String) -> [String: DBusValue]? {
-        let (characteristics, subscribers, sockets) = state.withLock { ($0.characteristics, $0.subscribers, $0.sockets) }
+        let (characteristics, subscribers, sockets, offersSockets) = state.withLock {
+            ($0.characteristics, $0.subscribers, $0.sockets, $0.offersSockets)
+        }
         switch interface {
         case Self.serviceInterface:
             guard let index = services.indices.first(where: { path == "\(Self.root)/service\($0)" }) else { return nil }
@@ -552,7 +562,7 @@ public final class GattRelay: Sendable {
             if characteristic.notifies {
                 properties["Notifying"] = .bool(subscribers[path, default: 0] > 0)
                 // Its presence tells bluetoothd that AcquireNotify is offered.
-                properties["NotifyAcquired"] = .bool(!sockets[path, default: []].isEmpty)
+                if offersSockets { properties["NotifyAcquired"] = .bool(!sockets[path, default: []].isEmpty) }
             }
             return properties
         case Self.advertisementInterface where path == Self.advertisementPath:

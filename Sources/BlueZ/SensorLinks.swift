@@ -70,16 +70,22 @@ public enum SensorLinkEvent: Sendable {
 /// backoff from 5 s doubling up to 30 s while it stays silent: that mends a subscription BlueZ
 /// answered with `InProgress` and one the sensor never honoured.
 ///
-/// With `acquireNotify` (the default), a measurement characteristic that offers it (a
-/// `NotifyAcquired` property and the `notify` flag) is read through `AcquireNotify`'s socket instead
-/// (one value per packet, stamped with the kernel's receive time, read on the D-Bus thread, no
-/// PropertiesChanged signal per value); the others, and any whose `AcquireNotify` fails, use
-/// `StartNotify`. A socket that closes while its sensor stays connected is replaced by
-/// `StartNotify` at once (`socketClosed`), for the rest of the recording.
+/// How values are read follows `notifyPath`. By default (`automatic`) a measurement characteristic
+/// that offers it (a `NotifyAcquired` property and the `notify` flag) is read through
+/// `AcquireNotify`'s socket (one value per packet, stamped with the kernel's receive time, read on
+/// the D-Bus thread, no PropertiesChanged signal per value) where bluetoothd is 5.84 or later
+/// (`BlueZClient.isAtLeast5_84`), and through `StartNotify` elsewhere: before 5.84 a link lost while
+/// `AcquireNotify` subscribes leaves the characteristic refusing every subscription until
+/// bluetoothd restarts, and a `StopNotify` there can crash it (docs/bluez-behaviours.md §1). With
+/// `acquire` sockets are used on any release, with `start` never. A characteristic whose
+/// `AcquireNotify` failed uses `StartNotify`, and is never sent `StopNotify` (`noSocket`); one whose
+/// `AcquireNotify` got no answer and whose `StartNotify` is then refused is reported stuck
+/// (`BlueZError.notifyStuck`). A socket that closes while its sensor stays connected is replaced by
+/// `StartNotify` (`socketClosed`), for the rest of the recording.
 public final class SensorLinks: Sendable {
     public let client: BlueZClient
     public let sensors: [SensorRequest]
-    public let acquireNotify: Bool
+    public let notifyPath: NotifyPath
     private let onNotification: @Sendable (BlueZNotification) -> Void
     private let onEvent: @Sendable (SensorLinkEvent) -> Void
     private let state = Mutex(State())
@@ -185,6 +191,14 @@ public final class SensorLinks: Sendable {
         /// `linkVerdict` later, the supervisor's `StartNotify` replaces the socket for good.
         var socketsClosed: [String: ContinuousClock.Instant] = [:]
         var startNotifyOnly: Set<String> = []
+        /// Characteristic paths with this client's `StartNotify` session (it succeeded, or BlueZ
+        /// answered `InProgress`: one stands already); the ones `StopNotify` may end.
+        var started: Set<String> = []
+        /// Characteristic paths whose `AcquireNotify` gave no socket in this bluetoothd's life, and
+        /// whether it went unanswered: never sent `StopNotify`, which before 5.84 frees what a
+        /// failed `AcquireNotify` left behind and can crash bluetoothd (src/gatt-client.c,
+        /// `notify_io_destroy`; fixed by 476ae809a).
+        var noSocket: [String: Bool] = [:]
         /// Measurement characteristic paths whose `Value` signals the bus reads for us
         /// (`watchByteProperty`), kept from the first connection to `stop`.
         var watches: [String: DBusMatchToken] = [:]
@@ -204,13 +218,13 @@ public final class SensorLinks: Sendable {
     }
 
     public init(
-        client: BlueZClient, sensors: [SensorRequest], acquireNotify: Bool = true,
+        client: BlueZClient, sensors: [SensorRequest], notifyPath: NotifyPath = .automatic,
         onNotification: @escaping @Sendable (BlueZNotification) -> Void,
         onEvent: @escaping @Sendable (SensorLinkEvent) -> Void
     ) {
         self.client = client
         self.sensors = sensors
-        self.acquireNotify = acquireNotify
+        self.notifyPath = notifyPath
         self.onNotification = onNotification
         self.onEvent = onEvent
         state.withLock { s in for sensor in sensors { s.links[sensor.key] = Link() } }
@@ -236,7 +250,7 @@ public final class SensorLinks: Sendable {
         finished.wait()
         let (started, acquired, watches, discovering, linked) = state.withLock { s in
             (
-                s.measurements.map(\.path).filter { s.acquired[$0] == nil }, Array(s.acquired.values), Array(s.watches.values),
+                s.started.subtracting(s.noSocket.keys).sorted(), Array(s.acquired.values), Array(s.watches.values),
                 s.discovery.filter(\.value.running).keys.sorted(), s.linked.sorted()
             )
         }
@@ -271,8 +285,13 @@ public final class SensorLinks: Sendable {
                 attemptNow(sensor.key, advertised: true)
             }
         case .bluezRunning(false):
-            // The discovery sessions ended with that bluetoothd.
-            state.withLock { $0.discovery.removeAll() }
+            // The discovery sessions and the subscriptions ended with that bluetoothd, and so did
+            // what a failed AcquireNotify left in it.
+            state.withLock { s in
+                s.discovery.removeAll()
+                s.started.removeAll()
+                s.noSocket.removeAll()
+            }
             lose(sensors.map(\.key))
         case .interfacesRemoved:
             // A sensor forgotten, or its adapter unplugged: its device object is gone (and an
@@ -546,41 +565,81 @@ public final class SensorLinks: Sendable {
     }
 
     /// Starts the notifications of the measurement characteristic at `path`: through an
-    /// `AcquireNotify` socket when asked for and offered, else `StartNotify`. `InProgress` counts as
-    /// started (BlueZ answers it to a client whose earlier subscription still stands); if no value
-    /// follows, the characteristic turns stale and is subscribed to again.
+    /// `AcquireNotify` socket where `readsSocket` says so and it is offered, else `StartNotify`.
+    /// `InProgress` counts as started (BlueZ answers it to a client whose earlier subscription still
+    /// stands); if no value follows, the characteristic turns stale and is subscribed to again.
     private func subscribe(_ path: String, uuid: UInt16, device name: String) throws(BlueZError) {
         // Subscribed once the characteristic is known (`connect`): its index is there.
-        let (index, startNotifyOnly) = state.withLock { ($0.measurementIndex[path], $0.startNotifyOnly.contains(path)) }
-        if acquireNotify, let index, !startNotifyOnly, let fd = acquire(path) {
-            state.withLock { $0.acquired[path] = fd }
-            client.bus.readPackets(from: fd) { [weak self] event in
-                guard let self else { return }
-                switch event {
-                case .packet(let bytes, let receivedAt):
-                    deliver(index, bytes, at: receivedAt)
-                case .closed:
-                    // BlueZ closed it: the link dropped (the loss comes as Connected false, and the
-                    // next connection acquires again), or the socket broke while the sensor stays
-                    // connected: then the supervisor starts notifications the other way.
-                    let broke = state.withLock { s -> Bool in
-                        guard s.acquired[path] == fd else { return false }
-                        s.acquired[path] = nil
-                        guard s.socketsClosed[path] == nil else { return false }
-                        s.socketsClosed[path] = .now
-                        return true
-                    }
-                    if broke { wake.signal() }
+        guard let index = state.withLock({ $0.measurementIndex[path] }) else { return }
+        if readsSocket(index) {
+            switch acquire(path) {
+            case .socket(let fd):
+                read(fd, of: path, index: index)
+                return
+            case .failed(let unanswered):
+                let key = state.withLock { s in
+                    s.noSocket[path] = (s.noSocket[path] ?? false) || unanswered
+                    return s.measurements[index].key
                 }
+                // The link dropped meanwhile: the next connection acquires again (StartNotify now
+                // would keep a session that then bars AcquireNotify).
+                if let device = sensors.first(where: { $0.key == key })?.device.path,
+                    client.properties(device, BlueZClient.deviceInterface)?["Connected"]?.bool != true
+                {
+                    throw .notifyFailed(
+                        device: name, characteristic: BlueZUUID.name(uuid),
+                        DBusError(.bluezNotConnected, "the link dropped while AcquireNotify subscribed"))
+                }
+            case .notOffered:
+                break
             }
-            return
         }
         do {
             try client.call(path, Self.characteristicInterface, "StartNotify", timeout: .seconds(10))
         } catch .dbus(let error) where error.name == .bluezInProgress {
-            return
         } catch .dbus(let error) {
+            if error.name == .bluezNotPermitted, state.withLock({ $0.noSocket[path] == true }) {
+                throw .notifyStuck(device: name, characteristic: BlueZUUID.name(uuid))
+            }
             throw .notifyFailed(device: name, characteristic: BlueZUUID.name(uuid), error)
+        }
+        state.withLock { _ = $0.started.insert(path) }
+    }
+
+    /// Whether the measurement `measurements[index]` is to be read through an `AcquireNotify`
+    /// socket: as `notifyPath` says, by its device's bluetoothd release when `automatic`; never
+    /// once a socket of its broke.
+    private func readsSocket(_ index: Int) -> Bool {
+        let (key, path) = state.withLock { ($0.measurements[index].key, $0.measurements[index].path) }
+        if state.withLock({ $0.startNotifyOnly.contains(path) }) { return false }
+        switch notifyPath {
+        case .start: return false
+        case .acquire: return true
+        case .automatic: return sensors.first { $0.key == key }.map { client.isAtLeast5_84(device: $0.device.path) } ?? false
+        }
+    }
+
+    /// Reads the `AcquireNotify` socket `fd` of the measurement at `path` on the D-Bus thread.
+    private func read(_ fd: Int32, of path: String, index: Int) {
+        state.withLock { $0.acquired[path] = fd }
+        client.bus.readPackets(from: fd) { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .packet(let bytes, let receivedAt):
+                deliver(index, bytes, at: receivedAt)
+            case .closed:
+                // BlueZ closed it: the link dropped (the loss comes as Connected false, and the
+                // next connection acquires again), or the socket broke while the sensor stays
+                // connected: then the supervisor starts notifications the other way.
+                let broke = state.withLock { s -> Bool in
+                    guard s.acquired[path] == fd else { return false }
+                    s.acquired[path] = nil
+                    guard s.socketsClosed[path] == nil else { return false }
+                    s.socketsClosed[path] = .now
+                    return true
+                }
+                if broke { wake.signal() }
+            }
         }
     }
 
@@ -627,9 +686,12 @@ public final class SensorLinks: Sendable {
         }
         for (path, m, silentFor) in due {
             if m.retryAt == nil { onEvent(.stale(key: m.key, uuid: m.uuid, silentFor: silentFor)) }
-            if let fd = state.withLock({ $0.acquired.removeValue(forKey: path) }) {
+            let (fd, started) = state.withLock { s in
+                (s.acquired.removeValue(forKey: path), s.noSocket[path] == nil ? s.started.remove(path) != nil : false)
+            }
+            if let fd {
                 client.bus.stopReading(fd)
-            } else {
+            } else if started {
                 _ = try? client.call(path, Self.characteristicInterface, "StopNotify", timeout: .seconds(5))
             }
             let name = sensors.first { $0.key == m.key }.map { $0.device.name ?? $0.device.address } ?? m.key
@@ -643,15 +705,35 @@ public final class SensorLinks: Sendable {
         }
     }
 
-    /// `AcquireNotify` on a characteristic that offers it: the socket's descriptor (ours to close),
-    /// or nil to fall back to `StartNotify`.
-    private func acquire(_ path: String) -> Int32? {
+    /// What `AcquireNotify` gave.
+    private enum Acquired {
+        /// The socket's descriptor, ours to close.
+        case socket(Int32)
+        /// The characteristic does not offer it.
+        case notOffered
+        /// BlueZ refused it, or did not answer in `acquireTimeout` (`unanswered`: what bluetoothd
+        /// before 5.84 does when the link drops while it subscribes).
+        case failed(unanswered: Bool)
+    }
+
+    /// How long `AcquireNotify` may take: a CCC write, which a slow link makes last a few seconds.
+    static let acquireTimeout = Duration.seconds(10)
+
+    /// `AcquireNotify` on the characteristic at `path`, if it offers it.
+    private func acquire(_ path: String) -> Acquired {
         guard let properties = client.properties(path, Self.characteristicInterface), properties["NotifyAcquired"] != nil,
-            properties["Flags"]?.array?.contains(where: { $0.string == "notify" }) == true,
-            let reply = try? client.call(path, Self.characteristicInterface, "AcquireNotify", [.properties([:])], timeout: .seconds(10)),
-            case .unixFD(let fd)? = reply.first
-        else { return nil }
-        return fd
+            properties["Flags"]?.array?.contains(where: { $0.string == "notify" }) == true
+        else { return .notOffered }
+        do {
+            let reply = try client.call(
+                path, Self.characteristicInterface, "AcquireNotify", [.properties([:])], timeout: Self.acquireTimeout)
+            guard case .unixFD(let fd)? = reply.first else { return .failed(unanswered: false) }
+            return .socket(fd)
+        } catch .dbus(let error) where error.name == .noReply || error.name == .timeout {
+            return .failed(unanswered: true)
+        } catch {
+            return .failed(unanswered: false)
+        }
     }
 }
 

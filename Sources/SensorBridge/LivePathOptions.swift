@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 import Foundation
 import Session
@@ -8,23 +9,23 @@ struct LivePathOptions {
     static let options: Set<String> = ["latency-budget"]
     static let flags: Set<String> = ["acquire-notify", "no-acquire-notify"]
     static let help = """
-          --no-acquire-notify        read notifications as D-Bus signals (StartNotify) even where BlueZ
-                                     offers an AcquireNotify socket (the default, --acquire-notify,
-                                     reads the socket)
+          --acquire-notify           read notifications through AcquireNotify sockets wherever offered;
+                                     by default only where BlueZ is 5.84 or later, since older releases
+                                     can leave a sensor unreadable after a drop while it subscribes
+          --no-acquire-notify        read notifications as D-Bus signals (StartNotify) only
           --latency-budget MS        while values stream in faster than one per MS milliseconds, take them
                                      in batches at most MS old instead of waking for each (default 10; 0:
                                      wake for every value); a slower stream is applied as it arrives
         """
 
-    /// Read through `AcquireNotify` sockets where offered.
-    var acquireNotify: Bool
+    var notifyPath: NotifyPath
     var latencyBudget: Duration
 
     init(_ arguments: CommandArguments) throws(UsageError) {
         if arguments.has("acquire-notify") && arguments.has("no-acquire-notify") {
-            throw UsageError("give --acquire-notify (the default) or --no-acquire-notify, not both")
+            throw UsageError("give --acquire-notify or --no-acquire-notify, not both (without either, sockets are used where BlueZ is 5.84 or later)")
         }
-        acquireNotify = !arguments.has("no-acquire-notify")
+        notifyPath = arguments.has("acquire-notify") ? .acquire : arguments.has("no-acquire-notify") ? .start : .automatic
         let milliseconds = try arguments.number("latency-budget", in: 0...1000)
         latencyBudget = milliseconds.map { .microseconds(Int64(($0 * 1000).rounded())) } ?? WorkoutSession.defaultLatencyBudget
     }

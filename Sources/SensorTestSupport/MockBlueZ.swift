@@ -80,12 +80,14 @@ public final class MockBlueZ: Sendable {
     /// brings back a known sensor; the `notifyInProgress` devices answer their first StartNotify
     /// with InProgress, the `silent` devices send nothing on their first subscription, the
     /// `notifyFails` devices' StartNotify fails (NotPermitted); the AcquireNotify socket that carries
-    /// the `closeSocketAfter`-th value closes, its device staying connected.
+    /// the `closeSocketAfter`-th value closes, its device staying connected; `bluez` is the
+    /// bluetoothd release whose behaviours the mock plays (its `--bluez-version`; 5.66 when nil,
+    /// Debian 12's).
     public init(
         trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
         paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = [],
         cacheMode: [String] = [], notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = [],
-        closeSocketAfter: Int? = nil, extra: [String] = []
+        closeSocketAfter: Int? = nil, bluez: String? = nil, extra: [String] = []
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -140,6 +142,7 @@ public final class MockBlueZ: Sendable {
         for key in silent { arguments += ["--silent", key] }
         for key in notifyFails { arguments += ["--notify-fails", key] }
         if let closeSocketAfter { arguments += ["--close-socket-after", String(closeSocketAfter)] }
+        if let bluez { arguments += ["--bluez-version", bluez] }
         arguments += extra
         mockArguments = arguments
         let mock = try Self.startMock(arguments, address: address)

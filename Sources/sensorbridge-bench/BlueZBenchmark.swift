@@ -454,7 +454,7 @@ enum BlueZBenchmark {
         // A relaying record has the mock's central subscribe to it; the mock counts what it relays.
         let recordRelaying = if case .record(let options) = client, options.contains("--relay") { true } else { false }
         let mock = try MockBlueZ(
-            trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"],
+            trace: trace, speed: paced ? 1 : 0, stamp: paced, acquireNotify: ["hr", "power"], bluez: "5.84",
             extra: recordRelaying ? ["--quiet-relay"] : [])
         defer { mock.stop() }
         let probe = paced ? LatencyProbe() : nil

@@ -103,7 +103,7 @@ enum WebBenchmark {
         // Longer than measured: the mock must still play when the window ends.
         let trace = try BlueZBenchmark.trace(count: Int((warmUp + window + 15) * rate), rate: rate)
         defer { try? FileManager.default.removeItem(at: trace) }
-        let mock = try MockBlueZ(trace: trace, speed: 1, acquireNotify: ["hr", "power"])
+        let mock = try MockBlueZ(trace: trace, speed: 1, acquireNotify: ["hr", "power"], bluez: "5.84")
         defer { mock.stop() }
         let port = try freeLoopbackPort()
         var options = ["--store", folder.appendingPathComponent("live-\(UUID().uuidString).sqlite").path]

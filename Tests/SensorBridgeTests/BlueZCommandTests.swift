@@ -251,9 +251,10 @@ struct BlueZCommandTests {
 
     @Test func anAcquireNotifySocketThatClosesIsReplacedByStartNotifyAndNothingIsLost() throws {
         let source = try Self.trace(lines: 300)
-        // Both sensors offer AcquireNotify (read by default); the socket carrying the 50th value
-        // closes while its sensor stays connected, and the mock plays on only once StartNotify ran.
-        let mock = try MockBlueZ(trace: source, acquireNotify: ["hr", "power"], closeSocketAfter: 50)
+        // Both sensors offer AcquireNotify (read by default on BlueZ 5.84); the socket carrying the
+        // 50th value closes while its sensor stays connected, and the mock plays on only once
+        // StartNotify ran.
+        let mock = try MockBlueZ(trace: source, acquireNotify: ["hr", "power"], closeSocketAfter: 50, bluez: "5.84")
         defer { mock.stop() }
         let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: recorded) }
@@ -272,8 +273,9 @@ struct BlueZCommandTests {
 
     @Test func recordWithAcquireNotifyMatchesAReplayOfItsTrace() throws {
         let source = try Self.trace(lines: 300)
-        // The power meter offers AcquireNotify (a socket), the strap does not (StartNotify).
-        let mock = try MockBlueZ(trace: source, acquireNotify: ["power"])
+        // The power meter offers AcquireNotify (a socket, read by default on BlueZ 5.84), the strap
+        // does not (StartNotify).
+        let mock = try MockBlueZ(trace: source, acquireNotify: ["power"], bluez: "5.84")
         defer { mock.stop() }
         let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
         let run = try Self.record(

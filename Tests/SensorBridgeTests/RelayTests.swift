@@ -36,14 +36,17 @@ extension BridgeOutTests {
             return stride(from: 0, to: hex.count - 1, by: 2).map { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)! }
         }
 
-        /// Two centrals subscribed, through sockets (`AcquireNotify`) or through the bus
-        /// (`StartNotify`, bluetoothd's fallback): each gets every value recorded, in order on each
-        /// characteristic, byte for byte, and decoded with the project's decoders they are the
-        /// recording's measurements.
-        @Test(.timeLimit(.minutes(10)), arguments: [false, true])
-        func everyValueRecordedIsRelayedInOrderToEveryCentral(startNotify: Bool) throws {
+        /// Two centrals subscribed, through sockets (`AcquireNotify`, offered from bluetoothd 5.84)
+        /// or through the bus (`StartNotify`: bluetoothd's fallback, and what the relay offers before
+        /// 5.84): each gets every value recorded once, in order on each characteristic, byte for
+        /// byte, and decoded with the project's decoders they are the recording's measurements. On
+        /// 5.72 a value on any one socket would reach both centrals, so that sockets would give each
+        /// every value twice.
+        @Test(.timeLimit(.minutes(10)), arguments: [("5.66", false), ("5.72", false), ("5.84", false), ("5.84", true)])
+        func everyValueRecordedIsRelayedInOrderToEveryCentral(bluez: String, startNotify: Bool) throws {
             let source = try BlueZCommandTests.trace(lines: 200)
-            let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2"] + (startNotify ? ["--relay-start-notify"] : []))
+            let mock = try MockBlueZ(
+                trace: source, bluez: bluez, extra: ["--centrals", "2"] + (startNotify ? ["--relay-start-notify"] : []))
             defer { mock.stop() }
             let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl")
             defer { try? FileManager.default.removeItem(at: recorded) }
@@ -53,6 +56,7 @@ extension BridgeOutTests {
             #expect(mock.printed("application registered: 180d 1818 (5 characteristics)"), "\(mock.output)")
             #expect(mock.printed("relay subscribed 2a37 2") && mock.printed("relay subscribed 2a63 2"), "\(mock.output)")
             #expect(mock.printed("relay read 2a38 01"), "\(mock.output)")
+            #expect(mock.output.contains("relay socket 2a37 1") == (bluez == "5.84" && !startNotify), "\(mock.output)")
             #expect(mock.printed("advertising Bike 2: 180d 1818 (discoverable)"), "\(mock.output)")
             #expect(mock.printed("application unregistered") && mock.printed("advertisement unregistered"), "\(mock.output)")
 
@@ -87,7 +91,7 @@ extension BridgeOutTests {
         @Test(.timeLimit(.minutes(10))) func centralsConnectingAndLeavingAreLogged() throws {
             let source = try BlueZCommandTests.trace(lines: 120)
             let received = try BlueZCommandTests.notifications(source).map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
-            let mock = try MockBlueZ(trace: source, extra: ["--centrals", "2", "--central-leaves-after", "20"])
+            let mock = try MockBlueZ(trace: source, bluez: "5.84", extra: ["--centrals", "2", "--central-leaves-after", "20"])
             defer { mock.stop() }
             // Stopped once the central has left: its leaving (the socket closed, then the device's
             // Connected false) is on the way before the relay's UnregisterAdvertisement, whose reply
@@ -134,7 +138,7 @@ extension BridgeOutTests {
         /// every value is recorded, and the relay says how many it could not pass on.
         @Test(.timeLimit(.minutes(10))) func aStalledBlueZCostsTheRelayNotTheRecording() throws {
             let source = try BlueZCommandTests.trace(lines: 3000)
-            let mock = try MockBlueZ(trace: source, extra: ["--centrals-stall"])
+            let mock = try MockBlueZ(trace: source, bluez: "5.84", extra: ["--centrals-stall"])
             defer { mock.stop() }
             let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl")
             defer { try? FileManager.default.removeItem(at: recorded) }

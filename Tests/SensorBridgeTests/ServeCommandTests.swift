@@ -407,7 +407,7 @@ struct ServeCommandTests {
             #expect(text.errors.contains("--latency-budget needs a number from 0 to 1000, not 'soon'"), "\(text.errors)")
             let both = runCLI([command, "--hr", "HRM-Pro", "--acquire-notify", "--no-acquire-notify"])
             #expect(both.status == .usage)
-            #expect(both.errors.contains("give --acquire-notify (the default) or --no-acquire-notify, not both"), "\(both.errors)")
+            #expect(both.errors.contains("give --acquire-notify or --no-acquire-notify, not both"), "\(both.errors)")
         }
     }
 }

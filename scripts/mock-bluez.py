@@ -9,9 +9,11 @@ ReadValue). Once every measurement characteristic notifies, it plays the trace's
 as PropertiesChanged on Value (--speed: a factor on the trace's pace, or 0 for as fast as
 possible), then prints "played N"; a silence in the trace is a silence in the notifications. A
 trace "disconnected"/"connected" event drops or restores the device's link (Connected false, and
-the app must Connect again). A dropped device is out of range and refuses Connect until the
-"connected" line brings it back in range (it prints "link KEY in range again at NS", NS its
-CLOCK_BOOTTIME time in nanoseconds). A device in range and not connected advertises, which a client
+the app must Connect again). A dropped device is out of range until the "connected" line brings it
+back in range (it prints "link KEY in range again at NS", NS its CLOCK_BOOTTIME time in
+nanoseconds): a Connect meanwhile completes if it comes back in time, and fails after
+--connect-timeout S (2 by default; about 20 on real controllers) otherwise, without holding the
+mock's loop ("connect KEY failed after S s (absent)"). A device in range and not connected advertises, which a client
 sees only while the adapter discovers, as with BlueZ: an RSSI change on the device every 100 ms
 while some client's discovery filter matches it. At --speed 0 the trace then waits until the app
 has reconnected and restarted notifications; at a real pace it plays on (what the device would
@@ -243,6 +245,9 @@ def main():
                              "AcquireNotify whose link drops is never answered and its characteristic stays stuck; "
                              "from 5.84 the devices carry org.bluez.Bearer.LE1; a relay's AcquireNotify sockets as "
                              "5.66-5.68, 5.69-5.75 and 5.76 and later; 5.87 crashes on a discovery filter naming UUIDs")
+    parser.add_argument('--connect-timeout', type=float, default=2, metavar='S',
+                        help="how long Connect to a device out of range takes to fail (the kernel's LE connection "
+                             "timeout: about 20 s on real controllers)")
     parser.add_argument('--drop-during-subscribe', action='append', default=[], metavar='DEVICE',
                         help="the device's link drops while its first measurement's first subscription is set up")
     parser.add_argument('--late-adapter', type=float, default=0,
@@ -281,6 +286,10 @@ def main():
                 print(f'link {char.sb_key} dropped during AcquireNotify (unanswered, stuck)', flush=True)
                 GLib.idle_add(lambda: link(char.sb_device, False) and False)
                 return dbus.lowlevel.HANDLER_RESULT_HANDLED
+            device = dbusmock.mockobject.objects.get(message.get_path())
+            if message.get_interface() == DEVICE and message.get_member() == 'Connect' and getattr(device, 'sb_refuse', False):
+                connect_absent(bus, message, device, args.connect_timeout)
+                return dbus.lowlevel.HANDLER_RESULT_HANDLED
             if message.get_interface() == 'org.bluez.AgentManager1' and message.get_member() == 'RegisterAgent':
                 agents[str(message.get_args_list()[0])] = message.get_sender()
         return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
@@ -316,7 +325,7 @@ def main():
         path = root.AddDevice('hci0', info['address'], info.get('name') or key)
         device = dbusmock.mockobject.objects[path]
         devices[key] = device
-        device.sb_chars = []
+        device.sb_key, device.sb_chars, device.sb_connecting = key, [], None
         if args.version >= (5, 84):
             # No properties without bluetoothd's --experimental, and listed all the same (src/bearer.c).
             device.props[BEARER_LE] = {}
@@ -849,8 +858,46 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
                              lambda _self, p: print('advertisement unregistered', flush=True))
 
 
+def connect_absent(bus, message, device, timeout):
+    """Device1.Connect to a device out of range, as bluetoothd and the kernel answer it, without
+    holding the mock's loop: bluetoothd sets no timer of its own, and the kernel's LE connection
+    attempt either completes once the device advertises again or fails after its timeout, which
+    bluetoothd reports as Failed "le-connection-abort-by-local" (src/device.c, att_connect_cb).
+    A second Connect meanwhile answers InProgress; Disconnect cancels it. Prints "connect KEY
+    failed after S s (absent)"."""
+    if device.sb_connecting is not None:
+        bus.send_message(dbus.lowlevel.ErrorMessage(message, 'org.bluez.Error.InProgress', 'In Progress'))
+        return
+    device.sb_connecting = message
+    started = time.monotonic()
+
+    def wait():
+        if device.sb_connecting is not message:  # cancelled by Disconnect
+            return False
+        if not device.sb_refuse:
+            device.sb_connecting = None
+            try:
+                connect(device)
+                reply = dbus.lowlevel.MethodReturnMessage(message)
+            except dbus.exceptions.DBusException as error:
+                reply = dbus.lowlevel.ErrorMessage(message, error.get_dbus_name(), error.get_dbus_message())
+            bus.send_message(reply)
+            return False
+        if time.monotonic() - started < timeout:
+            return True
+        device.sb_connecting = None
+        print(f"connect {device.sb_key} failed after {timeout:g} s (absent)", flush=True)
+        bus.send_message(dbus.lowlevel.ErrorMessage(message, 'org.bluez.Error.Failed', 'le-connection-abort-by-local'))
+        return False
+    GLib.timeout_add(50, wait)
+
+
 def disconnect(device):
-    """Device1.Disconnect: the link goes down ("disconnected ADDRESS")."""
+    """Device1.Disconnect: the link goes down ("disconnected ADDRESS"); a pending Connect fails."""
+    pending, device.sb_connecting = device.sb_connecting, None
+    if pending is not None:
+        dbusmock.mockobject.objects['/'].connection.send_message(
+            dbus.lowlevel.ErrorMessage(pending, 'org.bluez.Error.Failed', 'br-connection-canceled'))
     link(device, False)
     print(f"disconnected {device.props[DEVICE]['Address']}", flush=True)
 

@@ -31,8 +31,10 @@ public enum SensorLinkEvent: Sendable {
     case connected(key: String, at: ContinuousClock.Instant)
     /// The link dropped (or BlueZ went away); reconnection follows, as soon as the sensor advertises.
     case lost(key: String, at: ContinuousClock.Instant)
-    /// An attempt failed; the next comes after `retryIn` at the latest, sooner when the sensor advertises.
-    case attemptFailed(key: String, BlueZError, retryIn: Duration)
+    /// An attempt failed; the next comes after `retryIn` at the latest, sooner when the sensor
+    /// advertises; nil: only when it advertises (its adapter discovers, and connecting to a sensor
+    /// not seen would hold the kernel's one LE connection attempt for seconds).
+    case attemptFailed(key: String, BlueZError, retryIn: Duration?)
     /// A characteristic read once after the first connection (battery, locations, CP feature).
     case value(key: String, uuid: UInt16, bytes: [UInt8])
     /// A measurement characteristic of a connected sensor sent nothing for `silentFor` (longer than
@@ -53,14 +55,17 @@ public enum SensorLinkEvent: Sendable {
 /// the first connection, and reconnects a lost sensor. Notifications are handed to
 /// `onNotification` on the D-Bus thread, stamped on arrival.
 ///
-/// While a sensor is lost (or its first connection failed), LE discovery runs on its adapter
-/// (`startSensorDiscovery`; stopped once no sensor there waits any more, and by `stop`): BlueZ
-/// reports a device's `RSSI`, `ManufacturerData` and `ServiceData` only while discovering. When the
-/// lost sensor shows it advertises (one of those changes, or its device object appears again) an
-/// attempt is due at once, at most one every `advertisedAttemptInterval`; so it is reconnected as
-/// soon as it is back, however long it was gone. Attempts that fail are otherwise repeated with
-/// backoff from 1 s doubling up to 30 s, and one is made at once when BlueZ reports the sensor
-/// connected again. Discovery is BlueZ's per client: another program's is left alone.
+/// While a sensor is not connected, LE discovery runs on its adapter (`startSensorDiscovery`;
+/// stopped once no sensor there waits any more, and by `stop`): BlueZ reports a device's `RSSI`,
+/// `ManufacturerData` and `ServiceData` only while discovering. `Connect` is called only once the
+/// sensor shows it advertises (one of those changes, or its device object appears again), at most
+/// once every `advertisedAttemptInterval`, or when BlueZ reports it connected: a `Connect` to a
+/// sensor out of range is answered only when the kernel's connection attempt times out, about 20 s
+/// later, and holds this thread and the adapter's one LE connection attempt meanwhile
+/// (docs/bluez-behaviours.md §4). So a sensor is connected as soon as it is in range, however long
+/// it was gone, and one that is not never holds up the others. Where discovery cannot run (it
+/// failed to start), attempts are timed instead: from 1 s doubling up to 30 s. Discovery is BlueZ's
+/// per client: another program's is left alone.
 ///
 /// Nothing a sensor sends is dropped because of what is believed about its link: a value from a
 /// sensor believed lost (BlueZ, in its default cache mode, reconnects a known sensor and resumes
@@ -126,11 +131,11 @@ public final class SensorLinks: Sendable {
         var announced = false
         var nextAttempt = ContinuousClock.now
         var backoff = SensorLinks.minimumBackoff
-        /// Whether an attempt failed since the link was last connected.
-        var failed = false
+        /// Whether it advertised, or BlueZ reported it connected, since its latest attempt began.
+        var heard = false
 
-        /// Whether discovery should run for the sensor: lost, or its first connection failed.
-        var waitsForAdvertisements: Bool { !connected && (everConnected || failed) }
+        /// Whether discovery should run for the sensor: it is not connected.
+        var waitsForAdvertisements: Bool { !connected }
     }
 
     /// This client's discovery session on one adapter.
@@ -185,6 +190,15 @@ public final class SensorLinks: Sendable {
         var measurementIndex: [String: Int] = [:]
 
         func measurement(_ path: String) -> Measurement? { measurementIndex[path].map { measurements[$0] } }
+
+        /// Whether `sensor`'s next attempt waits for it to advertise: it is not connected, its
+        /// adapter discovers, and it has not advertised (nor been reported connected by BlueZ)
+        /// since its latest attempt. A Connect to a sensor out of range holds the kernel's one LE connection attempt
+        /// (others wait behind it, or fail) until its timeout, about 20 s (docs/bluez-behaviours.md §4).
+        func awaitsAdvertisement(_ sensor: SensorRequest) -> Bool {
+            guard let link = links[sensor.key] else { return false }
+            return link.waitsForAdvertisements && !link.heard && discovery[sensor.adapter]?.running == true
+        }
         /// Characteristic paths read through an `AcquireNotify` socket → its descriptor.
         var acquired: [String: Int32] = [:]
         /// Characteristic paths whose socket closed, and when: if their sensor is still connected
@@ -234,6 +248,10 @@ public final class SensorLinks: Sendable {
     public func start() {
         let id = client.addListener { [weak self] in self?.changed($0) }
         listener.withLock { $0 = id }
+        // A sensor already connected (by another program, or a run that ended without
+        // disconnecting) does not advertise: it is set up at once.
+        let connected = sensors.filter { client.properties($0.device.path, BlueZClient.deviceInterface)?["Connected"]?.bool == true }
+        state.withLock { s in for sensor in connected { s.links[sensor.key]?.heard = true } }
         let thread = Thread { [self] in
             // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
             Thread.current.name = "sb.links"
@@ -325,8 +343,8 @@ public final class SensorLinks: Sendable {
                 guard link.waitsForAdvertisements else { return false }
                 if let ended = s.attemptEnded[key] { due = max(due, ended + Self.advertisedAttemptInterval) }
             }
-            guard due < link.nextAttempt else { return false }
-            s.links[key]!.nextAttempt = due
+            s.links[key]!.heard = true
+            if due < link.nextAttempt { s.links[key]!.nextAttempt = due }
             return true
         }
         if woken { wake.signal() }
@@ -403,13 +421,15 @@ public final class SensorLinks: Sendable {
     private func supervise() {
         while true {
             let now = ContinuousClock.now
+            // First: a sensor is connected only once it is seen advertising where discovery runs.
+            updateDiscovery(now: now)
             let (stopped, due, next) = state.withLock { s in
-                let waiting = s.links.filter { !$0.value.connected }
-                let due = sensors.first { waiting[$0.key].map { $0.nextAttempt <= now } ?? false }
-                return (s.stopped, due, waiting.values.map(\.nextAttempt).min())
+                let waiting = sensors.filter { s.links[$0.key]?.connected == false && !s.awaitsAdvertisement($0) }
+                let due = waiting.first { s.links[$0.key]!.nextAttempt <= now }
+                if let due { s.links[due.key]!.heard = false }
+                return (s.stopped, due, waiting.map { s.links[$0.key]!.nextAttempt }.min())
             }
             if stopped { return }
-            updateDiscovery(now: now)
             resubscribeStale(now: now)
             replaceClosedSockets()
             guard let sensor = due else {
@@ -421,14 +441,14 @@ public final class SensorLinks: Sendable {
                 try connect(sensor)
                 state.withLock { $0.attemptEnded[sensor.key] = .now }
             } catch {
-                let retry = state.withLock { s in
+                let retry = state.withLock { s -> Duration? in
                     let now = ContinuousClock.now
                     let backoff = s.links[sensor.key]!.backoff
                     s.links[sensor.key]!.nextAttempt = now + backoff
                     s.links[sensor.key]!.backoff = min(backoff * 2, Self.maximumBackoff)
-                    s.links[sensor.key]!.failed = true
                     s.attemptEnded[sensor.key] = now
-                    return backoff
+                    // Discovery starts for it now, unless it failed to start on its adapter before.
+                    return s.discovery[sensor.adapter].map(\.running) ?? true ? nil : backoff
                 }
                 onEvent(.attemptFailed(key: sensor.key, error, retryIn: retry))
             }
@@ -476,7 +496,7 @@ public final class SensorLinks: Sendable {
             var attempt = 0
             while true {
                 do {
-                    try client.call(path, BlueZClient.deviceInterface, "Connect", timeout: .seconds(30))
+                    try client.call(path, BlueZClient.deviceInterface, "Connect", timeout: .seconds(45))
                     state.withLock { _ = $0.linked.insert(path) }
                     break
                 } catch .dbus(let error) where error.name == .bluezAlreadyConnected {

@@ -131,8 +131,8 @@ struct DashboardModel: Sendable {
         retryAt[key] = time
     }
 
-    /// A connection attempt failed; the next is due at `time`.
-    mutating func attemptFailed(_ key: String, retryAt time: Duration) {
+    /// A connection attempt failed; the next is due at `time` (nil: once the sensor advertises).
+    mutating func attemptFailed(_ key: String, retryAt time: Duration?) {
         if let index = sensors.firstIndex(where: { $0.key == key }), sensors[index].link == .connected {
             sensors[index].link = .lost(retryIn: nil)
         }
@@ -147,7 +147,7 @@ struct DashboardModel: Sendable {
         switch event {
         case .connected(let key, _): connected(key)
         case .lost(let key, let at): lost(key, retryAt: at - anchor + SensorLinks.minimumBackoff)
-        case .attemptFailed(let key, _, let retryIn): attemptFailed(key, retryAt: now + retryIn)
+        case .attemptFailed(let key, _, let retryIn): attemptFailed(key, retryAt: retryIn.map { now + $0 })
         case .value(let key, let uuid, let bytes) where uuid == 0x2A19 && bytes.count == 1: battery(key, percent: Int(bytes[0]))
         case .value: break
         case .stale(let key, _, _): stale(key)

@@ -112,7 +112,7 @@ public final class LiveSensorSource: @unchecked Sendable {
             }
             report("\(names[key] ?? key) \(regained ? "reconnected" : "connected")")
         case .attemptFailed(let key, let error, let retryIn):
-            report("\(names[key] ?? key): \(error); trying again in \(retryIn.components.seconds) s")
+            report("\(names[key] ?? key): \(error); " + (retryIn.map { "trying again in \($0.components.seconds) s" } ?? "trying again once it is seen advertising"))
         case .value(let key, let uuid, let bytes):
             if let text = Self.describe(uuid: uuid, bytes: bytes) { report("\(names[key] ?? key): \(text)") }
         case .stale, .notifying, .socketClosed:

@@ -193,8 +193,9 @@ public final class SensorLinks: Sendable {
 
         /// Whether `sensor`'s next attempt waits for it to advertise: it is not connected, its
         /// adapter discovers, and it has not advertised (nor been reported connected by BlueZ)
-        /// since its latest attempt. A Connect to a sensor out of range holds the kernel's one LE connection attempt
-        /// (others wait behind it, or fail) until its timeout, about 20 s (docs/bluez-behaviours.md §4).
+        /// since its latest attempt. A `Connect` to a sensor out of range holds the kernel's one LE
+        /// connection attempt (others wait behind it, or fail) until its timeout, about 20 s
+        /// (docs/bluez-behaviours.md §4).
         func awaitsAdvertisement(_ sensor: SensorRequest) -> Bool {
             guard let link = links[sensor.key] else { return false }
             return link.waitsForAdvertisements && !link.heard && discovery[sensor.adapter]?.running == true
@@ -630,8 +631,8 @@ public final class SensorLinks: Sendable {
     /// socket: as `notifyPath` says, by its device's bluetoothd release when `automatic`; never
     /// once a socket of its broke.
     private func readsSocket(_ index: Int) -> Bool {
-        let (key, path) = state.withLock { ($0.measurements[index].key, $0.measurements[index].path) }
-        if state.withLock({ $0.startNotifyOnly.contains(path) }) { return false }
+        let (key, broke) = state.withLock { ($0.measurements[index].key, $0.startNotifyOnly.contains($0.measurements[index].path)) }
+        if broke { return false }
         switch notifyPath {
         case .start: return false
         case .acquire: return true

@@ -889,7 +889,9 @@ def link(device, connected, restore=False):
         'ServicesResolved': dbus.Boolean(connected),
     })
     for path in device.sb_chars:
-        char = dbusmock.mockobject.objects[path]
+        char = dbusmock.mockobject.objects.get(path)
+        if char is None:
+            continue  # not exported (--gatt-fails: the first discovery failed)
         if not connected:
             char.sb_session = bool(char.props[CHAR]['Notifying'])
             char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})

@@ -62,7 +62,9 @@ subscriptions come back notifying with no new StartNotify; its AcquireNotify soc
 app must AcquireNotify again). UnregisterApplication drops the profile and calls its Release
 ("profile unregistered: UUID...", then "profile released" or "profile release failed: ERROR"), and
 so does its application leaving the bus ("profile dropped (application gone): UUID...", no
-Release) or the adapter being unplugged.
+Release) or the adapter being unplugged. A --private-address device (a resolvable private address
+BlueZ holds no key for) is never made auto-connect, as bluetoothd's device_set_auto_connect skips
+private addresses: it comes back only by the app's Connect.
 
 --no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
@@ -215,6 +217,8 @@ def main():
                         help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
     parser.add_argument('--acquire-notify', action='append', default=[], metavar='DEVICE',
                         help="this trace device's measurements also offer AcquireNotify (a SOCK_SEQPACKET socket)")
+    parser.add_argument('--private-address', action='append', default=[], metavar='DEVICE',
+                        help='this trace device has a private address: a registered GattProfile1 does not auto-connect it')
     parser.add_argument('--notify-in-progress', action='append', default=[], metavar='DEVICE',
                         help="this trace device's first StartNotify answers InProgress and starts nothing")
     parser.add_argument('--silent', action='append', default=[], metavar='DEVICE',
@@ -372,6 +376,7 @@ def main():
         device.AddMethod(DEVICE, 'Disconnect', '', '', disconnect)
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
         device.sb_bonding = key in args.bonding
+        device.sb_private = key in args.private_address
         device.sb_refuse = False
         device.AddMethod(DEVICE, 'Pair', '', '', lambda self: pair(self, bus, agents))
 
@@ -902,10 +907,11 @@ def link(device, connected, restore=False):
 
 def auto_connects(device):
     """Whether bluetoothd made the device auto-connect: known (connected once, or paired: not
-    temporary) and offering a service a registered GattProfile1 names (src/device.c probe_service)."""
+    temporary), its address not private, and offering a service a registered GattProfile1 names
+    (src/device.c probe_service, device_set_auto_connect)."""
     known = getattr(device, 'sb_ever_connected', False) or bool(device.props[DEVICE].get('Paired', False))
     uuids = {short(u) for u in device.props[DEVICE]['UUIDs']}
-    return known and any(uuids & profile for profile in AUTO_CONNECT.values())
+    return known and not device.sb_private and any(uuids & profile for profile in AUTO_CONNECT.values())
 
 
 def drop_profiles(gone, why):

@@ -29,9 +29,7 @@ TRANSPORT UUID..." (16-bit UUIDs) and "discovery stopped", or "discovery stopped
 time to each notification, for the benchmark's latency. A --bonding device's Pair asks the agent
 registered with AgentManager1 (RequestAuthorization) and fails without one. An --acquire-notify
 device's measurements offer AcquireNotify: the notifications then go through a socket instead.
-A --cache-mode device behaves as BlueZ's default cache mode does for a known sensor: when it comes
-back in range ("connected" line) BlueZ reconnects it by itself and its notifications resume at once,
-without the app's Connect or StartNotify. A --notify-in-progress device answers the first
+A --notify-in-progress device answers the first
 StartNotify of each measurement with org.bluez.Error.InProgress and does not notify; a --silent
 device's first subscription succeeds but nothing is sent until the app subscribes again
 (StopNotify, StartNotify); a --notify-fails device's StartNotify fails with org.bluez.Error.NotPermitted.
@@ -55,7 +53,23 @@ last central has received K values it leaves as bluetoothd has a central leave (
 closed, or StopNotify when it was the last subscribed; Connected false) and prints "central I
 left". LEAdvertisingManager1 RegisterAdvertisement reads the advertisement's properties
 ("advertising NAME: UUID..."); Unregister... print "application unregistered" (after printing
-what the sockets still held) and "advertisement unregistered". --no-peripheral leaves
+what the sockets still held) and "advertisement unregistered".
+
+An application's objects with org.bluez.GattProfile1 register their UUIDs as auto-connect
+profiles, as bluetoothd's profile_add does ("profile registered: UUID..."; the application may hold
+services too, read as above). bluetoothd reconnects no sensor by itself otherwise, whatever its
+cache setting. A device that comes back in range ("connected" line) is then connected by the mock
+itself, as the kernel's passive-scan auto-connect does, when it is known (connected before, or
+paired) and offers a profile's UUID: "link KEY back by auto-connect after N played". Its StartNotify
+subscriptions come back notifying with no new StartNotify; its AcquireNotify sockets do not (the
+app must AcquireNotify again). UnregisterApplication drops the profile and calls its Release
+("profile unregistered: UUID...", then "profile released" or "profile release failed: ERROR"), and
+so does its application leaving the bus ("profile dropped (application gone): UUID...", no
+Release) or the adapter being unplugged. A --private-address device (a resolvable private address
+BlueZ holds no key for) is never made auto-connect, as bluetoothd's device_set_auto_connect skips
+private addresses: it comes back only by the app's Connect.
+
+--no-peripheral leaves
 "peripheral" out of the adapter's Roles; --advertising-slots N sets SupportedInstances (default
 5); --advertising-fails N refuses the first N RegisterAdvertisement calls ("advertisement refused").
 --hangup-first MS: a link that drops hangs up its AcquireNotify sockets MS ms before Connected
@@ -212,8 +226,8 @@ def main():
                         help='this trace device asks for bonding: Pair asks the default agent, and fails without one')
     parser.add_argument('--acquire-notify', action='append', default=[], metavar='DEVICE',
                         help="this trace device's measurements also offer AcquireNotify (a SOCK_SEQPACKET socket)")
-    parser.add_argument('--cache-mode', action='append', default=[], metavar='DEVICE',
-                        help='this trace device is reconnected by BlueZ itself when it is back, notifications resumed')
+    parser.add_argument('--private-address', action='append', default=[], metavar='DEVICE',
+                        help='this trace device has a private address: a registered GattProfile1 does not auto-connect it')
     parser.add_argument('--notify-in-progress', action='append', default=[], metavar='DEVICE',
                         help="this trace device's first StartNotify answers InProgress and starts nothing")
     parser.add_argument('--silent', action='append', default=[], metavar='DEVICE',
@@ -397,7 +411,7 @@ def main():
         device.AddMethod(DEVICE, 'Disconnect', '', '', disconnect)
         # "Just works" bonding of a sensor (the template's Pair turns the device into a phone).
         device.sb_bonding = key in args.bonding
-        device.sb_cache_mode = key in args.cache_mode
+        device.sb_private = key in args.private_address
         device.sb_refuse = False
         device.AddMethod(DEVICE, 'Pair', '', '', lambda self: pair(self, bus, agents))
 
@@ -422,8 +436,8 @@ def main():
     def all_notifying():
         # An application being registered is read and subscribed to first: its centrals see every value.
         # A characteristic left stuck (before 5.84) never notifies again: the others play.
-        return not PERIPHERAL['pending'] and all(obj.props[CHAR]['Notifying'] or obj.sb_socket or obj.sb_stuck
-                                                 for obj in char_objects.values())
+        return PERIPHERAL['pending'] == 0 and all(obj.props[CHAR]['Notifying'] or obj.sb_socket or obj.sb_stuck
+                                                  for obj in char_objects.values())
 
     def play():
         if state.get('held'):
@@ -480,21 +494,26 @@ def main():
                     state['held'] = True
 
                     def drop(device=device, key=line['device']):
-                        link(device, False, keep_notify=device.sb_cache_mode)
+                        link(device, False)
                         device.sb_refuse = True
                         print(f"link {key} down after {state['played']} played", flush=True)
                         state['held'] = False
                         return False
                     GLib.timeout_add(args.hangup_first, drop)
                     return True
-                link(device, False, keep_notify=device.sb_cache_mode)
+                link(device, False)
                 device.sb_refuse = True
                 print(f"link {line['device']} down after {state['played']} played", flush=True)
-            elif line.get('event') == 'connected' and devices[line['device']].sb_cache_mode:
-                # In range again, in cache mode: BlueZ reconnects and the notifications resume at once.
-                devices[line['device']].sb_refuse = False
-                link(devices[line['device']], True)
-                print(f"link {line['device']} back by itself after {state['played']} played", flush=True)
+            elif line.get('event') == 'connected' and auto_connects(devices[line['device']]):
+                # In range again, known and matching a registered GattProfile1: the kernel's passive
+                # scan connects it, and bluetoothd restores its StartNotify sessions (not its sockets).
+                device = devices[line['device']]
+                device.sb_refuse = False
+                link(device, True, restore=True)
+                print(f"link {line['device']} back by auto-connect after {state['played']} played", flush=True)
+                if args.speed == 0:
+                    state['waiting'] = True  # until the app has acquired its sockets again
+                    return True
             elif line.get('event') == 'connected':
                 # In range again: it advertises until the app reconnects and restarts notifications.
                 devices[line['device']].sb_refuse = False
@@ -560,12 +579,14 @@ def main():
         # SIGUSR1: the adapter is unplugged. Its objects vanish from the clients' view (InterfacesRemoved,
         # children first) with no word about the links, which are simply gone; the mock keeps them for SIGUSR2.
         discovery.reset()
+        drop_profiles(lambda _sender: True, 'adapter gone')
         for device in devices.values():
             device.sb_refuse = True
             device.props[DEVICE]['Connected'] = dbus.Boolean(False, variant_level=1)
             device.props[DEVICE]['ServicesResolved'] = dbus.Boolean(False, variant_level=1)
             for path in device.sb_chars:
                 dbusmock.mockobject.objects[path].props[CHAR]['Notifying'] = dbus.Boolean(False, variant_level=1)
+                dbusmock.mockobject.objects[path].sb_session = False  # the device objects go, sessions with them
         for path in sorted(adapter_objects(), reverse=True):
             interfaces = list(dbusmock.mockobject.objects[path].props)
             root.EmitSignal('org.freedesktop.DBus.ObjectManager', 'InterfacesRemoved', 'oas', [path, interfaces])
@@ -634,8 +655,13 @@ GATT_MANAGER = 'org.bluez.GattManager1'
 COUNTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'count-packets.py')
 # How long the mock, as bluetoothd, waits for an application's answer (the calls block its loop).
 APP_TIMEOUT = 2
-# Whether a registered application is still being read and subscribed to.
-PERIPHERAL = {'pending': False}
+# How many registered applications are still being read and subscribed to.
+PERIPHERAL = {'pending': 0}
+PROFILE = 'org.bluez.GattProfile1'
+# The registered GattProfile1 objects' UUIDs (16-bit where on the base), by (sender, application path).
+AUTO_CONNECT = {}
+# Their GattProfile1 object paths, for Release.
+PROFILE_PATHS = {}
 ADVERTISING_MANAGER = 'org.bluez.LEAdvertisingManager1'
 BEARER_LE = 'org.bluez.Bearer.LE1'
 
@@ -741,10 +767,20 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
 
     def read_application(sender, path):
         try:
-            read_and_subscribe(sender, path)
+            objects = bus.get_object(sender, path, introspect=False).GetManagedObjects(
+                dbus_interface='org.freedesktop.DBus.ObjectManager', timeout=APP_TIMEOUT)
+            profiles = {str(p): props[PROFILE] for p, props in objects.items() if PROFILE in props}
+            if profiles:
+                # bluetoothd's create_profile/profile_add: one auto-connect profile per UUID.
+                uuids = {short(str(u)) for props in profiles.values() for u in props.get('UUIDs', [])}
+                AUTO_CONNECT[(sender, path)] = uuids
+                PROFILE_PATHS[(sender, path)] = sorted(profiles)
+                print(f"profile registered: {' '.join(sorted(uuids))}", flush=True)
+            if any(SERVICE in props for props in objects.values()) or not profiles:
+                read_and_subscribe(sender, path, objects)
         except Exception as error:  # noqa: BLE001 -- said, and the trace plays all the same
             print(f"application unreadable: {error}", flush=True)
-        PERIPHERAL['pending'] = False
+        PERIPHERAL['pending'] -= 1
         return False
 
     def connect_central(central):
@@ -755,8 +791,11 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
         central['device'] = path
         dbusmock.mockobject.objects[path].UpdateProperties(DEVICE, {'Connected': dbus.Boolean(True)})
 
-    def read_and_subscribe(sender, path):
-        objects = bus.get_object(sender, path, introspect=False).GetManagedObjects(dbus_interface='org.freedesktop.DBus.ObjectManager', timeout=APP_TIMEOUT)
+    def read_and_subscribe(sender, path, objects):
+        app.update(sender=sender, path=path, notify={}, started={})
+        if app['receiver'] is None:
+            app['receiver'] = bus.add_signal_receiver(
+                relayed, 'PropertiesChanged', PROPS, path_keyword='path', sender_keyword='sender')
         services = sorted(short(str(props[SERVICE]['UUID'])) for props in objects.values() if SERVICE in props)
         characteristics = {str(p): props[CHAR] for p, props in objects.items() if CHAR in props}
         print(f"application registered: {' '.join(services)} ({len(characteristics)} characteristics)", flush=True)
@@ -805,17 +844,31 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
 
     def register_application(path, _options):
         sender = caller['sender']
-        app.update(sender=sender, path=str(path), notify={}, started={})
-        PERIPHERAL['pending'] = True
-        if app['receiver'] is None:
-            app['receiver'] = bus.add_signal_receiver(
-                relayed, 'PropertiesChanged', PROPS, path_keyword='path', sender_keyword='sender')
+        if (sender, str(path)) in AUTO_CONNECT:
+            raise dbus.exceptions.DBusException('Already Exists', name='org.bluez.Error.AlreadyExists')
+        registered.add((sender, str(path)))
+        PERIPHERAL['pending'] += 1
         # Read after the reply, as the application serves its objects on the thread that waits for it.
         GLib.idle_add(read_application, sender, str(path))
 
+    def unregister_profile(sender, path):
+        """bluetoothd's app_free: the profiles go, and each GattProfile1 is told (Release, no reply awaited;
+        bluetoothd's own bus policy, bluetooth.conf, does not let it through on a stock system)."""
+        print(f"profile unregistered: {' '.join(sorted(AUTO_CONNECT.pop((sender, path))))}", flush=True)
+        for profile_path in PROFILE_PATHS.pop((sender, path), []):
+            bus.get_object(sender, profile_path, introspect=False).Release(
+                dbus_interface=PROFILE, reply_handler=lambda: print('profile released', flush=True),
+                error_handler=lambda e: print(f"profile release failed: {e.get_dbus_name()}", flush=True))
+
     def unregister_application(path):
-        if str(path) != app['path']:
+        key = (caller['sender'], str(path))
+        if key not in registered and str(path) != app['path']:
             raise dbus.exceptions.DBusException('no such application', name='org.bluez.Error.DoesNotExist')
+        registered.discard(key)
+        if key in AUTO_CONNECT:
+            unregister_profile(*key)
+            if str(path) != app['path']:
+                return
         # What the application sent before unregistering (it closes its ends first) reaches the
         # centrals, then bluetoothd drops them.
         for central in centrals:
@@ -850,6 +903,15 @@ def add_peripheral_side(bus, root, adapter_object, caller, args):
             raise dbus.exceptions.DBusException('Failed to register advertisement', name='org.bluez.Error.Failed')
         GLib.idle_add(read_advertisement, caller['sender'], str(path))
 
+    # The applications registered (sender, path), read or not.
+    registered = set()
+
+    def owner_changed(name, _old, new):
+        if not new:
+            registered.difference_update({key for key in registered if key[0] == str(name)})
+            drop_profiles(lambda sender: sender == str(name), 'application gone')
+    bus.add_signal_receiver(owner_changed, 'NameOwnerChanged', 'org.freedesktop.DBus', 'org.freedesktop.DBus',
+                            '/org/freedesktop/DBus')
     adapter_object.AddMethod(GATT_MANAGER, 'RegisterApplication', 'oa{sv}', '', lambda _self, p, o: register_application(p, o))
     adapter_object.AddMethod(GATT_MANAGER, 'UnregisterApplication', 'o', '', lambda _self, p: unregister_application(p))
     adapter_object.AddMethod(ADVERTISING_MANAGER, 'RegisterAdvertisement', 'oa{sv}', '',
@@ -902,19 +964,46 @@ def disconnect(device):
     print(f"disconnected {device.props[DEVICE]['Address']}", flush=True)
 
 
-def link(device, connected, keep_notify=False):
+def link(device, connected, restore=False):
+    """The link goes up or down. Down, each measurement's StartNotify session is remembered and its
+    socket closed; up with `restore` (an auto-connect), the sessions notify again, as bluetoothd's
+    btd_gatt_client_connected registers them (the app's own Connect is followed by its StartNotify)."""
     if connected and getattr(device, 'sb_refuse', False):
         raise dbus.exceptions.DBusException('Page Timeout', name='org.bluez.Error.Failed')
     device.connected = connected
+    if connected:
+        device.sb_ever_connected = True  # no longer temporary
     device.UpdateProperties(DEVICE, {
         'Connected': dbus.Boolean(connected),
         'ServicesResolved': dbus.Boolean(connected),
     })
-    if not connected:
-        for path in device.sb_chars:
-            if not keep_notify:
-                dbusmock.mockobject.objects[path].UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
-            release(dbusmock.mockobject.objects[path])
+    for path in device.sb_chars:
+        char = dbusmock.mockobject.objects.get(path)
+        if char is None:
+            continue  # not exported (--gatt-fails: the first discovery failed)
+        if not connected:
+            char.sb_session = bool(char.props[CHAR]['Notifying'])
+            char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
+            release(char)
+        elif restore and getattr(char, 'sb_session', False):
+            char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(True)})
+
+
+def auto_connects(device):
+    """Whether bluetoothd made the device auto-connect: known (connected once, or paired: not
+    temporary), its address not private, and offering a service a registered GattProfile1 names
+    (src/device.c probe_service, device_set_auto_connect)."""
+    known = getattr(device, 'sb_ever_connected', False) or bool(device.props[DEVICE].get('Paired', False))
+    uuids = {short(u) for u in device.props[DEVICE]['UUIDs']}
+    return known and not device.sb_private and any(uuids & profile for profile in AUTO_CONNECT.values())
+
+
+def drop_profiles(gone, why):
+    """Forgets the profiles of the applications whose sender `gone` says (their owner left the bus,
+    or the adapter went with its database)."""
+    for key in [key for key in AUTO_CONNECT if gone(key[0])]:
+        PROFILE_PATHS.pop(key, None)
+        print(f"profile dropped ({why}): {' '.join(sorted(AUTO_CONNECT.pop(key)))}", flush=True)
 
 
 def start_notify(char):
@@ -945,6 +1034,7 @@ def stop_notify(char):
         print('bluetoothd crashed: StopNotify on a characteristic a failed AcquireNotify left stuck', flush=True)
         os._exit(134)
     char.sb_dead = False
+    char.sb_session = False
     char.UpdateProperties(CHAR, {'Notifying': dbus.Boolean(False)})
 
 

@@ -55,6 +55,16 @@ public enum SensorLinkEvent: Sendable {
 /// the first connection, and reconnects a lost sensor. Notifications are handed to
 /// `onNotification` on the D-Bus thread, stamped on arrival.
 ///
+/// While it runs, a `SensorProfile` asks BlueZ to reconnect the sensors: bluetoothd reconnects no
+/// heart-rate, power or cadence sensor of its own accord, whatever its cache setting, but with a
+/// `GattProfile1` naming their services registered the kernel connects a known sensor as soon as
+/// it advertises (docs/bluez-behaviours.md §5). bluetoothd then restores the `StartNotify`
+/// subscriptions, so their values resume without a call, but not the `AcquireNotify` sockets: on
+/// `Connected` true the sensor is set up again, as after any connection, and a socket lost with
+/// the link is acquired again even when a restored subscription's value announced the sensor
+/// first. This type also reconnects them itself, and alone where the profile is refused (or there
+/// is no `GattManager1`):
+///
 /// While a sensor is not connected, LE discovery runs on its adapter (`startSensorDiscovery`;
 /// stopped once no sensor there waits any more, and by `stop`): BlueZ reports a device's `RSSI`,
 /// `ManufacturerData` and `ServiceData` only while discovering. `Connect` is called only once the
@@ -68,8 +78,8 @@ public enum SensorLinkEvent: Sendable {
 /// per client: another program's is left alone.
 ///
 /// Nothing a sensor sends is dropped because of what is believed about its link: a value from a
-/// sensor believed lost (BlueZ, in its default cache mode, reconnects a known sensor and resumes
-/// its notifications by itself) is delivered, after a `connected` event. A measurement
+/// sensor believed lost (reconnected by the profile's auto-connect, its `StartNotify`
+/// subscriptions restored by bluetoothd) is delivered, after a `connected` event. A measurement
 /// characteristic that stays silent past `staleness(interval:)` is reported `stale` and
 /// subscribed to again (`StopNotify` and `StartNotify`, or a new `AcquireNotify` socket), with
 /// backoff from 5 s doubling up to 30 s while it stays silent: that mends a subscription BlueZ
@@ -97,6 +107,8 @@ public final class SensorLinks: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let listener = Mutex<Int?>(nil)
+    /// The auto-connect profile of the sensors' services, registered while this runs.
+    public let profile: SensorProfile
 
     public static let characteristicInterface = "org.bluez.GattCharacteristic1"
     public static let minimumBackoff = Duration.seconds(1)
@@ -214,6 +226,11 @@ public final class SensorLinks: Sendable {
         /// failed `AcquireNotify` left behind and can crash bluetoothd (src/gatt-client.c,
         /// `notify_io_destroy`; fixed by 476ae809a).
         var noSocket: [String: Bool] = [:]
+        /// Characteristic paths whose `AcquireNotify` socket went with their link: bluetoothd does
+        /// not restore sockets on reconnection (it does `StartNotify` sessions), so each is
+        /// acquired again once its sensor is connected (`connect`, or `reacquireLostSockets` when a
+        /// restored subscription's value announced the sensor first).
+        var socketsLost: Set<String> = []
         /// Measurement characteristic paths whose `Value` signals the bus reads for us
         /// (`watchByteProperty`), kept from the first connection to `stop`.
         var watches: [String: DBusMatchToken] = [:]
@@ -232,20 +249,23 @@ public final class SensorLinks: Sendable {
         var linked: Set<String> = []
     }
 
+    /// `onProfile` hears what became of the auto-connect profile (`SensorProfile`).
     public init(
         client: BlueZClient, sensors: [SensorRequest], notifyPath: NotifyPath = .automatic,
         onNotification: @escaping @Sendable (BlueZNotification) -> Void,
-        onEvent: @escaping @Sendable (SensorLinkEvent) -> Void
+        onEvent: @escaping @Sendable (SensorLinkEvent) -> Void,
+        onProfile: @escaping @Sendable (SensorProfileEvent) -> Void
     ) {
         self.client = client
         self.sensors = sensors
         self.notifyPath = notifyPath
         self.onNotification = onNotification
         self.onEvent = onEvent
+        profile = SensorProfile(client: client, sensors: sensors, onEvent: onProfile)
         state.withLock { s in for sensor in sensors { s.links[sensor.key] = Link() } }
     }
 
-    /// Starts connecting, on a thread of its own.
+    /// Registers the profile and starts connecting, on a thread of its own.
     public func start() {
         let id = client.addListener { [weak self] in self?.changed($0) }
         listener.withLock { $0 = id }
@@ -256,6 +276,8 @@ public final class SensorLinks: Sendable {
         let thread = Thread { [self] in
             // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
             Thread.current.name = "sb.links"
+            // First, so that a sensor this run connects for the first time is made auto-connect by it.
+            profile.start()
             supervise()
             finished.signal()
         }
@@ -267,6 +289,8 @@ public final class SensorLinks: Sendable {
         state.withLock { $0.stopped = true }
         wake.signal()
         finished.wait()
+        // Before the links are taken down: no auto-connect brings them back.
+        profile.stop()
         let (started, acquired, watches, discovering, linked) = state.withLock { s in
             (
                 s.started.subtracting(s.noSocket.keys).sorted(), Array(s.acquired.values), Array(s.watches.values),
@@ -298,7 +322,7 @@ public final class SensorLinks: Sendable {
         case .propertiesChanged(let path, BlueZClient.deviceInterface, let changed):
             guard let sensor = sensors.first(where: { $0.device.path == path }) else { return }
             if let connected = changed["Connected"]?.bool {
-                // Connected again (BlueZ reconnects a known sensor by itself): set it up now.
+                // Connected again (auto-connect, or another program's Connect): set it up now.
                 if connected { attemptNow(sensor.key, advertised: false) } else { lose([sensor.key]) }
             } else if changed.keys.contains(where: Self.advertisementProperties.contains) {
                 attemptNow(sensor.key, advertised: true)
@@ -407,10 +431,15 @@ public final class SensorLinks: Sendable {
             keys.filter { key in
                 guard !s.stopped, s.links[key]?.connected == true else { return false }
                 s.links[key] = Link(connected: false, everConnected: true, nextAttempt: now + Self.minimumBackoff)
-                // The characteristics stay known: BlueZ may resume their notifications by itself.
+                // The characteristics stay known: bluetoothd restores their StartNotify sessions when
+                // the link is back, and the values resume by themselves; the sockets it does not.
                 for index in s.measurements.indices where s.measurements[index].key == key {
                     s.measurements[index].retryAt = nil
-                    if let fd = s.acquired.removeValue(forKey: s.measurements[index].path) { client.bus.stopReading(fd) }
+                    let path = s.measurements[index].path
+                    if let fd = s.acquired.removeValue(forKey: path) {
+                        client.bus.stopReading(fd)
+                        s.socketsLost.insert(path)
+                    }
                 }
                 return true
             }
@@ -431,6 +460,7 @@ public final class SensorLinks: Sendable {
                 return (s.stopped, due, waiting.map { s.links[$0.key]!.nextAttempt }.min())
             }
             if stopped { return }
+            reacquireLostSockets(now: now)
             resubscribeStale(now: now)
             replaceClosedSockets()
             guard let sensor = due else {
@@ -591,7 +621,10 @@ public final class SensorLinks: Sendable {
     /// stands); if no value follows, the characteristic turns stale and is subscribed to again.
     private func subscribe(_ path: String, uuid: UInt16, device name: String) throws(BlueZError) {
         // Subscribed once the characteristic is known (`connect`): its index is there.
-        guard let index = state.withLock({ $0.measurementIndex[path] }) else { return }
+        guard let index = state.withLock({ s in
+            s.socketsLost.remove(path)
+            return s.measurementIndex[path]
+        }) else { return }
         if readsSocket(index) {
             switch acquire(path) {
             case .socket(let fd):
@@ -684,6 +717,31 @@ public final class SensorLinks: Sendable {
             onEvent(.socketClosed(key: m.key, uuid: m.uuid))
             do throws(BlueZError) {
                 try subscribe(path, uuid: m.uuid, device: sensors.first { $0.key == m.key }?.device.name ?? m.key)
+            } catch {
+                // Stale detection tries again while it stays silent.
+                onEvent(.attemptFailed(key: m.key, error, retryIn: Self.minimumStaleness))
+            }
+        }
+    }
+
+    /// Acquires again, on the supervisor, the sockets lost with a link of a sensor that is connected
+    /// again without `connect` (a value of a restored `StartNotify` subscription announced it).
+    /// Before stale detection, which would otherwise count the time without a socket as silence.
+    private func reacquireLostSockets(now: ContinuousClock.Instant) {
+        let due = state.withLock { s -> [Measurement] in
+            let due = s.socketsLost.compactMap { path in
+                s.measurement(path).flatMap { !s.stopped && s.links[$0.key]?.connected == true ? $0 : nil }
+            }
+            for m in due {
+                s.socketsLost.remove(m.path)
+                if let index = s.measurementIndex[m.path] { s.measurements[index].lastHeard = now }
+            }
+            return due.sorted { $0.path < $1.path }
+        }
+        for m in due {
+            let name = sensors.first { $0.key == m.key }.map { $0.device.name ?? $0.device.address } ?? m.key
+            do throws(BlueZError) {
+                try subscribe(m.path, uuid: m.uuid, device: name)
             } catch {
                 // Stale detection tries again while it stays silent.
                 onEvent(.attemptFailed(key: m.key, error, retryIn: Self.minimumStaleness))

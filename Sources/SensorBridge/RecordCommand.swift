@@ -187,7 +187,8 @@ enum RecordCommand {
                 source.linkEvent($0, names: displayNames)
                 dashboard?.linkEvent($0)
                 liveFeed.linkEvent($0)
-            })
+            },
+            onProfile: { report(LiveSensorSource.describe($0)) })
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         // Without the system bus no sensor can come back: the workout ends and is saved.
         client.bus.whenLost {

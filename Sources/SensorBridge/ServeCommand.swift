@@ -179,7 +179,8 @@ enum ServeCommand {
                 if case .value(_, let uuid, let bytes) = event { relay?.setReadValue(uuid: uuid, bytes: bytes) }
                 routerOfKey[event.key]?.linkEvent(event)
                 liveFeed?.linkEvent(event)
-            })
+            },
+            onProfile: { log(LiveSensorSource.describe($0)) })
         links.start()
         defer { links.stop() }
         if lanes.count == 1 {

@@ -75,18 +75,18 @@ public final class MockBlueZ: Sendable {
     /// `paired` makes the sensors paired already; `stamp`
     /// appends the send time to each notification (`LatencyProbe`); the `bonding` devices (trace
     /// keys) ask for bonding when paired, through the agent registered with AgentManager1; the
-    /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair); the `cacheMode`
-    /// devices come back by themselves with their notifications resumed, as BlueZ's cache mode
-    /// brings back a known sensor; the `notifyInProgress` devices answer their first StartNotify
-    /// with InProgress, the `silent` devices send nothing on their first subscription, the
-    /// `notifyFails` devices' StartNotify fails (NotPermitted); the AcquireNotify socket that carries
-    /// the `closeSocketAfter`-th value closes, its device staying connected; `bluez` is the
-    /// bluetoothd release whose behaviours the mock plays (its `--bluez-version`; 5.66 when nil,
-    /// Debian 12's).
+    /// `acquireNotify` devices' measurements offer AcquireNotify (a socket pair); the
+    /// `notifyInProgress` devices answer their first StartNotify with InProgress, the `silent`
+    /// devices send nothing on their first subscription, the `notifyFails` devices' StartNotify
+    /// fails (NotPermitted); the AcquireNotify socket that carries the `closeSocketAfter`-th value
+    /// closes, its device staying connected; `bluez` is the bluetoothd release whose behaviours the
+    /// mock plays (its `--bluez-version`; 5.66 when nil, Debian 12's). A device that comes back in
+    /// range is reconnected by the mock only when a registered GattProfile1 names one of its
+    /// services, as by bluetoothd.
     public init(
         trace: URL, speed: Double = 0, adapterOff: Bool = false, denyBlueZ: Bool = false, policy: URL? = nil,
         paired: Bool = false, stamp: Bool = false, bonding: [String] = [], acquireNotify: [String] = [],
-        cacheMode: [String] = [], notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = [],
+        notifyInProgress: [String] = [], silent: [String] = [], notifyFails: [String] = [],
         closeSocketAfter: Int? = nil, bluez: String? = nil, extra: [String] = []
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-bus-\(UUID().uuidString)")
@@ -102,6 +102,7 @@ public final class MockBlueZ: Sendable {
                     <allow send_interface="org.bluez.GattCharacteristic1"/>
                     <allow send_interface="org.bluez.LEAdvertisement1"/>
                     <allow send_interface="org.freedesktop.DBus.ObjectManager" send_path="/org/sensorbridge/relay"/>
+                    <allow send_interface="org.freedesktop.DBus.ObjectManager" send_path="/org/sensorbridge/profile"/>
                     <allow send_interface="org.freedesktop.DBus.Properties" send_path="/org/sensorbridge/relay/advertisement0"/>
                   </policy>
                   <include>\(policy.path)</include>
@@ -137,7 +138,6 @@ public final class MockBlueZ: Sendable {
         if stamp { arguments.append("--stamp") }
         for key in bonding { arguments += ["--bonding", key] }
         for key in acquireNotify { arguments += ["--acquire-notify", key] }
-        for key in cacheMode { arguments += ["--cache-mode", key] }
         for key in notifyInProgress { arguments += ["--notify-in-progress", key] }
         for key in silent { arguments += ["--silent", key] }
         for key in notifyFails { arguments += ["--notify-fails", key] }

@@ -133,6 +133,21 @@ public final class LiveSensorSource: @unchecked Sendable {
         }
     }
 
+    /// What became of the sensors' auto-connect profile, in words, for every command that keeps sensors.
+    public static func describe(_ event: SensorProfileEvent) -> String {
+        let adapter = { (path: String) in path.split(separator: "/").last.map(String.init) ?? path }
+        let fallback = "a lost sensor is reconnected when it is seen advertising"
+        switch event {
+        case .registered(let path, let services):
+            return "BlueZ reconnects the sensors by itself on \(adapter(path)) (auto-connect for "
+                + "\(services.map(BlueZUUID.number).joined(separator: ", ")))"
+        case .unavailable(let path):
+            return "\(adapter(path)) offers no GattManager1 (BlueZ before 5.40), so BlueZ does not reconnect the sensors; \(fallback)"
+        case .refused(let path, let reason):
+            return "BlueZ refused the sensors' auto-connect on \(adapter(path)) (\(reason)); \(fallback)"
+        }
+    }
+
     /// A read-once characteristic in words (battery 87 %, location chest).
     public static func describe(uuid: UInt16, bytes: [UInt8]) -> String? {
         switch try? GATTValue.decode(uuid: BluetoothUUID(UInt32(uuid)), bytes: bytes) {

@@ -168,13 +168,15 @@ struct DeploymentFilesTests {
         #expect(Set(allowed) == Self.calledMethods)
         // No property setting or reading on BlueZ: Properties.Set cannot be limited to one property.
         #expect(!sends.contains { $0.contains("org.freedesktop.DBus.Properties") })
-        // The receive rules: BlueZ calling the pairing agent and the relay's objects, each from
-        // org.bluez and, but for the characteristics (one path each), at its path.
+        // The receive rules: BlueZ calling the pairing agent, the relay's objects and the
+        // auto-connect profile's, each from org.bluez and, but for the characteristics (one path
+        // each), at its path.
         let receives = rules.filter { $0.contains("receive_") }
         let called = receives.map { "\(Self.attribute("receive_interface", in: $0) ?? "") \(Self.attribute("receive_path", in: $0) ?? "*")" }
         #expect(
             called == [
                 "org.bluez.Agent1 \(Self.agentPath)", "org.freedesktop.DBus.ObjectManager /org/sensorbridge/relay",
+                "org.freedesktop.DBus.ObjectManager /org/sensorbridge/profile", "org.bluez.GattProfile1 /org/sensorbridge/profile/sensors",
                 "org.bluez.GattCharacteristic1 *", "org.bluez.LEAdvertisement1 /org/sensorbridge/relay/advertisement0",
                 "org.freedesktop.DBus.Properties /org/sensorbridge/relay/advertisement0",
             ])
@@ -201,6 +203,8 @@ struct DeploymentFilesTests {
         let record = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"])
         #expect(record.status == .success, "\(record.errors)")
         #expect(record.played == (try BlueZCommandTests.notifications(trace)).count)
+        // BlueZ reads the sensors' auto-connect profile, and it is unregistered at the end.
+        #expect(mock.printed("profile registered: 180d 1818") && mock.printed("profile unregistered: 180d 1818"), "\(mock.output)")
         let acquiring = try MockBlueZ(trace: trace, policy: policy, acquireNotify: ["hr", "power"])
         defer { acquiring.stop() }
         let acquired = try BlueZCommandTests.record(

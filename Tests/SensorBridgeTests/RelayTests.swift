@@ -250,6 +250,8 @@ extension BridgeOutTests {
             #expect(!run.errors.contains("too old"), "\(run.errors)")
             #expect(run.errors.components(separatedBy: "relay: offering the sensors on hci0").count == 3, "\(run.errors)")
             #expect(run.errors.contains(disruption == "restart" ? "relay: BlueZ went away" : "relay: the adapter /org/bluez/hci0 went away"), "\(run.errors)")
+            // The sensors' auto-connect profile, beside the relay's application, is registered again too.
+            #expect(run.errors.components(separatedBy: "BlueZ reconnects the sensors by itself on hci0").count == 3, "\(run.errors)")
             #expect(mock.printed("advertising Box: 180d 1818 (discoverable)"), "\(mock.output)")
         }
 

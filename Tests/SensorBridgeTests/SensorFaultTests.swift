@@ -15,24 +15,25 @@ struct SensorFaultTests {
         (try JSONValue(parsing: output)["workout"]?["events"]?.arrayValue ?? []).compactMap { $0["type"]?.stringValue }
     }
 
-    /// In BlueZ's default cache mode a known sensor that comes back is reconnected by BlueZ, and its
-    /// notifications resume at once. They used to be dropped until the next scheduled retry (156 of
-    /// 259 values after a 26 s outage); every one must arrive, after a `sensorRegained`.
-    @Test(.timeLimit(.minutes(10))) func aSensorBackInCacheModeLosesNoValue() throws {
+    /// The trace of a ride whose power meter goes out of range for a second at 31 s and comes back,
+    /// with 40 values of both sensors after that.
+    static func powerMeterBack() throws -> URL {
         let after = (0..<40).map { i in
             i % 2 == 0
                 ? #"{"t":\#(33 + Double(i) / 4),"device":"power","uuid":"2a63","hex":"20007b0022feab9a"}"#
                 : #"{"t":\#(33 + Double(i) / 4),"device":"hr","uuid":"2a37","hex":"0678"}"#
         }
-        let source = try BlueZCommandTests.trace(
+        return try BlueZCommandTests.trace(
             lines: 120,
             extra: [#"{"t":31,"event":"disconnected","device":"power"}"#, #"{"t":32,"event":"connected","device":"power"}"#]
                 + after)
-        let mock = try MockBlueZ(trace: source, cacheMode: ["power"])
-        defer { mock.stop() }
-        let run = try BlueZCommandTests.record(mock, Self.sensors)
+    }
+
+    /// Every value played arrived, after a `sensorLost` and a `sensorRegained`.
+    static func expectNoValueLost(
+        _ run: (status: SensorBridge.ExitStatus, output: String, errors: String, played: Int, received: Int), _ mock: MockBlueZ, _ source: URL
+    ) throws {
         #expect(run.status == .success, "\(run.errors)")
-        #expect(mock.output.contains("link power back by itself"), "\(mock.output)")
         #expect(run.played == (try BlueZCommandTests.notifications(source)).count, "\(mock.output)")
         #expect(run.received == run.played, "\(run.errors)")
         let types = try Self.eventTypes(run.output)
@@ -40,6 +41,46 @@ struct SensorFaultTests {
         #expect(types[lost...].contains("sensorRegained"), "\(types)")
         let power = try JSONValue(parsing: run.output)["workout"]?["statistics"]?["cyclingPower"]?["count"]?.doubleValue
         #expect(power.map { $0 >= 80 } == true, "\(String(describing: power))")
+    }
+
+    /// bluetoothd reconnects no heart-rate or power sensor by itself, whatever its cache setting:
+    /// the `GattProfile1` record registers (180D, 1818) has the kernel's passive scan connect the
+    /// known power meter as soon as it is back (the mock does so only for a registered profile).
+    /// bluetoothd restores its `StartNotify` subscription but not its `AcquireNotify` socket, which
+    /// is acquired again; either way every value arrives, and at the end the profile is unregistered.
+    @Test(.timeLimit(.minutes(10)), arguments: [false, true])
+    func aSensorBackByAutoConnectLosesNoValue(acquireNotify: Bool) throws {
+        let source = try Self.powerMeterBack()
+        let mock = try MockBlueZ(trace: source, acquireNotify: acquireNotify ? ["power"] : [])
+        defer { mock.stop() }
+        let run = try BlueZCommandTests.record(mock, Self.sensors + [acquireNotify ? "--acquire-notify" : "--no-acquire-notify"])
+        #expect(mock.output.contains("profile registered: 180d 1818"), "\(mock.output)")
+        #expect(run.errors.contains("BlueZ reconnects the sensors by itself on hci0 (auto-connect for 180D, 1818)"), "\(run.errors)")
+        #expect(mock.output.contains("link power back by auto-connect"), "\(mock.output)")
+        #expect(!mock.output.contains("link power in range again"), "\(mock.output)")
+        let acquired = mock.output.components(separatedBy: "acquired power 2a63").count - 1
+        #expect(acquired == (acquireNotify ? 2 : 0), "\(mock.output)")
+        try Self.expectNoValueLost(run, mock, source)
+        #expect(mock.printed("profile unregistered: 180d 1818"), "\(mock.output)")
+        #expect(mock.printed("profile released"), "\(mock.output)")
+
+    }
+
+    /// When BlueZ refuses the profile (here the bus policy leaves out RegisterApplication) nothing
+    /// reconnects the power meter by itself: it advertises, and record's own discovery and
+    /// `Connect` bring it back, with every value; the refusal is said once.
+    @Test(.timeLimit(.minutes(10))) func aSensorIsReconnectedWithoutTheProfile() throws {
+        let source = try Self.powerMeterBack()
+        let policy = try DeploymentFilesTests.policy(removing: "RegisterApplication")
+        defer { try? FileManager.default.removeItem(at: policy) }
+        let mock = try MockBlueZ(trace: source, policy: policy)
+        defer { mock.stop() }
+        let run = try BlueZCommandTests.record(mock, Self.sensors + ["--no-acquire-notify"])
+        #expect(run.errors.components(separatedBy: "BlueZ refused the sensors' auto-connect on hci0").count == 2, "\(run.errors)")
+        #expect(!mock.output.contains("profile registered"), "\(mock.output)")
+        #expect(mock.output.contains("link power in range again"), "\(mock.output)")
+        #expect(!mock.output.contains("back by auto-connect"), "\(mock.output)")
+        try Self.expectNoValueLost(run, mock, source)
     }
 
     /// BlueZ answers `InProgress` to a StartNotify and nothing is sent: the measurement turns

@@ -55,10 +55,12 @@ public enum SensorLinkEvent: Sendable {
 /// the first connection, and reconnects a lost sensor. Notifications are handed to
 /// `onNotification` on the D-Bus thread, stamped on arrival.
 ///
-/// While it runs, a `SensorProfile` asks BlueZ to reconnect the sensors: bluetoothd reconnects no
-/// heart-rate, power or cadence sensor of its own accord, whatever its cache setting, but with a
-/// `GattProfile1` naming their services registered the kernel connects a known sensor as soon as
-/// it advertises (docs/bluez-behaviours.md §5). bluetoothd then restores the `StartNotify`
+/// With `autoConnect`, a `SensorProfile` asks BlueZ to reconnect the sensors while it runs: bluetoothd
+/// reconnects no heart-rate, power or cadence sensor of its own accord, whatever its cache setting,
+/// but with a `GattProfile1` naming their services registered the kernel connects a known sensor as
+/// soon as it advertises (docs/bluez-behaviours.md §5). That outlives the profile: bluetoothd keeps
+/// every known device offering those services auto-connect until it restarts, whoever it belongs
+/// to, so it is asked for only on a box dedicated to its sensors. bluetoothd then restores the `StartNotify`
 /// subscriptions, so their values resume without a call, but not the `AcquireNotify` sockets: on
 /// `Connected` true the sensor is set up again, as after any connection, and a socket lost with
 /// the link is acquired again even when a restored subscription's value announced the sensor
@@ -107,8 +109,8 @@ public final class SensorLinks: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let listener = Mutex<Int?>(nil)
-    /// The auto-connect profile of the sensors' services, registered while this runs.
-    public let profile: SensorProfile
+    /// The auto-connect profile of the sensors' services, registered while this runs (`autoConnect`).
+    public let profile: SensorProfile?
 
     public static let characteristicInterface = "org.bluez.GattCharacteristic1"
     public static let minimumBackoff = Duration.seconds(1)
@@ -249,23 +251,24 @@ public final class SensorLinks: Sendable {
         var linked: Set<String> = []
     }
 
-    /// `onProfile` hears what became of the auto-connect profile (`SensorProfile`).
+    /// With `autoConnect`, a `SensorProfile` is registered while this runs; `onProfile` hears what
+    /// became of it.
     public init(
-        client: BlueZClient, sensors: [SensorRequest], notifyPath: NotifyPath = .automatic,
+        client: BlueZClient, sensors: [SensorRequest], notifyPath: NotifyPath = .automatic, autoConnect: Bool = false,
         onNotification: @escaping @Sendable (BlueZNotification) -> Void,
         onEvent: @escaping @Sendable (SensorLinkEvent) -> Void,
-        onProfile: @escaping @Sendable (SensorProfileEvent) -> Void
+        onProfile: @escaping @Sendable (SensorProfileEvent) -> Void = { _ in }
     ) {
         self.client = client
         self.sensors = sensors
         self.notifyPath = notifyPath
         self.onNotification = onNotification
         self.onEvent = onEvent
-        profile = SensorProfile(client: client, sensors: sensors, onEvent: onProfile)
+        profile = autoConnect ? SensorProfile(client: client, sensors: sensors, onEvent: onProfile) : nil
         state.withLock { s in for sensor in sensors { s.links[sensor.key] = Link() } }
     }
 
-    /// Registers the profile and starts connecting, on a thread of its own.
+    /// Registers the profile (`autoConnect`) and starts connecting, on a thread of its own.
     public func start() {
         let id = client.addListener { [weak self] in self?.changed($0) }
         listener.withLock { $0 = id }
@@ -277,7 +280,7 @@ public final class SensorLinks: Sendable {
             // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
             Thread.current.name = "sb.links"
             // First, so that a sensor this run connects for the first time is made auto-connect by it.
-            profile.start()
+            profile?.start()
             supervise()
             finished.signal()
         }
@@ -290,7 +293,7 @@ public final class SensorLinks: Sendable {
         wake.signal()
         finished.wait()
         // Before the links are taken down: no auto-connect brings them back.
-        profile.stop()
+        profile?.stop()
         let (started, acquired, watches, discovering, linked) = state.withLock { s in
             (
                 s.started.subtracting(s.noSocket.keys).sorted(), Array(s.acquired.values), Array(s.watches.values),

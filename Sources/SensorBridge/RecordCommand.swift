@@ -177,7 +177,7 @@ enum RecordCommand {
         let controls = session.makeControls(
             clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
         let links = SensorLinks(
-            client: client, sensors: devices, notifyPath: livePath.notifyPath,
+            client: client, sensors: devices, notifyPath: livePath.notifyPath, autoConnect: livePath.autoConnect,
             onNotification: { notification in
                 source.received(notification)
                 relay?.forward(notification, reencoding: relayOptions.reencode)

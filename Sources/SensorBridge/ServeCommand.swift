@@ -170,7 +170,7 @@ enum ServeCommand {
         ) { liveFeed?.showRelay($0) }
         defer { relay?.stop() }
         let links = SensorLinks(
-            client: client, sensors: lanes.flatMap(\.requests), notifyPath: livePath.notifyPath,
+            client: client, sensors: lanes.flatMap(\.requests), notifyPath: livePath.notifyPath, autoConnect: livePath.autoConnect,
             onNotification: { notification in
                 routerOfKey[notification.key]?.received(notification)
                 relay?.forward(notification, reencoding: relayOptions.reencode)

@@ -200,10 +200,10 @@ struct DeploymentFilesTests {
         #expect(mock.printed("bonded /org/bluez/hci0/dev_C4_7E_11_22_33_44"), "\(mock.output)")
         #expect(pair.output.contains("Paired with HRM-Pro (C4:7E:11:22:33:44)."), "\(pair.output)")
         #expect(pair.errors.contains("HRM-Pro is not marked trusted"), "\(pair.errors)")
-        let record = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"])
+        let record = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--auto-connect"])
         #expect(record.status == .success, "\(record.errors)")
         #expect(record.played == (try BlueZCommandTests.notifications(trace)).count)
-        // BlueZ reads the sensors' auto-connect profile, and it is unregistered at the end.
+        // BlueZ reads the sensors' auto-connect profile (`--auto-connect`), and it is unregistered at the end.
         #expect(mock.printed("profile registered: 180d 1818") && mock.printed("profile unregistered: 180d 1818"), "\(mock.output)")
         let acquiring = try MockBlueZ(trace: trace, policy: policy, acquireNotify: ["hr", "power"])
         defer { acquiring.stop() }

@@ -8,13 +8,9 @@ import Testing
 /// sensor is not connected (lost, or not yet connected), and only then, against the mock BlueZ,
 /// whose devices advertise (RSSI changes) while in range and seen by a discovery. A sensor is sent
 /// `Connect` only once it is seen advertising (issue 38): one out of range is never waited for.
-/// The power meter has a private address, which BlueZ's auto-connect skips (`--private-address`):
-/// record's own reconnection is what brings it back.
 @Suite(.serialized, .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
 struct LostSensorDiscoveryTests {
     static let power = "20007b0022feab9a"
-    /// The power meter's address is private: the GattProfile1 record registers does not make it auto-connect.
-    static let noAutoConnect = ["--private-address", "power"]
 
     /// The record lines of a trace, header left out.
     static func records(_ url: URL) throws -> [JSONValue] {
@@ -55,7 +51,7 @@ struct LostSensorDiscoveryTests {
             lines: 15,
             extra: [#"{"t":3,"event":"disconnected","device":"power"}"#] + gone
                 + [#"{"t":43,"event":"connected","device":"power"}"#] + back)
-        let mock = try MockBlueZ(trace: source, speed: 1, extra: Self.noAutoConnect)
+        let mock = try MockBlueZ(trace: source, speed: 1)
         defer { mock.stop() }
         let recorded = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: recorded) }
@@ -109,7 +105,7 @@ struct LostSensorDiscoveryTests {
                 #"{"t":31,"event":"disconnected","device":"power"}"#, #"{"t":32,"event":"connected","device":"power"}"#,
                 #"{"t":33,"device":"power","uuid":"2a63","hex":"\#(Self.power)"}"#,
             ])
-        let mock = try MockBlueZ(trace: source, extra: Self.noAutoConnect)
+        let mock = try MockBlueZ(trace: source)
         defer { mock.stop() }
         let recording = BlueZCommandTests.Recording(mock, SensorFaultTests.sensors)
         let played = try #require(mock.waitUntilPlayed(timeout: .seconds(60)), "\(mock.output)")

@@ -90,8 +90,7 @@ struct RealBlueZTests {
         let source = try BlueZCommandTests.trace(
             lines: 40,
             extra: [#"{"t":8,"event":"disconnected","device":"power"}"#] + away + [#"{"t":28,"event":"connected","device":"power"}"#] + back)
-        // A private address: the auto-connect of the GattProfile1 skips it, and the reconnection is record's own.
-        let mock = try MockBlueZ(trace: source, speed: 4, extra: ["--private-address", "power"])
+        let mock = try MockBlueZ(trace: source, speed: 4)
         defer { mock.stop() }
         let run = try BlueZCommandTests.record(mock, Self.sensors)
         #expect(run.status == .success, "\(run.errors)")

@@ -236,7 +236,9 @@ extension BridgeOutTests {
             let mock = try MockBlueZ(trace: source, extra: ["--late-adapter", "1"])
             defer { mock.stop() }
             #expect(mock.printed("advertising manager added", timeout: .seconds(10)), "\(mock.output)")
-            let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box"] + BlueZCommandTests.zones) {
+            let run = try BlueZCommandTests.record(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--relay", "Box", "--auto-connect"] + BlueZCommandTests.zones
+            ) {
                 if disruption == "restart" {
                     try mock.restartBlueZ()
                 } else {

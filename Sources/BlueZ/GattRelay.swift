@@ -79,9 +79,9 @@ public enum GattRelayError: Error, Sendable, Equatable, CustomStringConvertible 
 /// each value once per central (src/gatt-database.c, `sock_io_read`; fixed by a08ec1a4e in 5.76),
 /// and the bus shows no difference between 5.75 and 5.76. A central that subscribes through
 /// `StartNotify` (then, or when `AcquireNotify` fails) gets the value as a `PropertiesChanged` of
-/// the characteristic's `Value`, which bluetoothd sends once to each central in every release. Nothing is sent while no
-/// central is subscribed, or for a sensor that sends nothing (lost). Advertising starts with the
-/// first value forwarded. When BlueZ restarts the application and the
+/// the characteristic's `Value`, which bluetoothd sends once to each central in every release.
+/// Nothing is sent while no central is subscribed, or for a sensor that sends nothing (lost).
+/// Advertising starts with the first value forwarded. When BlueZ restarts the application and the
 /// advertisement are registered again; `stop` unregisters both.
 public final class GattRelay: Sendable {
     public static let root = "/org/sensorbridge/relay"

@@ -28,6 +28,8 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
     private var baseline: (revolutions: Counter, eventTime: UInt16, arrival: Duration)?
     private var lastArrival: Duration?
     private var lastRevolutionArrival: Duration = .zero
+    /// Whether the latest `update` brought a new revolution (its rate is news, not a held one).
+    public private(set) var revolved = false
     /// The smoothed interval between measurements, in nanoseconds: integer arithmetic, where
     /// `Duration`'s generic multiplication goes through 128-bit conversions on every value.
     private var notificationInterval: Int64?
@@ -62,6 +64,7 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
             notificationInterval = notificationInterval.map { ($0 * 3 + interval) / 4 } ?? interval
         }
         lastArrival = arrival
+        revolved = false
         guard let base = baseline else {
             restart(revolutions: revolutions, eventTime: eventTime, arrival: arrival)
             return nil
@@ -88,6 +91,7 @@ public struct RevolutionRateEstimator<Counter: FixedWidthInteger & UnsignedInteg
         baseline = (revolutions, eventTime, arrival)
         lastRevolutionArrival = arrival
         revolutionsPerSecond = rate
+        revolved = true
         return rate
     }
 
@@ -120,6 +124,9 @@ public struct CadenceCalculator: Sendable {
 
     /// The cadence at `now` (0 once the crank has been still for about 3 s).
     public func cadence(at now: Duration) -> Double? { estimator.rate(at: now).map { $0 * 60 } }
+
+    /// Whether the latest `update` brought a new crank revolution.
+    public var revolved: Bool { estimator.revolved }
 }
 
 /// Wheel speed in metres per second from wheel revolution data and the wheel's circumference.
@@ -151,4 +158,7 @@ public struct SpeedCalculator: Sendable {
 
     /// The speed at `now` (0 once the wheel has been still for about 3 s).
     public func speed(at now: Duration) -> Double? { estimator?.rate(at: now).map { $0 * circumference } }
+
+    /// Whether the latest `update` brought a new wheel revolution.
+    public var revolved: Bool { estimator?.revolved ?? false }
 }

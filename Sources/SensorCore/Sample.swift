@@ -12,12 +12,17 @@ public struct Sample: Sendable, BitwiseCopyable, Hashable {
     public var sensor: SensorID
     /// What it measures.
     public var type: QuantityType
+    /// A rate repeated from the sensor's previous event: its revolution counter did not move
+    /// (a crank cadence or wheel speed held between revolutions). It counts for statistics and
+    /// zones as the value it repeats, but is no sign that anything turns (auto-pause).
+    public var isHeld: Bool
 
-    public init(sensor: SensorID, type: QuantityType, value: Double, time: Duration) {
+    public init(sensor: SensorID, type: QuantityType, value: Double, time: Duration, isHeld: Bool = false) {
         self.sensor = sensor
         self.type = type
         self.value = value
         self.time = time
+        self.isHeld = isHeld
     }
 }
 

@@ -25,8 +25,13 @@ public struct SampleExtractor: Sendable {
     /// A power of 0 W is valid (coasting).
     @discardableResult
     public mutating func extract(_ value: GATTValue, at time: Duration, into samples: inout [Sample]) -> SensorState? {
-        func add(_ type: QuantityType, _ v: Double) {
-            samples.append(Sample(sensor: sensor, type: type, value: v, time: time))
+        func add(_ type: QuantityType, _ v: Double, isHeld: Bool = false) {
+            samples.append(Sample(sensor: sensor, type: type, value: v, time: time, isHeld: isHeld))
+        }
+        /// Cadence and speed from revolution counters; a rate the counter did not move for is held.
+        func addRevolutions(_ crank: CrankRevolutionData?, _ wheel: WheelRevolutionData?) {
+            if let crank, let rpm = cadence.update(crank, at: time) { add(.cyclingCadence, rpm, isHeld: !cadence.revolved) }
+            if let wheel, let v = speed.update(wheel, at: time) { add(.cyclingSpeed, v, isHeld: !speed.revolved) }
         }
         switch value {
         case .heartRateMeasurement(let m):
@@ -40,12 +45,10 @@ public struct SampleExtractor: Sendable {
             if let balance = m.pedalPowerBalancePercent, m.pedalPowerBalanceReference == .left {
                 add(.pedalPowerBalance, balance)
             }
-            if let crank = m.crankRevolutionData, let rpm = cadence.update(crank, at: time) { add(.cyclingCadence, rpm) }
-            if let wheel = m.wheelRevolutionData, let v = speed.update(wheel, at: time) { add(.cyclingSpeed, v) }
+            addRevolutions(m.crankRevolutionData, m.wheelRevolutionData)
             if let energy = m.accumulatedEnergy { add(.accumulatedEnergy, Double(energy)) }
         case .cscMeasurement(let m):
-            if let crank = m.crankRevolutionData, let rpm = cadence.update(crank, at: time) { add(.cyclingCadence, rpm) }
-            if let wheel = m.wheelRevolutionData, let v = speed.update(wheel, at: time) { add(.cyclingSpeed, v) }
+            addRevolutions(m.crankRevolutionData, m.wheelRevolutionData)
         case .batteryLevel(let b):
             add(.batteryLevel, Double(b.percent))
         case .cyclingPowerVector, .cyclingPowerFeature, .sensorLocation, .bodySensorLocation:

@@ -56,7 +56,9 @@ public struct WorkoutStateMachine: Sendable {
     public var sensors: [SensorID: String] = [:]
     /// Auto-pause: the workout pauses when nothing moves (no power above 0 W, no crank or wheel
     /// turning) for this long, and resumes at the next movement; nil: off. Only once a power
-    /// meter, cadence or speed sensor has sent something, and not while one of them is lost.
+    /// meter, cadence or speed sensor has sent something, and not while one of them is lost; the
+    /// stillness is counted from its return. A cadence or speed held between revolutions
+    /// (`Sample.isHeld`) is no movement: the crank turned last at its latest revolution.
     public var autoPause: Duration?
     /// Auto-lap: a lap ends every this much active (not paused) time; nil: off.
     public var autoLap: Duration?
@@ -144,7 +146,7 @@ public struct WorkoutStateMachine: Sendable {
         setSensorState(sample.sensor, .notifying, at: sample.time)
         if Self.movementTypes.contains(sample.type) {
             movementSensors.insert(sample.sensor)
-            if sample.value > 0 {
+            if sample.value > 0, !sample.isHeld {
                 lastMovement = max(lastMovement, sample.time)
                 if state == .paused, pauseCause == .auto { try? resume(at: sample.time, cause: .auto) }
             }
@@ -237,6 +239,9 @@ public struct WorkoutStateMachine: Sendable {
         guard state == .collecting || state == .paused else { return }
         let time = max(time, controlTime)
         sensorStates.set(sensor, .connecting, at: time)
+        // Nothing was known while it was lost: stillness is counted from its return, so that a
+        // power meter coming back does not pause at once a ride that went on meanwhile.
+        if movementSensors.contains(sensor) { lastMovement = max(lastMovement, time) }
         record(WorkoutEvent(time: time, kind: .sensorRegained(name(of: sensor))))
     }
 

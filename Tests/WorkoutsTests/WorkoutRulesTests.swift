@@ -47,6 +47,52 @@ func rpm(_ value: Double, at seconds: Double) -> Sample {
         #expect(workout.activeDuration == s(17.5))
     }
 
+    /// The crank's latest revolution is the latest movement. A power meter's cadence holds its
+    /// rate between revolutions, and for the 3 s it takes to read 0 after the last one: that held
+    /// rate (`Sample.isHeld`) is no movement, so the pause comes 3 s after the last pedal stroke,
+    /// as documented (issue 32: it came 5.5 to 6 s after, the held 90 rpm counted as turning).
+    @Test func autoPauseCountsFromTheLastRevolutionNotAHeldCadence() throws {
+        var m = try started(autoPause: .seconds(3))
+        for t in stride(from: 0.0, through: 10, by: 0.25) {
+            m.add(watts(200, at: t))
+            // A new revolution every other notification (90 rpm at 4 notifications a second).
+            m.add(Sample(sensor: SensorID(2), type: .cyclingCadence, value: 90, time: s(t), isHeld: Int(t * 4) % 2 == 1))
+        }
+        // The last stroke at 10 s: 0 W, and the cadence held at 90 rpm until 13 s, then 0.
+        for t in stride(from: 10.25, through: 16, by: 0.25) {
+            m.add(watts(0, at: t))
+            m.add(Sample(sensor: SensorID(2), type: .cyclingCadence, value: t <= 13 ? 90 : 0, time: s(t), isHeld: t <= 13))
+        }
+        try m.endCollection(at: s(16))
+        #expect(pausesAndResumes(try m.finishWorkout()) == ["pause auto 13.0"])
+    }
+
+    /// A power meter that comes back after a dropout does not pause the ride at once: nothing was
+    /// known while it was lost, and stillness is counted from its return (issue 32: each
+    /// reconnection made a 0.25 s automatic pause).
+    @Test func aPowerMeterComingBackDoesNotPause() throws {
+        var m = try started(autoPause: .seconds(3))
+        for t in stride(from: 0.0, through: 10, by: 0.25) { m.add(watts(200, at: t)) }
+        m.sensorLost(SensorID(2), at: s(10.2))
+        for t in stride(from: 11.0, through: 30, by: 1) { m.add(hr(130, at: t)) }
+        m.sensorRegained(SensorID(2), at: s(30))
+        m.add(hr(130, at: 30.1))
+        for t in stride(from: 30.25, through: 40, by: 0.25) { m.add(watts(200, at: t)) }
+        try m.endCollection(at: s(40))
+        #expect(pausesAndResumes(try m.finishWorkout()) == [])
+
+        // Still when it comes back: the pause comes 3 s after its return.
+        var still = try started(autoPause: .seconds(3))
+        still.add(watts(200, at: 0))
+        still.sensorLost(SensorID(2), at: s(1))
+        still.sensorRegained(SensorID(2), at: s(20))
+        still.add(watts(0, at: 20.5))
+        still.tick(at: s(22.9))
+        #expect(still.state == .collecting)
+        still.tick(at: s(23))
+        #expect(still.state == .paused)
+    }
+
     /// 0 W with the cranks turning is movement; a heart-rate strap alone never pauses.
     @Test func movementOrNoMovementSensorKeepsTheWorkoutGoing() throws {
         var coasting = try started(autoPause: .seconds(3))

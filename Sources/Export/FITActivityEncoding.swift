@@ -168,23 +168,17 @@ struct FITActivityEncoding {
 
     /// Adds laps, sessions and their time in zone; returns the number of sessions.
     private mutating func addLapsAndSessions() -> Int {
-        let whole = workout.start..<workout.end
         let samplesByType = workout.zonedSamplesByType
-        var sessions: [(summary: WorkoutSpanSummary, sport: WorkoutActivityType)] = []
-        if workout.activities.count > 1 {
-            for activity in workout.activities {
-                var summary = WorkoutSpanSummary(
-                    of: activity.start..<activity.end, in: workout,
-                    configurations: activity.zoneGroupsByType.mapValues(\.configuration), samplesByType: samplesByType)
-                summary.zoneGroups = activity.zoneGroupsByType
-                sessions.append((summary, activity.activityType))
-            }
-        } else {
-            let summary = WorkoutSpanSummary(
-                range: whole, pauses: workout.pauses, statistics: workout.statistics,
-                zoneGroups: workout.zoneGroupsByType)
-            sessions.append((summary, workout.activities.first?.activityType ?? workout.activityType))
-        }
+        let summaries = workout.activitySummaries()
+        let sports = workout.activities.count > 1 ? workout.activities.map(\.activityType)
+            : [workout.activities.first?.activityType ?? workout.activityType]
+        let sessions = Array(zip(summaries, sports)).map { (summary: $0, sport: $1) }
+        // Each session's own load: TSS and IF from its NP where it has power and the profile an
+        // FTP, else its hrTSS (DESIGN.md §3 "Training load"); the sessions add up to the workout's.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let loads = workout.trainingLoad(
+            athlete: profile, on: CalendarDate(workout.startDate, in: calendar), summaries: summaries).activities
         var lapIndex = 0
         for (sessionIndex, session) in sessions.enumerated() {
             let range = session.summary.range
@@ -208,12 +202,9 @@ struct FITActivityEncoding {
             message.add(P.Session.firstLapIndex, .uint16, lapIndex - laps.count)
             message.add(P.Session.numLaps, .uint16, laps.count)
             message.add(P.Session.thresholdPower, .uint16, profile?.functionalThresholdPower)
-            // TSS and IF of the session: its timer time and NP against the FTP (DESIGN.md §3 "Training load").
-            let load = WorkoutLoad(
-                activeDuration: session.summary.timerTime, normalizedPower: session.summary.statistics.cyclingPower?.normalized,
-                heartRateTimes: [], zoneGroups: [:], athlete: profile, on: nil)
-            message.add(P.Session.trainingStressScore, .uint16, load.trainingStressScore, scale: 10)
-            message.add(P.Session.intensityFactor, .uint16, load.intensityFactor, scale: 1000)
+            let load = sessionIndex < loads.count ? loads[sessionIndex] : nil
+            message.add(P.Session.trainingStressScore, .uint16, load?.stressScore, scale: 10)
+            message.add(P.Session.intensityFactor, .uint16, load?.intensityFactor, scale: 1000)
             addTargets(to: &message, session.summary)
             add(message, at: range.upperBound)
             addTimeInZone(session.summary, reference: P.Message.session, index: sessionIndex)

@@ -23,14 +23,23 @@ enum WorkoutJSON {
         w.append("activityType", .string(workout.activityType.rawValue))
         w.append("statistics", statistics(workout.statistics))
         w.append("zoneGroups", zoneGroups(workout.zoneGroupsByType))
+        // Each activity with its own figures: statistics, time in zone and load.
+        let summaries = workout.activitySummaries()
+        let workoutLoad = workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate), summaries: summaries)
         w.append(
             "activities",
             .array(
-                workout.activities.map { a in
-                    .object([
+                workout.activities.enumerated().map { index, a in
+                    var object: JSONObject = [
                         "activityType": .string(a.activityType.rawValue), "start": .string(iso(workout, a.start)),
                         "end": .string(iso(workout, a.end)), "zoneGroups": zoneGroups(a.zoneGroupsByType),
-                    ])
+                    ]
+                    if index < summaries.count, index < workoutLoad.activities.count {
+                        object.append("activeDuration", .number(summaries[index].timerTime.seconds))
+                        object.append("statistics", statistics(summaries[index].statistics))
+                        object.append("load", load(workoutLoad.activities[index]))
+                    }
+                    return .object(object)
                 }))
         w.append(
             "targets",
@@ -43,7 +52,7 @@ enum WorkoutJSON {
                         "timeInTarget": .number(time.seconds), "share": .number(share),
                     ])
                 }))
-        w.append("load", load(workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate))))
+        w.append("load", load(workoutLoad))
         w.append(
             "laps",
             .array(
@@ -144,8 +153,9 @@ enum WorkoutJSON {
     }
 
     /// `{"normalizedPower":212,"functionalThresholdPower":250,"intensityFactor":0.848,
-    /// "trainingStressScore":87.1,"heartRateStressScore":80.2,"trimp":143,"intensity":"hard"}`,
-    /// null for what the workout and its profile do not give.
+    /// "trainingStressScore":87.1,"heartRateStressScore":80.2,"trimp":143,"intensity":"hard",
+    /// "stressScore":87.1}`, null for what the workout and its profile do not give. `stressScore` is
+    /// the load that counts (TSS, else hrTSS; for several activities the sum of theirs).
     static func load(_ load: WorkoutLoad) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var object = JSONObject()
@@ -156,6 +166,7 @@ enum WorkoutJSON {
         object.append("heartRateStressScore", number(load.heartRateStressScore))
         object.append("trimp", number(load.trimp))
         object.append("intensity", load.intensity.map { .string($0.rawValue) } ?? .null)
+        object.append("stressScore", number(load.stressScore))
         return .object(object)
     }
 

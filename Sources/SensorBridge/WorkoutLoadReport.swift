@@ -20,7 +20,8 @@ enum WorkoutLoadReport {
         power it is its hrTSS: Banister's TRIMP of its heart rate over the TRIMP of an hour at your
         lactate-threshold heart rate, x 100 (needs resting, maximum and threshold heart rate). A
         workout with neither counts 0 and is noted. A workout stored before workouts kept their
-        profile uses your profile now.
+        profile uses your profile now. A multisport workout's load is the sum of its activities'
+        (the bike's TSS, the run's hrTSS); with --activity, of that type's activities only.
 
         Fitness (CTL) and fatigue (ATL) are exponentially weighted averages of the daily load over
         42 and 7 days, and form (TSB) is yesterday's fitness minus yesterday's fatigue:
@@ -32,7 +33,8 @@ enum WorkoutLoadReport {
         Options:
           --from YYYY-MM-DD          the first day shown (default: six weeks before --to)
           --to YYYY-MM-DD            the last day shown (default: today)
-          --activity TYPE            only workouts of this type, or with an activity of it
+          --activity TYPE            only workouts of this type, or with an activity of it (of a
+                                     multisport workout, that activity's load alone)
           --athlete NAME             only this athlete's workouts, with their profile for workouts
                                      stored without one
           --json                     {"days":[{"day":"2026-11-02","workouts":1,"load":87.2,

@@ -27,7 +27,8 @@ enum WorkoutSummary {
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
-        if let load = loadText(workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate))) {
+        let load = workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate))
+        if let load = loadText(load, activities: workout.activities.map(\.activityType)) {
             lines.append("  Load         " + load)
         }
         for (target, time, share) in workout.timeInTargets() {
@@ -85,9 +86,25 @@ enum WorkoutSummary {
     }
 
     /// `TSS 87  IF 0.83 (FTP 250 W)  hrTSS 80  TRIMP 143  hard`, nil when there is nothing to say.
-    static func loadText(_ load: WorkoutLoad) -> String? {
+    /// Several activities: `TSS 26 (cycling TSS 14 IF 0.93, running hrTSS 12; FTP 250 W)  hrTSS 22 ...`,
+    /// the workout's TSS the sum of each activity's TSS, else its hrTSS.
+    static func loadText(_ load: WorkoutLoad, activities: [WorkoutActivityType] = []) -> String? {
         var parts: [String] = []
-        if let tss = load.trainingStressScore, let intensityFactor = load.intensityFactor,
+        if activities.count > 1, load.activities.count == activities.count {
+            let each = zip(activities, load.activities).map { type, activity in
+                if let tss = activity.trainingStressScore, let intensityFactor = activity.intensityFactor {
+                    "\(type.rawValue) TSS \(whole(tss)) IF \(String(format: "%.2f", intensityFactor))"
+                } else if let hrTSS = activity.heartRateStressScore {
+                    "\(type.rawValue) hrTSS \(whole(hrTSS))"
+                } else {
+                    "\(type.rawValue) no load"
+                }
+            }
+            let ftp = load.functionalThresholdPower.map { "; FTP \($0) W" } ?? ""
+            if let tss = load.trainingStressScore {
+                parts.append("TSS \(whole(tss)) (\(each.joined(separator: ", "))\(ftp))")
+            }
+        } else if let tss = load.trainingStressScore, let intensityFactor = load.intensityFactor,
             let ftp = load.functionalThresholdPower
         {
             parts.append("TSS \(whole(tss))  IF \(String(format: "%.2f", intensityFactor)) (FTP \(ftp) W)")

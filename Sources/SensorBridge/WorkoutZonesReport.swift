@@ -30,7 +30,8 @@ enum WorkoutZonesReport {
                                      stay open
           --from YYYY-MM-DD, --to YYYY-MM-DD, --activity TYPE, --athlete NAME
                                      which workouts, as for 'sensorbridge workouts list' (with
-                                     --athlete, the zones in effect are that athlete's)
+                                     --athlete, the zones in effect are that athlete's; with
+                                     --activity, a multisport workout's time in that activity only)
           --json                     {"quantityType":"heartRate","by":"week","configuration":{...},
                                      "periods":[{"period":"2026-W45","start":"2026-11-02",
                                      "workouts":3,"zoneDurations":[...],"totalDuration":...}]}

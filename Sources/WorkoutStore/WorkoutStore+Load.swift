@@ -10,7 +10,12 @@ extension WorkoutStore {
     /// - Throws: `.notFound`, `.recording` for a workout being recorded now, `.unfinished` for a
     ///   recording that stopped before it was finished, `.invalidData` for rows outside the model.
     public func workout(_ id: WorkoutID) throws(WorkoutStoreError) -> Workout {
-        try perform {
+        try perform { try readWorkout(id) }
+    }
+
+    /// `workout(_:)` within a read the caller performs.
+    func readWorkout(_ id: WorkoutID) throws -> Workout {
+        do {
             let row = try connection.statement(
                 """
                 SELECT start_date, anchor_offset_ns, duration_ns, active_duration_ns, activity_type FROM workouts

@@ -185,15 +185,41 @@ extension WorkoutStore {
     /// `period` of their start in `calendar`, in order. Each workout is re-bucketed from its raw
     /// samples with its own pauses, end and hold, so workouts recorded with other zones compare;
     /// the work is done on the stored time at each value (`zone_value_durations`), which gives the
-    /// same durations as re-bucketing every sample.
+    /// same durations as re-bucketing every sample. When `filter` names an activity type, a
+    /// multisport workout counts only the time of its activities of that type (the run of a
+    /// bike-and-run), worked out from its samples (`Workout.timeAtEachValue(of:in:hold:)`).
     public func zoneTotals(
         in configuration: WorkoutZoneConfiguration, by period: ZoneReportPeriod, calendar: Calendar,
         matching filter: WorkoutFilter = WorkoutFilter()
     ) throws(WorkoutStoreError) -> [ZoneTotals] {
         try perform {
-            var periods: [(start: Date, workouts: Int, durations: [Int64])] = []
-            var currentWorkout: Int64 = -1
-            var zoneOfValue: (value: Double, zone: Int?) = (.nan, nil)
+            var periods: [Date: (workouts: Int, durations: [Int64])] = [:]
+            func add(_ values: [(value: Double, duration: Int64)], of date: Date) {
+                let start = calendar.dateInterval(of: period.component, for: date)?.start ?? date
+                var entry = periods[start] ?? (0, Array(repeating: 0, count: configuration.zones.count))
+                entry.workouts += 1
+                var zoneOfValue: (value: Double, zone: Int?) = (.nan, nil)
+                for (value, duration) in values {
+                    if value != zoneOfValue.value { zoneOfValue = (value, configuration.zoneIndex(for: value)) }
+                    if let zone = zoneOfValue.zone { entry.durations[zone] += duration }
+                }
+                periods[start] = entry
+            }
+            var multisport: Set<Int64> = []
+            if let type = filter.activityType {
+                try connection.statement(
+                    """
+                    SELECT DISTINCT a.workout_id FROM activities a JOIN workouts w ON w.id = a.workout_id
+                    WHERE w.activity_type = 'multisport' AND a.activity_type <> ?
+                    """
+                ).forEachRow(type.rawValue) { multisport.insert($0.int64(0)) }
+            }
+            var current: (id: Int64, date: Date, values: [(value: Double, duration: Int64)])?
+            var split: [(id: Int64, date: Date)] = []
+            func close() {
+                guard let workout = current else { return }
+                if multisport.contains(workout.id) { split.append((workout.id, workout.date)) } else { add(workout.values, of: workout.date) }
+            }
             try connection.statement(
                 """
                 SELECT w.id, w.start_date, v.value, v.duration_ns
@@ -203,24 +229,34 @@ extension WorkoutStore {
                 """
             ).forEachRow(arguments: [Int64(configuration.quantityType.rawValue)] + (try arguments(of: filter))) { row in
                 let workout = row.int64(0)
-                if workout != currentWorkout {
-                    currentWorkout = workout
-                    let date = Date(timeIntervalSinceReferenceDate: row.double(1))
-                    let start = calendar.dateInterval(of: period.component, for: date)?.start ?? date
-                    if periods.last?.start != start {
-                        periods.append((start, 0, Array(repeating: 0, count: configuration.zones.count)))
-                    }
-                    periods[periods.count - 1].workouts += 1
+                if workout != current?.id {
+                    close()
+                    current = (workout, Date(timeIntervalSinceReferenceDate: row.double(1)), [])
                 }
-                let value = row.double(2)
-                if value != zoneOfValue.value { zoneOfValue = (value, configuration.zoneIndex(for: value)) }
-                if let zone = zoneOfValue.zone { periods[periods.count - 1].durations[zone] += row.int64(3) }
+                current?.values.append((row.double(2), row.int64(3)))
             }
-            return try periods.map { period in
+            close()
+            let type = configuration.quantityType
+            let hold = type == .heartRate ? "heart_rate_hold_ns" : "power_hold_ns"
+            for (id, date) in split {
+                let workout = try readWorkout(WorkoutID(id))
+                let stored = try connection.statement("SELECT \(hold) FROM workouts WHERE id = ?").firstRow(id) { $0.int64(0) }
+                var credited: [Double: Int64] = [:]
+                for activity in workout.activities where activity.activityType == filter.activityType {
+                    for (value, duration) in workout.timeAtEachValue(
+                        of: type, in: activity.start..<activity.end, hold: stored.map { .nanoseconds($0) })
+                    {
+                        credited[value, default: 0] += duration.clampedNanoseconds
+                    }
+                }
+                guard !credited.isEmpty else { continue }
+                add(credited.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, of: date)
+            }
+            return try periods.sorted { $0.key < $1.key }.map { start, entry in
                 ZoneTotals(
-                    periodStart: period.start, workoutCount: period.workouts,
+                    periodStart: start, workoutCount: entry.workouts,
                     zoneGroup: try WorkoutZoneGroup(
-                        configuration: configuration, durations: period.durations.map { .nanoseconds($0) }))
+                        configuration: configuration, durations: entry.durations.map { .nanoseconds($0) }))
             }
         }
     }

@@ -15,20 +15,28 @@ public struct WorkoutLoad: Sendable, Hashable {
     public var normalizedPower: Double?
     /// The FTP the workout was recorded with, in W.
     public var functionalThresholdPower: Int?
-    /// IF = NP / FTP.
+    /// IF = NP / FTP; nil for a workout of several activities (each activity has its own).
     public var intensityFactor: Double?
-    /// TSS = active seconds × NP × IF / (FTP × 3600) × 100: 100 is an hour at FTP.
+    /// TSS = active seconds × NP × IF / (FTP × 3600) × 100: 100 is an hour at FTP. For a workout of
+    /// several activities, the sum of each activity's TSS, else its hrTSS (the bike's power TSS
+    /// plus the run's hrTSS), as the sessions of its FIT file say.
     public var trainingStressScore: Double?
     /// Heart-rate TSS: Banister's TRIMP of the workout over the TRIMP of an hour at the
-    /// lactate-threshold heart rate, × 100. Needs resting, maximum and threshold heart rate.
+    /// lactate-threshold heart rate, × 100. Needs resting, maximum and threshold heart rate. For
+    /// several activities, the sum of theirs.
     public var heartRateStressScore: Double?
     /// Edwards' TRIMP: minutes in the five zones of 50–60, 60–70, 70–80, 80–90 and 90 % and more
     /// of maximum heart rate, weighted 1 to 5. Needs the maximum heart rate (or the age).
     public var trimp: Double?
     /// From the share of zoned time in the lower, middle and upper third of the zones.
     public var intensity: WorkoutIntensity?
+    /// Each activity's own load, in the order of the workout's activities
+    /// (`Workout.trainingLoad(athlete:on:)`); one, equal to this load, for a single activity; empty
+    /// for a load made by `init(activeDuration:...)` alone.
+    public var activities: [WorkoutLoad] = []
 
-    /// The load that counts for fitness and fatigue: TSS, else hrTSS, else nil.
+    /// The load that counts for fitness and fatigue: TSS, else hrTSS, else nil. For several
+    /// activities, the sum of each activity's (`trainingStressScore`).
     public var stressScore: Double? { trainingStressScore ?? heartRateStressScore }
 
     /// Banister's weighting factor for men (Banister 1991); the profile has no sex to choose 1.67.
@@ -69,6 +77,21 @@ public struct WorkoutLoad: Sendable, Hashable {
             }
         }
         intensity = Self.intensity(zoneGroups)
+    }
+
+    /// The load of several activities of one workout: TSS the sum of each activity's stress score
+    /// (its TSS, else its hrTSS), hrTSS and TRIMP the sums of theirs; no NP, IF or intensity
+    /// (`Workout.trainingLoad` gives the workout's NP and intensity from its own figures).
+    public init(summing activities: [WorkoutLoad], athlete: AthleteProfile?) {
+        functionalThresholdPower = athlete?.functionalThresholdPower
+        func sum(_ values: [Double?]) -> Double? {
+            let present = values.compactMap { $0 }
+            return present.isEmpty ? nil : present.reduce(0, +)
+        }
+        trainingStressScore = sum(activities.map(\.stressScore))
+        heartRateStressScore = sum(activities.map(\.heartRateStressScore))
+        trimp = sum(activities.map(\.trimp))
+        self.activities = activities
     }
 
     /// Minutes at each value weighted by its zone of maximum heart rate: 1 for 50 % up to 60 %, ...,

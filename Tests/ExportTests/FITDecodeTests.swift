@@ -69,14 +69,8 @@ struct FITDecodeTests {
             #expect(session["normalized_power"]?.doubleValue == s.cyclingPower?.normalized?.rounded())
             #expect(session["total_work"]?.doubleValue == s.cyclingPower.map { ($0.energy * 1000).rounded() })
             #expect(session["avg_cadence"]?.doubleValue == s.cadence.map { $0.average.rounded() })
-            // Training load: TSS (× 10) and IF (× 1000) from NP and the profile's FTP; calories from
-            // the strap's energy, else the work on the pedals (kJ ≈ kcal).
-            let load = WorkoutLoad(
-                activeDuration: workout.activeDuration, normalizedPower: s.cyclingPower?.normalized, heartRateTimes: [],
-                zoneGroups: [:], athlete: profile, on: nil)
+            // Calories from the strap's energy, else the work on the pedals (kJ ≈ kcal).
             #expect(session["threshold_power"]?.doubleValue == profile?.functionalThresholdPower.map(Double.init))
-            #expect(session["training_stress_score"]?.doubleValue == load.trainingStressScore.map { ($0 * 10).rounded() / 10 })
-            #expect(session["intensity_factor"]?.doubleValue == load.intensityFactor.map { ($0 * 1000).rounded() / 1000 })
             let calories = s.energyExpended.map { $0 / 4.184 } ?? s.cyclingPower.map { max(0, $0.energy) }
             #expect(session["total_calories"]?.doubleValue == calories.map { $0.rounded() })
             // A single lap, worked out from the samples, says what the stored statistics say.
@@ -86,6 +80,14 @@ struct FITDecodeTests {
                     #expect(lap[key] == session[key], "lap \(key)")
                 }
             }
+        }
+        // Each session's own load: TSS (× 10) from its NP and the profile's FTP, else its hrTSS, and
+        // IF (× 1000) where it has power; the sessions' add up to the workout's.
+        let loads = workout.trainingLoad(athlete: profile, on: CalendarDate(workout.startDate, in: Calendar.current)).activities
+        #expect(loads.count == sessions.count)
+        for (session, load) in zip(sessions, loads) {
+            #expect(session["training_stress_score"]?.doubleValue == load.stressScore.map { ($0 * 10).rounded() / 10 })
+            #expect(session["intensity_factor"]?.doubleValue == load.intensityFactor.map { ($0 * 1000).rounded() / 1000 })
         }
         #expect(sessionZones.count == activities.filter { !$0.zoneGroupsByType.isEmpty }.count)
         for (index, activity) in activities.enumerated() where !activity.zoneGroupsByType.isEmpty {
@@ -364,6 +366,27 @@ struct FITDecodeTests {
         #expect(session?["max_heart_rate"]?.doubleValue == rates.max())
         #expect(session?["avg_power"] == nil)
         #expect(Self.close(session?["total_elapsed_time"], (run.end - run.start).seconds))
+    }
+
+    /// Issue 32: the bike's session has its power TSS and IF, the run's its hrTSS (no IF, no NP),
+    /// and the workout's TSS is their sum, not the bike's IF over the whole workout.
+    @Test func eachMultisportSessionHasItsOwnTrainingStressScore() throws {
+        let workout = try SyntheticRide.workout(seconds: 1800, seed: 4, startDate: Self.startDate, runAfter: 1000)
+        var profile = Self.profile
+        profile.lactateThresholdHeartRate = 150
+        let sessions = try #require(try Self.check(workout, profile: profile)["sessions"]?.arrayValue)
+        let load = workout.trainingLoad(athlete: profile, on: CalendarDate(workout.startDate, in: Calendar.current))
+        let (bike, run) = (load.activities[0], load.activities[1])
+        #expect(sessions[0]["training_stress_score"]?.doubleValue == bike.trainingStressScore.map { ($0 * 10).rounded() / 10 })
+        #expect(sessions[0]["intensity_factor"] != nil && sessions[0]["normalized_power"] != nil)
+        #expect(sessions[1]["training_stress_score"]?.doubleValue == run.heartRateStressScore.map { ($0 * 10).rounded() / 10 })
+        #expect(sessions[1]["training_stress_score"] != nil)
+        #expect(sessions[1]["intensity_factor"] == nil && sessions[1]["normalized_power"] == nil)
+        let sum = sessions.compactMap { $0["training_stress_score"]?.doubleValue }.reduce(0, +)
+        #expect(abs(sum - (try #require(load.trainingStressScore))) <= 0.1)
+        // The bike's IF over the whole workout, as before, would have said something else.
+        let wholeIF = try #require(workout.statistics.cyclingPower?.normalized) / 250
+        #expect(abs(workout.activeDuration.seconds / 3600 * wholeIF * wholeIF * 100 - sum) > 1)
     }
 
     @Test func localTimestampFollowsTheTimeZone() throws {

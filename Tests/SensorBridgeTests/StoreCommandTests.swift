@@ -221,6 +221,60 @@ import Zones
         #expect(day["days"]?.arrayValue?.first?["load"]?.doubleValue == hrTSS)
     }
 
+    /// Issue 32: the bundled bike+run's load is its activities' (the bike's TSS, the run's hrTSS),
+    /// `workouts load` adds that sum, and `--activity` counts only the activities of that type.
+    @Test func aMultisportWorkoutsLoadAndActivityTotalsAreItsActivities() throws {
+        _ = run(["profile", "set", "--age", "40", "--resting-hr", "50", "--ftp", "250", "--lthr", "165"])
+        _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save"])  // 1: cycling, 2026-11-02
+        _ = run(["replay", capture("multisport-bike-run.jsonl"), "--save"])  // 2: bike then run, 2026-11-03
+        let workout = try #require(try JSONValue(parsing: run(["workouts", "show", "2", "--json"]).output)["workout"])
+        let activities = try #require(workout["activities"]?.arrayValue)
+        let bike = try #require(activities.first?["load"]), runPart = try #require(activities.last?["load"])
+        // The bike: its own NP over its 10 minutes; the run: no power, its hrTSS.
+        let np = try #require(activities.first?["statistics"]?["cyclingPower"]?["normalized"]?.doubleValue)
+        #expect(abs((bike["trainingStressScore"]?.doubleValue ?? 0) - 600.0 / 3600 * (np / 250) * (np / 250) * 100) < 1e-9)
+        #expect(bike["intensityFactor"]?.doubleValue.map { abs($0 - np / 250) < 1e-12 } == true)
+        #expect(runPart["trainingStressScore"] == .null && runPart["intensityFactor"] == .null)
+        let runLoad = try #require(runPart["heartRateStressScore"]?.doubleValue)
+        #expect(activities.last?["activeDuration"] == 480)
+        let total = try #require(workout["load"]?["trainingStressScore"]?.doubleValue)
+        let bikeTSS = try #require(bike["trainingStressScore"]?.doubleValue)
+        #expect(abs(total - (bikeTSS + runLoad)) < 1e-9)
+        #expect(workout["load"]?["stressScore"]?.doubleValue == total && workout["load"]?["intensityFactor"] == .null)
+        #expect(self.run(["workouts", "show", "2"]).output.contains(
+            "  Load         TSS \(Int(total.rounded())) (cycling TSS \(Int(bikeTSS.rounded())) IF \(String(format: "%.2f", np / 250)), "
+                + "running hrTSS \(Int(runLoad.rounded())); FTP 250 W)"))
+
+        // workouts load: the day of the bike+run adds the sum; --activity running its run alone.
+        let days = try JSONValue(parsing: self.run(["workouts", "load", "--from", "2026-11-03", "--to", "2026-11-03", "--json"]).output)
+        #expect(days["days"]?.arrayValue?.first?["load"]?.doubleValue == total)
+        let running = try JSONValue(
+            parsing: self.run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-03", "--activity", "running", "--json"]).output)
+        #expect(running["workouts"]?.arrayValue?.map { $0["id"]?.integerValue } == [2])
+        #expect(running["workouts"]?.arrayValue?.first?["load"]?["stressScore"]?.doubleValue == runLoad)
+        #expect(running["days"]?.arrayValue?.last?["load"]?.doubleValue == runLoad)
+
+        // workouts zones --activity: the run's 8 minutes, not the bike's; the bike's with the ride.
+        func periods(_ quantity: String, _ activity: String) throws -> [JSONValue] {
+            try JSONValue(
+                parsing: self.run(["workouts", "zones", "--quantity", quantity, "--by", "week", "--activity", activity, "--json"]).output
+            )["periods"]?.arrayValue ?? []
+        }
+        let runHR = try periods("heart-rate", "running")
+        #expect(runHR.count == 1 && runHR.first?["workouts"] == 1)
+        #expect(ReplayCommandTests.durations(runHR.first) == ReplayCommandTests.durations(activities.last?["zoneGroups"]?["heartRate"]))
+        #expect(runHR.first?["totalDuration"] == 480)
+        #expect(try periods("power", "running").isEmpty)
+        let ride = try #require(try JSONValue(parsing: self.run(["workouts", "show", "1", "--json"]).output)["workout"])
+        let cycling = try periods("heart-rate", "cycling")
+        #expect(cycling.first?["workouts"] == 2)
+        let expected = zip(
+            ReplayCommandTests.durations(ride["zoneGroups"]?["heartRate"]),
+            ReplayCommandTests.durations(activities.first?["zoneGroups"]?["heartRate"])
+        ).map { $0 + $1 }
+        #expect(zip(ReplayCommandTests.durations(cycling.first), expected).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+
     /// The README's examples in `heading`'s section, run in order as written (without the
     /// optional `[...]` parts and the `# comments`) against this test's store: each succeeds, and
     /// each line shown under it is printed, in order (`...` stands for lines left out; the

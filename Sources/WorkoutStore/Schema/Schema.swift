@@ -1,3 +1,5 @@
+import Workouts
+
 /// The store's schema: its migrations, in order (DESIGN.md §3 "Storage").
 ///
 /// Conventions: times are whole nanoseconds (`_ns`) from the workout's start, except

@@ -1,8 +1,8 @@
-import SensorCore
-import Zones
+public import SensorCore
+public import Zones
 
 /// The active time the zone rule credits to each distinct value of one quantity in one workout
-/// (table `zone_value_durations`, schema version 2).
+/// (what the store keeps in `zone_value_durations`, schema version 2, and what training load weighs).
 ///
 /// The rule (DESIGN.md §3 "Zones") credits a sample at `t[i]` with `[t[i], min(t[i+1], t[i] + hold))`,
 /// intersected with active time and cut at the end. That time depends on the sample times, the
@@ -14,10 +14,10 @@ import Zones
 /// This follows the classifier's re-bucketing step by step: samples are taken in order, NaN values
 /// and samples after the end or earlier than the latest event are skipped, and pauses and resumes
 /// come before samples of the same time.
-struct ValueDurations: Equatable {
+public struct ValueDurations: Sendable, Equatable {
     /// Distinct values, increasing, with their credited time in nanoseconds (each positive).
-    var values: [Double] = []
-    var durations: [Int64] = []
+    public var values: [Double] = []
+    public var durations: [Int64] = []
 
     /// - Parameters:
     ///   - times: sample times in nanoseconds from the workout's start, in the order received.
@@ -25,7 +25,7 @@ struct ValueDurations: Equatable {
     ///   - pauses: paused intervals in nanoseconds from the start, in order.
     ///   - end: the workout's duration in nanoseconds.
     ///   - hold: the zone rule's maximum hold in nanoseconds (positive).
-    init(times: [Int64], values sampleValues: [Double], pauses: [Range<Int64>], end: Int64, hold: Int64) {
+    public init(times: [Int64], values sampleValues: [Double], pauses: [Range<Int64>], end: Int64, hold: Int64) {
         var credited: [Double: Int64] = [:]
         var latest: Int64 = 0
         var creditedUntil: Int64 = 0
@@ -77,13 +77,13 @@ struct ValueDurations: Equatable {
         }
     }
 
-    init(values: [Double], durations: [Int64]) {
+    public init(values: [Double], durations: [Int64]) {
         self.values = values
         self.durations = durations
     }
 
     /// The same durations sorted into `configuration`'s zones.
-    func zoneDurations(in configuration: WorkoutZoneConfiguration) -> [Int64] {
+    public func zoneDurations(in configuration: WorkoutZoneConfiguration) -> [Int64] {
         var zones = [Int64](repeating: 0, count: configuration.zones.count)
         for (value, duration) in zip(values, durations) {
             if let zone = configuration.zoneIndex(for: value) { zones[zone] += duration }
@@ -92,63 +92,17 @@ struct ValueDurations: Equatable {
     }
 
     /// The durations of `type` in a workout's samples.
-    init(_ samples: [Sample], of type: QuantityType, start: Duration, timeline: WorkoutTimeline, hold: Duration) {
-        let startNanoseconds = start.nanoseconds
+    public init(_ samples: [Sample], of type: QuantityType, start: Duration, timeline: WorkoutTimeline, hold: Duration) {
+        let startNanoseconds = start.clampedNanoseconds
         var times: [Int64] = []
         var values: [Double] = []
         for sample in samples where sample.type == type {
-            times.append(sample.time.nanoseconds - startNanoseconds)
+            times.append(sample.time.clampedNanoseconds - startNanoseconds)
             values.append(sample.value)
         }
         self.init(
             times: times, values: values,
-            pauses: timeline.pauses.map { ($0.lowerBound - start).nanoseconds..<($0.upperBound - start).nanoseconds },
-            end: (timeline.end - start).nanoseconds, hold: hold.nanoseconds)
-    }
-
-    // MARK: Storage
-
-    /// Writes the durations of the zoned quantities in `samples` for `workout`.
-    static func insert(
-        _ samples: [Sample], workout: Int64, start: Duration, timeline: WorkoutTimeline,
-        holds: [QuantityType: Duration], into connection: any StoreDatabase
-    ) throws {
-        let statement = try connection.statement(
-            "INSERT INTO zone_value_durations (workout_id, quantity_type, value, duration_ns) VALUES (?, ?, ?, ?)")
-        for type in zonedTypes {
-            let durations = ValueDurations(
-                samples, of: type, start: start, timeline: timeline,
-                hold: holds[type] ?? ZoneClassifier.defaultMaximumHold(for: type))
-            for (value, duration) in zip(durations.values, durations.durations) {
-                try statement.run(workout, Int64(type.rawValue), value, duration)
-            }
-        }
-    }
-
-    /// The quantity types that have zones.
-    static let zonedTypes: [QuantityType] = [.heartRate, .cyclingPower]
-
-    /// Migration 2: computes the durations of every finished workout from its stored samples.
-    static func backfill(_ connection: SQLiteConnection) throws {
-        var workouts: [(id: Int64, start: Duration, holds: [QuantityType: Duration])] = []
-        try connection.statement(
-            """
-            SELECT id, anchor_offset_ns, heart_rate_hold_ns, power_hold_ns FROM workouts
-            WHERE duration_ns IS NOT NULL ORDER BY id
-            """
-        ).forEachRow { row in
-            workouts.append(
-                (
-                    row.int64(0), .nanoseconds(row.int64(1)),
-                    [.heartRate: .nanoseconds(row.int64(2)), .cyclingPower: .nanoseconds(row.int64(3))]
-                ))
-        }
-        for workout in workouts {
-            let timeline = try WorkoutStore.timeline(of: workout.id, start: workout.start, in: connection)
-            let samples = try SampleChunk.samples(of: workout.id, start: workout.start, in: connection, path: connection.path)
-            try insert(
-                samples, workout: workout.id, start: workout.start, timeline: timeline, holds: workout.holds,
-                into: connection)
-        }
+            pauses: timeline.pauses.map { ($0.lowerBound - start).clampedNanoseconds..<($0.upperBound - start).clampedNanoseconds },
+            end: (timeline.end - start).clampedNanoseconds, hold: hold.clampedNanoseconds)
     }
 }

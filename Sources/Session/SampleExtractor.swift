@@ -10,6 +10,7 @@ public struct SampleExtractor: Sendable {
     public let sensor: SensorID
     private var cadence = CadenceCalculator()
     private var speed: SpeedCalculator
+    private var spikes = PowerSpikeDetector()
 
     /// - Parameter wheelCircumference: metres, for wheel speed.
     public init(sensor: SensorID, wheelCircumference: Double = 2.105) {
@@ -22,7 +23,11 @@ public struct SampleExtractor: Sendable {
     /// outside `SensorState.plausibleHeartRate`, gives no sample at all (its RR intervals and energy
     /// are the same noise), and the sensor's state is returned: `.noContact` or `.invalid`. nil when
     /// the value counted.
-    /// A power of 0 W is valid (coasting).
+    /// A power of 0 W is valid (coasting). A power, cadence or speed measurement with a value no
+    /// person could produce (outside `SensorState.plausiblePower`, `plausibleCadence` or
+    /// `plausibleSpeed`, or a power spike by `PowerSpikeDetector`) gives no sample at all either
+    /// (one impossible field makes the measurement suspect; the cumulative counters behind cadence
+    /// and speed still advance, so the next value's delta is right), and returns `.invalid`.
     @discardableResult
     public mutating func extract(_ value: GATTValue, at time: Duration, into samples: inout [Sample]) -> SensorState? {
         func add(_ type: QuantityType, _ v: Double) {
@@ -36,21 +41,36 @@ public struct SampleExtractor: Sendable {
             for rr in m.rrIntervals { add(.rrInterval, rr.seconds) }
             if let energy = m.energyExpended { add(.energyExpended, Double(energy)) }
         case .cyclingPowerMeasurement(let m):
-            add(.cyclingPower, Double(m.instantaneousPower))
+            let power = Double(m.instantaneousPower)
+            let spike = spikes.isSpike(power, at: time)
+            let rpm = m.crankRevolutionData.flatMap { cadence.update($0, at: time) }
+            let v = m.wheelRevolutionData.flatMap { speed.update($0, at: time) }
+            guard !spike, SensorState.plausiblePower.contains(power), Self.plausible(rpm: rpm, speed: v) else {
+                return .invalid
+            }
+            add(.cyclingPower, power)
             if let balance = m.pedalPowerBalancePercent, m.pedalPowerBalanceReference == .left {
                 add(.pedalPowerBalance, balance)
             }
-            if let crank = m.crankRevolutionData, let rpm = cadence.update(crank, at: time) { add(.cyclingCadence, rpm) }
-            if let wheel = m.wheelRevolutionData, let v = speed.update(wheel, at: time) { add(.cyclingSpeed, v) }
+            if let rpm { add(.cyclingCadence, rpm) }
+            if let v { add(.cyclingSpeed, v) }
             if let energy = m.accumulatedEnergy { add(.accumulatedEnergy, Double(energy)) }
         case .cscMeasurement(let m):
-            if let crank = m.crankRevolutionData, let rpm = cadence.update(crank, at: time) { add(.cyclingCadence, rpm) }
-            if let wheel = m.wheelRevolutionData, let v = speed.update(wheel, at: time) { add(.cyclingSpeed, v) }
+            let rpm = m.crankRevolutionData.flatMap { cadence.update($0, at: time) }
+            let v = m.wheelRevolutionData.flatMap { speed.update($0, at: time) }
+            guard Self.plausible(rpm: rpm, speed: v) else { return .invalid }
+            if let rpm { add(.cyclingCadence, rpm) }
+            if let v { add(.cyclingSpeed, v) }
         case .batteryLevel(let b):
             add(.batteryLevel, Double(b.percent))
         case .cyclingPowerVector, .cyclingPowerFeature, .sensorLocation, .bodySensorLocation:
             break
         }
         return nil
+    }
+
+    private static func plausible(rpm: Double?, speed: Double?) -> Bool {
+        (rpm.map { SensorState.plausibleCadence.contains($0) } ?? true)
+            && (speed.map { SensorState.plausibleSpeed.contains($0) } ?? true)
     }
 }

@@ -199,6 +199,11 @@ enum WorkoutJSON {
             object.append("rmssd", .number(rmssd))
             object.append("rrPairs", .number(Double(s.rrPairCount)))
         }
+        if let share = s.rrArtefactShare {
+            object.append("rrIntervals", .number(Double(s.rrIntervalCount)))
+            object.append("rrArtefacts", .number(Double(s.rrArtefactCount)))
+            object.append("rrArtefactShare", .number(share))
+        }
         object.append("droppedSamples", .number(Double(s.droppedSamples)))
         object.append("malformedNotifications", .number(Double(s.malformedNotifications)))
         return .object(object)

@@ -23,7 +23,10 @@ enum WorkoutSummary {
             lines.append("  Power        avg \(whole(p.average)) W  max \(whole(p.maximum)) W\(np)  \(whole(p.energy)) kJ")
         }
         if let c = s.cadence { lines.append("  Cadence      avg \(whole(c.average)) rpm  max \(whole(c.maximum)) rpm") }
-        if let rmssd = s.rmssd { lines.append("  HRV          RMSSD \(whole(rmssd)) ms") }
+        if let rmssd = s.rmssd {
+            let artefacts = s.rrArtefactShare.map { ", \(whole($0 * 100)) % of beats removed as artefacts" } ?? ""
+            lines.append("  HRV          RMSSD \(whole(rmssd)) ms\(artefacts)")
+        }
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count

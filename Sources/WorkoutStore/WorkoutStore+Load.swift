@@ -113,7 +113,8 @@ extension WorkoutStore {
             """
             SELECT heart_rate_average, heart_rate_minimum, heart_rate_maximum, heart_rate_count, power_average,
                 power_maximum, power_normalized, power_energy_kj, power_count, cadence_average, cadence_maximum,
-                cadence_count, energy_expended_kj, rmssd_ms, rr_pair_count, dropped_samples, malformed_notifications
+                cadence_count, energy_expended_kj, rmssd_ms, rr_pair_count, dropped_samples, malformed_notifications,
+                rr_interval_count, rr_artefact_count
             FROM workout_statistics WHERE workout_id = ?
             """
         ).firstRow(workout) { r in
@@ -128,7 +129,8 @@ extension WorkoutStore {
                 },
                 cadence: r.optionalInt(11).map { .init(average: r.double(9), maximum: r.double(10), count: $0) },
                 energyExpended: r.optionalDouble(12), rmssd: r.optionalDouble(13), rrPairCount: r.int(14),
-                droppedSamples: r.int(15), malformedNotifications: r.int(16))
+                rrIntervalCount: r.int(17), rrArtefactCount: r.int(18), droppedSamples: r.int(15),
+                malformedNotifications: r.int(16))
         }
         guard let statistics else {
             throw WorkoutStoreError.invalidData(path: path, reason: "workout \(workout) has no statistics")

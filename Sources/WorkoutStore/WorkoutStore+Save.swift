@@ -186,20 +186,26 @@ extension WorkoutStore {
         }
     }
 
+    /// A store of a schema before migration 12 (made by a test from the first migrations) has no
+    /// RR artefact counts and gets none.
     private func insertStatistics(_ s: WorkoutStatistics, workout: Int64) throws {
-        try connection.statement(
-            """
-            INSERT INTO workout_statistics (workout_id, heart_rate_average, heart_rate_minimum, heart_rate_maximum,
-                heart_rate_count, power_average, power_maximum, power_normalized, power_energy_kj, power_count,
-                cadence_average, cadence_maximum, cadence_count, energy_expended_kj, rmssd_ms, rr_pair_count,
-                dropped_samples, malformed_notifications)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """
-        ).run(
-            workout, s.heartRate?.average, s.heartRate?.minimum, s.heartRate?.maximum, s.heartRate?.count,
-            s.cyclingPower?.average, s.cyclingPower?.maximum, s.cyclingPower?.normalized, s.cyclingPower?.energy,
-            s.cyclingPower?.count, s.cadence?.average, s.cadence?.maximum, s.cadence?.count, s.energyExpended, s.rmssd,
-            s.rrPairCount, s.droppedSamples, s.malformedNotifications)
+        var columns: [(name: String, value: (any StoreValue)?)] = [
+            ("workout_id", workout), ("heart_rate_average", s.heartRate?.average),
+            ("heart_rate_minimum", s.heartRate?.minimum), ("heart_rate_maximum", s.heartRate?.maximum),
+            ("heart_rate_count", s.heartRate?.count), ("power_average", s.cyclingPower?.average),
+            ("power_maximum", s.cyclingPower?.maximum), ("power_normalized", s.cyclingPower?.normalized),
+            ("power_energy_kj", s.cyclingPower?.energy), ("power_count", s.cyclingPower?.count),
+            ("cadence_average", s.cadence?.average), ("cadence_maximum", s.cadence?.maximum),
+            ("cadence_count", s.cadence?.count), ("energy_expended_kj", s.energyExpended), ("rmssd_ms", s.rmssd),
+            ("rr_pair_count", s.rrPairCount), ("dropped_samples", s.droppedSamples),
+            ("malformed_notifications", s.malformedNotifications),
+        ]
+        if try connection.userVersion >= Schema.rrArtefactsVersion {
+            columns += [("rr_interval_count", s.rrIntervalCount), ("rr_artefact_count", s.rrArtefactCount)]
+        }
+        let names = columns.map(\.name).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try connection.statement("INSERT INTO workout_statistics (\(names)) VALUES (\(marks))").run(arguments: columns.map(\.value))
     }
 
     /// Inserts a `workouts` row of `columns` and `identity` and returns its id; the caller holds a

@@ -40,6 +40,13 @@ struct HeldValueIntegrator: Sendable {
         paused = false
     }
 
+    /// The held value stops at `time` (its sensor's values stopped counting): nothing more is
+    /// credited until the next sample.
+    mutating func endHold(at time: Int64) {
+        credit(until: time)
+        last = nil
+    }
+
     mutating func end(at time: Int64) {
         credit(until: time)
         paused = true

@@ -8,7 +8,9 @@ public enum SensorState: String, Sendable, Hashable, CaseIterable {
     case notifying
     /// A heart-rate strap that reports no skin contact: its values do not count.
     case noContact
-    /// Sending values no sensor could measure (a heart rate of 0, or outside `SensorState.plausibleHeartRate`): they do not count.
+    /// Sending values no sensor could measure or no person produce (a heart rate of 0 or outside
+    /// `plausibleHeartRate`; power, cadence or speed outside `plausiblePower`, `plausibleCadence` or
+    /// `plausibleSpeed`, or a power spike by `PowerSpikeDetector`): they do not count.
     case invalid
     /// Connected, but no value for longer than `SensorStateTracker.staleAfter`.
     case stale
@@ -18,6 +20,19 @@ public enum SensorState: String, Sendable, Hashable, CaseIterable {
     /// Heart rates that count, in beats per minute: below 25 or above 250 no person's heart beats
     /// (the strap reads noise), and 0 is what straps send without contact.
     public static let plausibleHeartRate: ClosedRange<Double> = 25...250
+
+    /// Power that counts, in watts: the best sprinters peak at 2,500-2,600 W for a second, so
+    /// 3,000 W leaves a margin (and is the highest power zone boundary `ZonePlausibility` allows).
+    /// Negative power is what the characteristic allows (sint16) and some meters send: it counts.
+    public static let plausiblePower: PartialRangeThrough<Double> = ...3000
+
+    /// Crank cadence that counts, in rpm: track sprinters spin up to about 200 rpm; above 250 the
+    /// crank counter glitched.
+    public static let plausibleCadence: PartialRangeThrough<Double> = ...250
+
+    /// Wheel speed that counts, in m/s: 120 km/h, beyond any descent on a bike (the record
+    /// descents on a road bike are about 110 km/h); above it the wheel counter glitched.
+    public static let plausibleSpeed: PartialRangeThrough<Double> = ...(120 / 3.6)
 }
 
 /// The state of each sensor of a workout and the time it spent in each (pure: fed with times).

@@ -9,9 +9,7 @@ public struct StatisticsAccumulator: Sendable {
     private var power = Extremes()
     private var cadence = Extremes()
     private var powerIntegrator: HeldValueIntegrator
-    private var previousRR: Double?
-    private var rrSquares = 0.0
-    private var rrPairs = 0
+    private var rr = RRArtefactFilter()
     private var lastEnergyCounter: Double?
     private var energyExpended: Double?
     public var droppedSamples = 0
@@ -51,16 +49,7 @@ public struct StatisticsAccumulator: Sendable {
         case .cyclingCadence:
             if active && sample.value > 0 { cadence.add(sample.value) }
         case .rrInterval:
-            guard active, (0.25...2.5).contains(sample.value) else {
-                previousRR = nil
-                return
-            }
-            if let previous = previousRR {
-                let difference = (sample.value - previous) * 1000
-                rrSquares += difference * difference
-                rrPairs += 1
-            }
-            previousRR = sample.value
+            if active { rr.add(sample.value) }
         case .energyExpended:
             if let last = lastEnergyCounter {
                 // The strap's counter is a uint16 that wraps; a smaller value is a wrap, not a loss.
@@ -78,7 +67,7 @@ public struct StatisticsAccumulator: Sendable {
     public mutating func pause(at time: Duration) {
         powerIntegrator.pause(at: offset(time))
         active = false
-        previousRR = nil
+        rr.endRun()
     }
 
     public mutating func resume(at time: Duration) {
@@ -88,7 +77,19 @@ public struct StatisticsAccumulator: Sendable {
 
     public mutating func end(at time: Duration) {
         powerIntegrator.end(at: offset(time))
+        rr.endRun()
         active = false
+    }
+
+    /// The latest sample of `type` stops standing for anything at `time`: its sensor's values
+    /// stopped counting (no contact, an invalid value). Power's hold ends there (energy, NP); RR
+    /// intervals start a new run (no difference spans the gap).
+    public mutating func endHold(of type: QuantityType, at time: Duration) {
+        switch type {
+        case .cyclingPower: powerIntegrator.endHold(at: offset(time))
+        case .rrInterval: rr.endRun()
+        default: break
+        }
     }
 
     public var statistics: WorkoutStatistics {
@@ -108,10 +109,12 @@ public struct StatisticsAccumulator: Sendable {
             s.cadence = .init(average: cadence.average, maximum: cadence.maximum, count: cadence.count)
         }
         s.energyExpended = energyExpended
-        if rrPairs > 0 {
-            s.rmssd = (rrSquares / Double(rrPairs)).squareRoot()
-            s.rrPairCount = rrPairs
+        if rr.pairs > 0 {
+            s.rmssd = (rr.squares / Double(rr.pairs)).squareRoot()
+            s.rrPairCount = rr.pairs
         }
+        s.rrIntervalCount = rr.judged
+        s.rrArtefactCount = rr.artefacts
         return s
     }
 }

@@ -34,6 +34,8 @@ public struct WorkoutStateMachine: Sendable {
     private var controlTime = Duration.zero
     /// The latest sample's time of each quantity type.
     private var latestSample = QuantityTypeMap<Duration>()
+    /// The sensor of the latest sample of each quantity type: whose hold a refused value ends.
+    private var latestSampleSensor = QuantityTypeMap<SensorID>()
     private var classifiers: [QuantityType: ZoneClassifier] = [:]
     private var statistics = StatisticsAccumulator(start: .zero)
     private var activities: [WorkoutActivity] = []
@@ -155,6 +157,7 @@ public struct WorkoutStateMachine: Sendable {
         var sample = sample
         sample.time = max(sample.time, controlTime, latestSample[sample.type] ?? start)
         latestSample[sample.type] = sample.time
+        latestSampleSensor[sample.type] = sample.sensor
         latest = max(latest, sample.time)
         samples.append(sample)
         statistics.add(sample)
@@ -247,9 +250,23 @@ public struct WorkoutStateMachine: Sendable {
 
     /// A sensor's notifications stopped counting at `time`: `.noContact` or `.invalid` (the
     /// session's decoder says so when a value is refused); its next sample makes it notifying.
+    /// The holds of the quantities whose latest sample it sent end there at once (time in zone,
+    /// energy and NP; an RR run): a refused value says the one before it no longer stands.
     public mutating func sensorValues(_ sensor: SensorID, _ state: SensorState, at time: Duration) {
         guard self.state == .collecting || self.state == .paused else { return }
-        setSensorState(sensor, state, at: max(time, controlTime))
+        let time = max(time, controlTime)
+        setSensorState(sensor, state, at: time)
+        for type in QuantityType.allCases where latestSampleSensor[type] == sensor {
+            latestSampleSensor[type] = nil
+            let end = max(time, latestSample[type] ?? start)
+            latestSample[type] = end
+            latest = max(latest, end)
+            statistics.endHold(of: type, at: end)
+            if classifiers[type] != nil {
+                try? classifiers[type]?.endHold(at: end)
+                takeZoneUpdates(type)
+            }
+        }
     }
 
     /// The current state of each sensor, by the session's key for it.

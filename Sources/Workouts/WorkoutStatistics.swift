@@ -60,11 +60,20 @@ public struct WorkoutStatistics: Sendable, Hashable {
     /// counter's increments, across the counter's uint16 wrap).
     public var energyExpended: Double?
     /// RMSSD of the RR intervals received while active, in milliseconds: the root mean square of
-    /// successive differences, over intervals between 0.25 s and 2.5 s (others are artifacts),
-    /// not pairing across pauses or artifacts.
+    /// successive differences of normal intervals, after `RRArtefactFilter` removed the
+    /// artefacts (outside 0.25-2.5 s, or more than 20 % from the median of their neighbours), not
+    /// pairing across pauses or artefacts.
     public var rmssd: Double?
     /// Successive RR differences behind `rmssd`.
     public var rrPairCount: Int
+    /// RR intervals judged by the artefact filter (received while active).
+    public var rrIntervalCount: Int
+    /// Of those, the artefacts removed before `rmssd`.
+    public var rrArtefactCount: Int
+    /// The share of RR intervals removed as artefacts, 0...1; nil without intervals.
+    public var rrArtefactShare: Double? {
+        rrIntervalCount > 0 ? Double(rrArtefactCount) / Double(rrIntervalCount) : nil
+    }
     /// Samples refused by a full sample ring (the consumer fell behind).
     public var droppedSamples: Int
     /// Notifications that did not decode and were skipped.
@@ -72,7 +81,8 @@ public struct WorkoutStatistics: Sendable, Hashable {
 
     public init(
         heartRate: HeartRate? = nil, cyclingPower: Power? = nil, cadence: Cadence? = nil, energyExpended: Double? = nil,
-        rmssd: Double? = nil, rrPairCount: Int = 0, droppedSamples: Int = 0, malformedNotifications: Int = 0
+        rmssd: Double? = nil, rrPairCount: Int = 0, rrIntervalCount: Int = 0, rrArtefactCount: Int = 0,
+        droppedSamples: Int = 0, malformedNotifications: Int = 0
     ) {
         self.heartRate = heartRate
         self.cyclingPower = cyclingPower
@@ -80,6 +90,8 @@ public struct WorkoutStatistics: Sendable, Hashable {
         self.energyExpended = energyExpended
         self.rmssd = rmssd
         self.rrPairCount = rrPairCount
+        self.rrIntervalCount = rrIntervalCount
+        self.rrArtefactCount = rrArtefactCount
         self.droppedSamples = droppedSamples
         self.malformedNotifications = malformedNotifications
     }

@@ -189,6 +189,17 @@ public struct ZoneClassifier: Sendable {
         applyResume(at: time.attosecondCount)
     }
 
+    /// Ends the latest sample's hold at `time` (its sensor's values stopped counting: no contact, an
+    /// invalid value): nothing more is credited until the next sample, and the current zone
+    /// becomes none at once. Nothing happens when the hold had already run out.
+    ///
+    /// - Throws: `.ended` or `.outOfOrder`; the classifier is unchanged then.
+    public mutating func endHold(at time: Duration) throws(ZoneClassifierError) {
+        guard phase != .ended else { throw .ended(time: time) }
+        guard time.attosecondCount >= latestTime else { throw outOfOrder(time) }
+        applyEndHold(at: time.attosecondCount)
+    }
+
     /// Ends the workout at `time` (paused or not): the latest hold is cut there, and a sensor that
     /// went stale before it produces its update.
     ///
@@ -263,6 +274,14 @@ public struct ZoneClassifier: Sendable {
         latestTime = time
         creditedUntil = time
         phase = .collecting
+    }
+
+    mutating func applyEndHold(at time: Int128) {
+        latestTime = time
+        if phase == .collecting { credit(until: time) }
+        if reportedZone >= 0, holdEnd < time { report(zone: -1, at: holdEnd) }
+        holdEnd = min(holdEnd, time)
+        if reportedZone >= 0 { report(zone: -1, at: time) }
     }
 
     mutating func applyEnd(at time: Int128) {

@@ -61,7 +61,7 @@ import Zones
 
         let store = try WorkoutStore(path: path)
         #expect(try store.connection.userVersion == WorkoutStore.schemaVersion)
-        #expect(try store.workout(oldID) == old)
+        #expect(try store.workout(oldID) == savedBeforeMigration12(old))
         #expect(try store.workout(oldID).profile == nil)
         let new = try ride(minutes: 3, seed: 2, day: 1)
         #expect(new.profile != nil)
@@ -111,7 +111,7 @@ import Zones
         #expect(migrated == stored)
         #expect(migrated.heartRateZoneModel == .reserve && migrated.profile.lactateThresholdHeartRate == nil)
         let workout = try store.workout(oldID)
-        #expect(workout == old)
+        #expect(workout == savedBeforeMigration12(old))
         #expect(workout.profile?.heartRateZoneModel == .reserve && workout.profile?.athlete.lactateThresholdHeartRate == nil)
 
         var changed = migrated
@@ -119,7 +119,7 @@ import Zones
         changed.heartRateZoneModel = .lactateThreshold
         try store.savePreferences(changed)
         #expect(try WorkoutStore(path: path).preferences() == changed)
-        #expect(try store.workout(oldID) == old)
+        #expect(try store.workout(oldID) == savedBeforeMigration12(old))
     }
 
     /// Migration 7 on a version-6 store: its workouts have no targets; a workout saved afterwards
@@ -134,7 +134,7 @@ import Zones
             oldID = try version6.save(old)
         }
         let store = try WorkoutStore(path: path)
-        #expect(try store.workout(oldID) == old && old.targets.isEmpty)
+        #expect(try store.workout(oldID) == savedBeforeMigration12(old) && old.targets.isEmpty)
         var new = try ride(minutes: 3, seed: 2, day: 1)
         new.targets = [
             WorkoutTarget(quantityType: .heartRate, zones: 1...2), WorkoutTarget(quantityType: .cyclingPower, zones: 3...3),
@@ -199,7 +199,7 @@ import Zones
             #expect(throws: (any Error).self) { try version10.addAthlete(name, preferences: ZonePreferences()) }
         }
         let store = try WorkoutStore(path: path)
-        #expect(try store.connection.userVersion == 11)
+        #expect(try store.connection.userVersion == Schema.version)
         try store.addAthlete(name, preferences: ZonePreferences())
         let id = try store.save(try ride(minutes: 2, seed: 2, day: 1), athlete: name)
         #expect(try store.athletes().map(\.name) == [anna, name])
@@ -268,4 +268,33 @@ import Zones
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["workouts.sqlite"])
     }
+
+    /// Migration 12 on a version-11 store: its workouts keep their RMSSD and get no RR artefact
+    /// counts (0 of 0); a workout saved afterwards keeps its counts.
+    @Test func migration12AddsRRArtefactCountsToNewWorkoutsOnly() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let old = try ride(minutes: 3)
+        #expect(old.statistics.rrIntervalCount > 0)
+        let oldID: WorkoutID
+        do {
+            let version11 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(11)))
+            oldID = try version11.save(old)
+        }
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == 12)
+        let loaded = try store.workout(oldID)
+        #expect(loaded.statistics.rmssd == old.statistics.rmssd)
+        #expect(loaded.statistics.rrIntervalCount == 0 && loaded.statistics.rrArtefactShare == nil)
+        let new = try ride(minutes: 3, seed: 2, day: 1)
+        #expect(try store.workout(store.save(new)) == new)
+    }
+}
+
+/// A workout as a store before migration 12 keeps it: without the RR artefact counts.
+func savedBeforeMigration12(_ workout: Workout) -> Workout {
+    var workout = workout
+    workout.statistics.rrIntervalCount = 0
+    workout.statistics.rrArtefactCount = 0
+    return workout
 }

@@ -22,6 +22,7 @@ enum PostgreSQLSchema {
     static let migrations: [(version: Int64, name: String, sql: String)] = [
         (10, "workouts, samples, zone groups, profiles and athletes, as SQLite's schema version 10", version10),
         (11, "athletes' names up to 1024 code points, as SQLite's migration 11", version11),
+        (12, "the RR artefact filter's counts, as SQLite's migration 12", version12),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -377,5 +378,13 @@ enum PostgreSQLSchema {
             ADD CONSTRAINT athletes_name_check CHECK (length(name) BETWEEN 1 AND \(AthleteName.maximumCodePoints));
         ALTER TABLE workouts DROP CONSTRAINT workouts_athlete_check,
             ADD CONSTRAINT workouts_athlete_check CHECK (athlete IS NULL OR length(athlete) BETWEEN 1 AND \(AthleteName.maximumCodePoints));
+        """
+
+    /// As SQLite's migration 12: the RR intervals judged by the artefact filter and the artefacts removed.
+    static let version12 = """
+        ALTER TABLE workout_statistics ADD COLUMN rr_interval_count bigint NOT NULL DEFAULT 0
+            CHECK (rr_interval_count >= 0);
+        ALTER TABLE workout_statistics ADD COLUMN rr_artefact_count bigint NOT NULL DEFAULT 0
+            CHECK (rr_artefact_count BETWEEN 0 AND rr_interval_count);
         """
 }

@@ -25,6 +25,7 @@ enum Schema {
         },
         Migration(athletesVersion, "athletes with their own profile, preferred zones and sensors; the athlete of a workout", sql: version10),
         Migration(11, "athletes' names up to 1024 code points, so that no name of 64 characters is refused", apply: version11),
+        Migration(rrArtefactsVersion, "the RR intervals judged by the artefact filter and the artefacts it removed", sql: version12),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -36,6 +37,9 @@ enum Schema {
 
     /// The migration that adds athletes and the athlete of a workout.
     static let athletesVersion: Int64 = 10
+
+    /// The migration that adds the RR artefact filter's counts to the statistics.
+    static let rrArtefactsVersion: Int64 = 12
 
     /// The newest schema version this build knows.
     static var version: Int64 { migrations.last!.version }
@@ -462,4 +466,13 @@ enum Schema {
             PRAGMA writable_schema = OFF;
             """)
     }
+
+    /// The RR artefact filter's counts beside RMSSD (issue 32). Older workouts get 0 and 0: their
+    /// RMSSD was worked out before the filter, and nothing says how many artefacts it held.
+    static let version12 = """
+        ALTER TABLE workout_statistics ADD COLUMN rr_interval_count INTEGER NOT NULL DEFAULT 0
+            CHECK (rr_interval_count >= 0);
+        ALTER TABLE workout_statistics ADD COLUMN rr_artefact_count INTEGER NOT NULL DEFAULT 0
+            CHECK (rr_artefact_count BETWEEN 0 AND rr_interval_count);
+        """
 }

@@ -1006,16 +1006,21 @@ def drop_profiles(gone, why):
         print(f"profile dropped ({why}): {' '.join(sorted(AUTO_CONNECT.pop(key)))}", flush=True)
 
 
+def drop_during(char, method):
+    """--drop-during-subscribe: the link drops while `method` writes the CCC, and bluetoothd
+    answers with the ATT error (register_notify_cb; register_notify_io_cb from 5.84)."""
+    char.sb_drop = False
+    link(char.sb_device, False)
+    print(f'link {char.sb_key} dropped during {method}', flush=True)
+    raise dbus.exceptions.DBusException('Operation failed with ATT error: 0x0e', name='org.bluez.Error.Failed')
+
+
 def start_notify(char):
     if char.sb_stuck:
         print(f'refused StartNotify {char.sb_key} {char.sb_uuid} (stuck)', flush=True)
         raise dbus.exceptions.DBusException('Notify acquired', name='org.bluez.Error.NotPermitted')
     if char.sb_drop:
-        # The CCC write fails with the link: bluetoothd answers with the ATT error (register_notify_cb).
-        char.sb_drop = False
-        link(char.sb_device, False)
-        print(f'link {char.sb_key} dropped during StartNotify', flush=True)
-        raise dbus.exceptions.DBusException('Operation failed with ATT error: 0x0e', name='org.bluez.Error.Failed')
+        drop_during(char, 'StartNotify')
     if char.sb_fails:
         raise dbus.exceptions.DBusException('Notify not permitted', name='org.bluez.Error.NotPermitted')
     char.sb_starts += 1
@@ -1044,12 +1049,9 @@ def acquire_notify(char, _options):
     if char.props[CHAR]['Notifying'] or char.sb_socket or char.sb_stuck:
         raise dbus.exceptions.DBusException('Notify acquired', name='org.bluez.Error.NotPermitted')
     if char.sb_drop:
-        # 5.84 and later (the earlier ones never answer: watch_calls): the ATT error, and the
-        # characteristic usable again (476ae809a).
-        char.sb_drop = False
-        link(char.sb_device, False)
-        print(f'link {char.sb_key} dropped during AcquireNotify', flush=True)
-        raise dbus.exceptions.DBusException('Operation failed with ATT error: 0x0e', name='org.bluez.Error.Failed')
+        # 5.84 and later (the earlier ones never answer: watch_calls); the characteristic is
+        # usable again (476ae809a).
+        drop_during(char, 'AcquireNotify')
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     char.sb_socket = ours
     char.UpdateProperties(CHAR, {'NotifyAcquired': dbus.Boolean(True)})

@@ -39,7 +39,8 @@ struct DashboardModel: Sendable {
     /// When each lost sensor's next connection attempt is due.
     private var retryAt: [String: Duration] = [:]
     private var pausedAt: Duration?
-    private var lastResume = Duration.zero
+    /// The pauses that ended, in order: active time is the time outside them and `pausedAt`.
+    private var pauses: [Range<Duration>] = []
     private var pauseCause: WorkoutEvent.Cause?
     private var lap = 1
     private var lapStart = Duration.zero
@@ -47,7 +48,6 @@ struct DashboardModel: Sendable {
     var keys = false
     /// The relay's state, with `--relay`.
     var relay: RelayStatus?
-    private var pausedTotal = Duration.zero
     private var message: (text: String, at: Duration)?
 
     /// - Parameters:
@@ -95,10 +95,9 @@ struct DashboardModel: Sendable {
             lapStatistics.pause(at: event.time)
             for coach in coaches.indices { coaches[coach].pause() }
         case .event(let event) where event.kind == .resume:
-            if let pausedAt { pausedTotal += event.time - pausedAt }
+            if let pausedAt, event.time > pausedAt { pauses.append(pausedAt..<event.time) }
             pausedAt = nil
             pauseCause = nil
-            lastResume = event.time
             ride.resume(at: event.time)
             lapStatistics.resume(at: event.time)
             for coach in coaches.indices { coaches[coach].resume(at: event.time) }
@@ -171,11 +170,22 @@ struct DashboardModel: Sendable {
         recentPower.removeAll { sensorKeys[$0.sensor] == key }
     }
 
+    /// The active time (the session's time outside pauses) from the start to `time`, so that a
+    /// span's active part is the difference of its ends': what the builder credits to zones and laps.
+    private func activeTime(at time: Duration) -> Duration {
+        var paused = pauses.reduce(Duration.zero) { total, pause in
+            total + max(min(time, pause.upperBound) - pause.lowerBound, .zero)
+        }
+        if let pausedAt { paused += max(time - pausedAt, .zero) }
+        return time - paused
+    }
+
     /// What to draw at `now`.
     func state(at now: Duration) -> DashboardState {
         var state = DashboardState()
+        let active = activeTime(at: now)
         state.elapsed = now
-        state.active = now - pausedTotal - (pausedAt.map { now - $0 } ?? .zero)
+        state.active = active
         func fresh(_ type: QuantityType) -> Double? {
             latest[type].flatMap { now - $0.time <= Self.staleAfter(type) ? $0.value : nil }
         }
@@ -194,15 +204,16 @@ struct DashboardModel: Sendable {
         state.targets = coaches.map { coach in
             DashboardState.Target(
                 target: coach.target, currentZone: coach.currentZone, outFor: coach.outFor(at: now),
-                alert: coach.alerting(at: now))
+                alert: coach.alerting(at: now), paused: coach.isPaused)
         }
-        let creditedUntil = pausedAt ?? now
         state.zones = zones.map { track in
             var durations = track.group.durations
             var inZoneFor = Duration.zero
             if let current = track.current {
-                inZoneFor = max(now - track.since, .zero)
-                durations[current] += max(creditedUntil - max(track.since, lastResume), .zero)
+                // The zone's time since its update is the active time since then: before a pause
+                // as well as after it, and none while paused.
+                inZoneFor = max(active - activeTime(at: track.since), .zero)
+                durations[current] += inZoneFor
             }
             return DashboardState.Zones(
                 configuration: track.group.configuration, current: track.current, inZoneFor: inZoneFor, durations: durations)
@@ -220,7 +231,7 @@ struct DashboardModel: Sendable {
         state.message = message.flatMap { now - $0.at < Self.messageLifetime ? $0.text : nil }
         state.paused = pauseCause
         state.lap = lap
-        state.lapElapsed = max(now - lapStart, .zero)
+        state.lapElapsed = max(active - activeTime(at: lapStart), .zero)
         state.keys = keys
         state.relay = relay?.summary
         return state

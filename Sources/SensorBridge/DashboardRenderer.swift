@@ -142,6 +142,7 @@ struct DashboardRenderer {
     /// `Target heart-rate zones 2-3: in` or, alerting, `Target heart-rate zones 2-3: OUT 0:14 (zone 4)`.
     private static func targetLine(_ target: DashboardState.Target) -> (String, Style) {
         let zones = "Target \(target.target.label): "
+        guard !target.paused else { return (zones + "paused", .plain) }
         guard let current = target.currentZone else { return (zones + "no zone", .plain) }
         guard let outFor = target.outFor else { return (zones + "in (zone \(current + 1))", .plain) }
         let direction = current < target.target.zones.lowerBound ? "too low" : "too high"

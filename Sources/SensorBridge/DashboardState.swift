@@ -10,7 +10,7 @@ struct DashboardState: Sendable, Equatable {
         var configuration: WorkoutZoneConfiguration
         /// The current zone, nil when there is none (no sample yet, or the sensor went stale).
         var current: Int?
-        /// How long the quantity has been in `current` (since it entered it).
+        /// How long the quantity has been in `current` (active time since it entered it).
         var inZoneFor: Duration
         /// Time in each zone so far, by zone index.
         var durations: [Duration]
@@ -69,6 +69,8 @@ struct DashboardState: Sendable, Equatable {
         var outFor: Duration?
         /// Out for the debounce time or longer: highlighted, and the bell rings once.
         var alert: Bool
+        /// Paused: the target is not judged, in or out.
+        var paused = false
     }
 
     /// Time since the recording started.
@@ -99,7 +101,7 @@ struct DashboardState: Sendable, Equatable {
     var paused: WorkoutEvent.Cause?
     /// The lap under way, from 1.
     var lap = 1
-    /// Time since the lap began.
+    /// Active time since the lap began (pauses left out, as the stored lap's duration).
     var lapElapsed = Duration.zero
     /// Whether the keys work (standard input is the terminal): the line that names them is drawn.
     var keys = false

@@ -286,6 +286,7 @@ final class LiveFeed: Sendable {
             .object([
                 "label": .string(t.target.label), "currentZone": t.currentZone.map { .number(Double($0)) } ?? .null,
                 "outFor": t.outFor.map { .number($0.seconds.rounded(.down)) } ?? .null, "alert": .bool(t.alert),
+                "paused": .bool(t.paused),
             ])
         }
         return .object([

@@ -156,7 +156,7 @@ enum WebPages {
               const targets = document.getElementById('targets'); targets.textContent = '';
               for (const t of p.targets || []) {
                 const line = document.createElement('p'); line.className = t.alert ? 'error' : 'muted';
-                line.textContent = 'Target ' + t.label + ': ' + (t.currentZone == null ? 'no zone'
+                line.textContent = 'Target ' + t.label + ': ' + (t.paused ? 'paused' : t.currentZone == null ? 'no zone'
                   : t.outFor == null ? 'in (zone ' + (t.currentZone + 1) + ')' : 'out for ' + clock(t.outFor) + ' (zone ' + (t.currentZone + 1) + ')');
                 targets.appendChild(line);
               }

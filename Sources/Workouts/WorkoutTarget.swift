@@ -44,7 +44,8 @@ public struct TargetZoneCoach: Sendable, Hashable {
     /// Since when the rider has been out of the target, counting active time only; nil when in
     /// it, paused, or without a zone.
     public private(set) var outSince: Duration?
-    private var paused = false
+    /// Paused: the target is not judged (neither in nor out) until the resume.
+    public private(set) var isPaused = false
 
     public static let defaultDebounce = Duration.seconds(10)
 
@@ -57,19 +58,19 @@ public struct TargetZoneCoach: Sendable, Hashable {
     public mutating func zone(_ index: Int?, at time: Duration) {
         currentZone = index
         if let index, !target.zones.contains(index) {
-            if outSince == nil, !paused { outSince = time }
+            if outSince == nil, !isPaused { outSince = time }
         } else {
             outSince = nil
         }
     }
 
     public mutating func pause() {
-        paused = true
+        isPaused = true
         outSince = nil
     }
 
     public mutating func resume(at time: Duration) {
-        paused = false
+        isPaused = false
         if let currentZone, !target.zones.contains(currentZone) { outSince = time }
     }
 

@@ -177,6 +177,69 @@ import Zones
         #expect(renderer.render(model.state(at: .seconds(64)), width: 80, height: 30).lines.map(Self.visible).contains("Target heart-rate zones 2-3: in (zone 2)"))
     }
 
+    /// The ride: 12 s, a pause of 6 s, then 28 s more, with a lap before the pause and a
+    /// zone held across it. At the end, the live zone durations, the active time and the lap clock
+    /// equal what the builder saves (they said 28 s of 40 when only time after the resume counted).
+    @Test func liveFiguresAtTheEndEqualTheSavedWorkoutsAcrossAPause() throws {
+        var machine = WorkoutStateMachine()
+        for configuration in [Self.heartZones, Self.powerZones] { try machine.setCustomZoneConfiguration(configuration) }
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 0))
+        var model = DashboardModel(sensors: Self.sensors, configurations: [Self.heartZones, Self.powerZones])
+        var seen: [Duration] = []
+        for second in 1...46 {
+            if second == 10 { try machine.lap(at: .seconds(second)) }
+            if second == 12 { try machine.pause(at: .seconds(second)) }
+            if second == 18 { try machine.resume(at: .seconds(second)) }
+            // Heart rate in zone 3 from t = 5 to the end (one zone across the pause), power changing zone at 30.
+            let heartRate: Double = second < 5 ? 115 : 125
+            let power: Double = second < 30 ? 180 : 260
+            // The sensors go on sending while paused, as they do.
+            for sample in [
+                Sample(sensor: SensorID(1), type: .heartRate, value: heartRate, time: .seconds(second)),
+                Sample(sensor: SensorID(2), type: .cyclingPower, value: power, time: .seconds(second)),
+            ] {
+                machine.add(sample)
+                model.add(sample)
+            }
+            while let output = machine.nextOutput() { model.apply(output) }
+            // While paused nothing runs: the figures at 15 are those at 12.
+            if second == 12 || second == 15 { seen.append(model.state(at: .seconds(second)).zones[0].durations.reduce(.zero, +)) }
+        }
+        let live = model.state(at: .seconds(46))
+        try machine.endCollection(at: .seconds(46))
+        let workout = try machine.finishWorkout()
+        #expect(seen.count == 2 && seen[0] == seen[1])
+        #expect(live.active == .seconds(40) && live.active == workout.activeDuration)
+        for zones in live.zones {
+            let saved = try #require(workout.zoneGroupsByType[zones.configuration.quantityType])
+            #expect(zones.durations == saved.durations, "\(zones.configuration.quantityType)")
+        }
+        #expect(live.zones[0].durations.reduce(.zero, +) == .seconds(45) - .seconds(6))
+        // Heart rate entered zone 3 at 5 and stayed there through the pause: 35 s of active time.
+        #expect(live.zones[0].current == 2 && live.zones[0].inZoneFor == .seconds(35))
+        let lastLap = try #require(workout.lapSummaries().last)
+        #expect(live.lap == 2 && live.lapElapsed == lastLap.timerTime && live.lapElapsed == .seconds(30))
+    }
+
+    /// A paused dashboard does not judge a target: not "in" while a zone-4 effort goes on.
+    @Test func aPausedTargetIsNeitherInNorOut() throws {
+        let target = WorkoutTarget(quantityType: .heartRate, zones: 1...1)
+        var model = DashboardModel(
+            sensors: Self.sensors, configurations: [Self.heartZones], targets: [TargetZoneCoach(target: target)])
+        var renderer = DashboardRenderer()
+        func line(at seconds: Int) -> String? {
+            renderer.render(model.state(at: .seconds(seconds)), width: 80, height: 30).lines.map(Self.visible)
+                .first { $0.hasPrefix("Target") }
+        }
+        model.apply(.zoneUpdate(try Self.update(zone: 3, at: 1)))
+        #expect(line(at: 2) == "Target heart-rate zone 2: OUT 0:01, too high (zone 4)")
+        model.apply(.event(WorkoutEvent(time: .seconds(3), kind: .pause, cause: .manual)))
+        #expect(line(at: 4) == "Target heart-rate zone 2: paused")
+        #expect(model.state(at: .seconds(4)).targets.first?.paused == true)
+        model.apply(.event(WorkoutEvent(time: .seconds(5), kind: .resume, cause: .manual)))
+        #expect(line(at: 6) == "Target heart-rate zone 2: OUT 0:01, too high (zone 4)")
+    }
+
     /// A zone update of the heart-rate zones entering `zone` at `seconds`.
     static func update(zone: Int, at seconds: Int) throws -> ZoneUpdate {
         var machine = WorkoutStateMachine()

@@ -140,7 +140,7 @@ extension WorkoutStore {
             workout.samples, start: workout.start, workout: workoutID, firstPosition: 0, into: connection)
         let timeline = try WorkoutTimeline(start: workout.start, end: workout.end, pauses: workout.pauses)
         try ValueDurations.insert(
-            workout.samples, workout: workoutID, start: workout.start, timeline: timeline, holds: holds,
+            workout.samplesWithHoldEnds, workout: workoutID, start: workout.start, timeline: timeline, holds: holds,
             into: connection)
         return WorkoutID(workoutID)
     }

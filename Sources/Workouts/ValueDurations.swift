@@ -11,9 +11,10 @@ public import Zones
 /// `WorkoutZoneGroup(rebucketing:into:timeline:maximumHold:)` gives. `workouts zones` over a thousand
 /// workouts reads a few hundred rows per workout instead of every sample.
 ///
-/// This follows the classifier's re-bucketing step by step: samples are taken in order, NaN values
-/// and samples after the end or earlier than the latest event are skipped, and pauses and resumes
-/// come before samples of the same time.
+/// This follows the classifier's re-bucketing step by step: samples are taken in order, samples
+/// after the end or earlier than the latest event are skipped, a NaN value ends the hold of the
+/// value before it (a hold end, `Workout.samplesWithHoldEnds`), and pauses and resumes come before
+/// samples of the same time.
 public struct ValueDurations: Sendable, Equatable {
     /// Distinct values, increasing, with their credited time in nanoseconds (each positive).
     public var values: [Double] = []
@@ -59,11 +60,15 @@ public struct ValueDurations: Sendable, Equatable {
         }
 
         for (time, value) in zip(times, sampleValues) {
-            guard !value.isNaN, time <= end else { continue }
+            guard time <= end else { continue }
             applyEvents(through: time)
             guard time >= latest else { continue }
             latest = time
             if !paused { credit(until: time) }
+            guard !value.isNaN else {
+                holdEnd = min(holdEnd, time)
+                continue
+            }
             held = value
             let (end, overflow) = time.addingReportingOverflow(hold)
             holdEnd = overflow ? .max : end

@@ -29,6 +29,7 @@ extension Workout {
         of type: QuantityType, in range: Range<Duration>? = nil, hold: Duration? = nil
     ) -> [(value: Double, duration: Duration)] {
         let hold = hold ?? ZoneClassifier.defaultMaximumHold(for: type)
+        let samples = samplesWithHoldEnds
         func durations(until cut: Duration) -> ValueDurations? {
             let end = min(max(cut, start), self.end)
             let cutPauses = pauses.compactMap { WorkoutSpanSummary.clamp($0, to: start..<end) }

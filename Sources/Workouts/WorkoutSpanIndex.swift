@@ -9,16 +9,19 @@ import SensorCore
 /// type or whose pauses are out of order is searched whole, as before: the answers are the same.
 struct WorkoutSpanIndex {
     private let workout: Workout
-    /// Each type's samples as positions in `workout.samples`; nil when a type's times go back.
+    /// The workout's samples with their hold ends (`Workout.samplesWithHoldEnds`).
+    private let allSamples: [Sample]
+    /// Each type's samples as positions in `allSamples`; nil when a type's times go back.
     private let positionsByType: [QuantityType: [Int]]?
     private let pausesInOrder: Bool
 
     init(_ workout: Workout) {
         self.workout = workout
+        allSamples = workout.samplesWithHoldEnds
         var positions: [QuantityType: [Int]] = [:]
         var inOrder = true
-        for (position, sample) in workout.samples.enumerated() {
-            if let last = positions[sample.type]?.last, workout.samples[last].time > sample.time { inOrder = false }
+        for (position, sample) in allSamples.enumerated() {
+            if let last = positions[sample.type]?.last, allSamples[last].time > sample.time { inOrder = false }
             positions[sample.type, default: []].append(position)
         }
         positionsByType = inOrder ? positions : nil
@@ -36,7 +39,7 @@ struct WorkoutSpanIndex {
 
     /// The samples whose time is in `range`, in the workout's order.
     func samples(in range: Range<Duration>) -> [Sample] {
-        guard let positionsByType else { return workout.samples.filter { range.contains($0.time) } }
+        guard let positionsByType else { return allSamples.filter { range.contains($0.time) } }
         var runs = positionsByType.values.map { $0[self.run(of: $0, in: range)] }.filter { !$0.isEmpty }
         var samples: [Sample] = []
         samples.reserveCapacity(runs.reduce(0) { $0 + $1.count })
@@ -44,7 +47,7 @@ struct WorkoutSpanIndex {
         while !runs.isEmpty {
             var smallest = 0
             for run in runs.indices where runs[run].first! < runs[smallest].first! { smallest = run }
-            samples.append(workout.samples[runs[smallest].removeFirst()])
+            samples.append(allSamples[runs[smallest].removeFirst()])
             if runs[smallest].isEmpty { runs.remove(at: smallest) }
         }
         return samples
@@ -52,16 +55,16 @@ struct WorkoutSpanIndex {
 
     /// The last sample of `type` in the workout's order whose time is before `time`.
     func lastSample(of type: QuantityType, before time: Duration) -> Sample? {
-        guard let positionsByType else { return workout.samples.last { $0.type == type && $0.time < time } }
+        guard let positionsByType else { return allSamples.last { $0.type == type && $0.time < time } }
         guard let positions = positionsByType[type] else { return nil }
         let start = run(of: positions, in: time..<time).lowerBound
-        return start > 0 ? workout.samples[positions[start - 1]] : nil
+        return start > 0 ? allSamples[positions[start - 1]] : nil
     }
 
     /// The positions in `positions` (of one type, in time order) whose samples are in `range`.
     private func run(of positions: [Int], in range: Range<Duration>) -> Range<Int> {
-        let start = Self.partition(positions.indices) { workout.samples[positions[$0]].time < range.lowerBound }
-        let end = Self.partition(start..<positions.endIndex) { workout.samples[positions[$0]].time < range.upperBound }
+        let start = Self.partition(positions.indices) { allSamples[positions[$0]].time < range.lowerBound }
+        let end = Self.partition(start..<positions.endIndex) { allSamples[positions[$0]].time < range.upperBound }
         return start..<end
     }
 

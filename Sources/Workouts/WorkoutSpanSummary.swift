@@ -13,8 +13,8 @@ public struct WorkoutSpanSummary: Sendable {
     public var zoneGroups: [QuantityType: WorkoutZoneGroup]
 
     /// The summary of a span, worked out from the workout's samples by the rules of the stored
-    /// workout: statistics as `StatisticsAccumulator` builds them (fed the span's samples, pauses
-    /// and end, plus the last power sample before the span, whose hold reaches into it), and time
+    /// workout: statistics as `StatisticsAccumulator` builds them (fed the span's samples, hold ends,
+    /// pauses and end, plus the last power sample before the span, whose hold reaches into it), and time
     /// in zone as the difference of two re-bucketings of the whole workout, cut at the span's end
     /// and at its start, so the held sample and the pauses count exactly as in the stored groups
     /// and the spans of a workout add up to its totals. For many spans, `summaries(of:...)`.
@@ -120,7 +120,7 @@ public struct WorkoutSpanSummary: Sendable {
         }
         // The last power sample before the span stands for its hold into it: added while paused, so
         // it counts for energy and normalized power but not for the average.
-        let carried = index.lastSample(of: .cyclingPower, before: range.lowerBound)
+        let carried = index.lastSample(of: .cyclingPower, before: range.lowerBound).flatMap { $0.value.isNaN ? nil : $0 }
         if carried != nil || paused { accumulator.pause(at: range.lowerBound) }
         if let carried { accumulator.add(carried) }
         if carried != nil, !paused { accumulator.resume(at: range.lowerBound) }
@@ -130,7 +130,7 @@ public struct WorkoutSpanSummary: Sendable {
                 if events[next].pause { accumulator.pause(at: events[next].time) } else { accumulator.resume(at: events[next].time) }
                 next += 1
             }
-            accumulator.add(sample)
+            if sample.value.isNaN { accumulator.endHold(of: sample.type, at: sample.time) } else { accumulator.add(sample) }
         }
         for event in events[next...] {
             if event.pause { accumulator.pause(at: event.time) } else { accumulator.resume(at: event.time) }
@@ -141,10 +141,11 @@ public struct WorkoutSpanSummary: Sendable {
 }
 
 extension Workout {
-    /// The samples of each zoned type (heart rate, cycling power), in order.
+    /// The samples of each zoned type (heart rate, cycling power), in order, with their hold ends
+    /// (`samplesWithHoldEnds`).
     public var zonedSamplesByType: [QuantityType: [Sample]] {
         var samplesByType: [QuantityType: [Sample]] = [:]
-        for sample in samples where WorkoutStateMachine.zonedTypes.contains(sample.type) {
+        for sample in samplesWithHoldEnds where WorkoutStateMachine.zonedTypes.contains(sample.type) {
             samplesByType[sample.type, default: []].append(sample)
         }
         return samplesByType

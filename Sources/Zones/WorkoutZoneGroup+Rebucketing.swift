@@ -7,8 +7,9 @@ extension WorkoutZoneGroup {
     /// Re-bucketing into the configuration used live gives exactly the live group.
     ///
     /// Samples of other quantity types are ignored, and so are the samples the live classifier
-    /// refuses: NaN values, and samples before the start, after the end or earlier than the sample,
-    /// pause or resume before them.
+    /// refuses: samples before the start, after the end or earlier than the sample, pause or resume
+    /// before them. A NaN value is a hold end ("no value from here", `Workout.samplesWithHoldEnds`):
+    /// the value before it stops being held there, as the live classifier's `endHold(at:)` does.
     ///
     /// - Parameters:
     ///   - samples: the workout's samples in the order they were recorded (time order); values in
@@ -23,7 +24,7 @@ extension WorkoutZoneGroup {
         let type = configuration.quantityType
         self = Self.rebucket(
             samples, into: configuration, timeline: timeline, maximumHold: maximumHold,
-            time: \.time, value: { $0.type == type ? $0.value : .nan })
+            time: \.time, value: { $0.type == type ? $0.value : nil })
     }
 
     /// Re-bucketing of `(time, value)` pairs of the configuration's quantity type; see the `Sample` variant.
@@ -37,12 +38,12 @@ extension WorkoutZoneGroup {
     }
 
     /// Feeds samples and the timeline's pauses to a classifier in time order (pauses and resumes
-    /// before samples of the same time, which credits the same either way). `value` gives NaN for
-    /// samples to skip.
+    /// before samples of the same time, which credits the same either way). `value` gives nil for
+    /// samples to skip, NaN for a hold end.
     @inline(__always)
     private static func rebucket<Element>(
         _ samples: [Element], into configuration: WorkoutZoneConfiguration, timeline: WorkoutTimeline,
-        maximumHold: Duration?, time: (Element) -> Duration, value: (Element) -> Double
+        maximumHold: Duration?, time: (Element) -> Duration, value: (Element) -> Double?
     ) -> WorkoutZoneGroup {
         var classifier = ZoneClassifier(
             configuration: configuration, maximumHold: maximumHold, start: timeline.start, reportsUpdates: false)
@@ -50,12 +51,11 @@ extension WorkoutZoneGroup {
         let end = timeline.end.attosecondCount
         func applyEvents(through limit: Int128) { events.apply(through: limit, to: &classifier) }
         for sample in samples {
-            let sampleValue = value(sample)
             let sampleTime = time(sample).attosecondCount
-            guard !sampleValue.isNaN, sampleTime <= end else { continue }
+            guard let sampleValue = value(sample), sampleTime <= end else { continue }
             applyEvents(through: sampleTime)
             guard sampleTime >= classifier.latestTime else { continue }
-            classifier.apply(value: sampleValue, at: sampleTime)
+            classifier.apply(sampleValue, at: sampleTime)
         }
         applyEvents(through: end)
         classifier.applyEnd(at: end)
@@ -99,10 +99,10 @@ extension WorkoutZoneGroup {
             while next < samples.count, samples[next].time.attosecondCount < end {
                 let sample = samples[next]
                 next += 1
-                guard sample.type == type, !sample.value.isNaN else { continue }
+                guard sample.type == type else { continue }
                 applyEvents(through: sample.time.attosecondCount)
                 guard sample.time.attosecondCount >= classifier.latestTime else { continue }
-                classifier.apply(value: sample.value, at: sample.time.attosecondCount)
+                classifier.apply(sample.value, at: sample.time.attosecondCount)
             }
             applyEvents(through: end - 1)
             // At `end`: a pause under way resumes there (cut to it); one that begins there is none.
@@ -110,13 +110,21 @@ extension WorkoutZoneGroup {
             if events.isPaused { cut.applyResume(at: end) }
             for sample in samples[next...] {
                 guard sample.time.attosecondCount == end else { break }
-                guard sample.type == type, !sample.value.isNaN, end >= cut.latestTime else { continue }
-                cut.apply(value: sample.value, at: end)
+                guard sample.type == type, end >= cut.latestTime else { continue }
+                cut.apply(sample.value, at: end)
             }
             cut.applyEnd(at: end)
             groups[index] = cut.zoneGroup
         }
         return groups
+    }
+}
+
+extension ZoneClassifier {
+    /// A stored sample's value at `time`: NaN is a hold end.
+    @inline(__always)
+    fileprivate mutating func apply(_ value: Double, at time: Int128) {
+        if value.isNaN { applyEndHold(at: time) } else { apply(value: value, at: time) }
     }
 }
 

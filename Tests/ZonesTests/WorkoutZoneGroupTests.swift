@@ -26,20 +26,22 @@ import Zones
         #expect(seven.configuration == Self.sevenZones)
     }
 
-    @Test func rebucketingSkipsWhatTheLiveClassifierRefuses() throws {
+    /// What the live classifier refuses is skipped; a NaN value is a hold end, as `endHold(at:)` is live.
+    @Test func rebucketingSkipsWhatTheLiveClassifierRefusesAndEndsHoldsAtNaN() throws {
         let samples = [
             Self.heartRate(150, at: 1),  // before the start at 2 s
             Self.heartRate(130, at: 2),
             Sample(sensor: SensorID(1), type: .cyclingPower, value: 400, time: .seconds(3)),  // another type
-            Self.heartRate(.nan, at: 4),  // not a number
+            Self.heartRate(.nan, at: 4),  // a hold end: 130 stops counting
             Self.heartRate(170, at: 6),
             Self.heartRate(150, at: 5),  // out of order
             Self.heartRate(150, at: 12),  // after the end
         ]
         let timeline = try WorkoutTimeline(start: .seconds(2), end: .seconds(10), pauses: [Duration.seconds(7)..<Duration.seconds(8)])
         let group = WorkoutZoneGroup(rebucketing: samples, into: Self.fiveZones, timeline: timeline)
-        // 130 credits [2, 6): 4 s in zone 1. 170 holds [6, 11), less the pause [7, 8), cut at 10: 3 s in zone 4.
-        #expect(group.durations == [0, 4, 0, 0, 3].map { .seconds($0) })
+        // 130 credits [2, 4), to the hold end: 2 s in zone 1. 170 holds [6, 11), less the pause [7, 8),
+        // cut at 10: 3 s in zone 4.
+        #expect(group.durations == [0, 2, 0, 0, 3].map { .seconds($0) })
         #expect(timeline.activeDuration == .seconds(7))
     }
 

@@ -42,8 +42,10 @@ struct RandomWorkout {
                 events.append(paused ? .resume(time) : .pause(time))
                 paused.toggle()
             }
-            let value = Bool.random(using: &random)
+            var value = Bool.random(using: &random)
                 ? values.randomElement(using: &random)! : Double.random(in: 40...220, using: &random)
+            // Now and then a hold end (NaN: a strap's "no contact", a refused value).
+            if gapsAndPauses, Int.random(in: 0..<15, using: &random) == 0 { value = .nan }
             events.append(.sample(time, value))
             if Int.random(in: 0..<4, using: &random) == 0 {
                 // A tick no later than the next event, as a builder ticks with every sample consumed.
@@ -93,6 +95,7 @@ struct RandomWorkout {
         var updates: [ZoneUpdate] = []
         for event in events {
             switch event {
+            case .sample(let t, let v) where v.isNaN: try classifier.endHold(at: t)
             case .sample(let t, let v): try classifier.add(v, at: t)
             case .pause(let t): try classifier.pause(at: t)
             case .resume(let t): try classifier.resume(at: t)
@@ -109,7 +112,7 @@ struct RandomWorkout {
 /// The specification written the slow, obvious way, to check the classifier against.
 enum ReferenceModel {
     /// Each sample credits [t, min(next, t + hold, end)) minus the pauses to the zone found with
-    /// `WorkoutZone.contains`.
+    /// `WorkoutZone.contains`; a hold end (NaN) credits nothing.
     static func durations(of workout: RandomWorkout, _ configuration: WorkoutZoneConfiguration, hold: Duration)
         -> [Duration]
     {
@@ -118,7 +121,7 @@ enum ReferenceModel {
         for (index, sample) in samples.enumerated() {
             let next = index + 1 < samples.count ? samples[index + 1].time : workout.end
             let stop = min(next, sample.time + hold, workout.end)
-            guard stop > sample.time else { continue }
+            guard stop > sample.time, !sample.value.isNaN else { continue }
             var credited = stop - sample.time
             for pause in workout.pauses {
                 let overlap = min(stop, pause.upperBound) - max(sample.time, pause.lowerBound)
@@ -132,7 +135,7 @@ enum ReferenceModel {
     }
 
     /// The changes of the current zone: a sample's zone from its time, none from the end of its hold
-    /// when the next sample (or the end) comes strictly later.
+    /// when the next sample (or the end) comes strictly later, none from a hold end.
     static func changes(of workout: RandomWorkout, _ configuration: WorkoutZoneConfiguration, hold: Duration)
         -> [(time: Duration, previous: Int?, current: Int?)]
     {
@@ -147,7 +150,7 @@ enum ReferenceModel {
             if index > 0, samples[index - 1].time + hold < sample.time {
                 change(to: nil, at: samples[index - 1].time + hold)
             }
-            change(to: configuration.zoneIndex(for: sample.value), at: sample.time)
+            change(to: sample.value.isNaN ? nil : configuration.zoneIndex(for: sample.value), at: sample.time)
         }
         if let last = samples.last, last.time + hold < workout.end { change(to: nil, at: last.time + hold) }
         return changes

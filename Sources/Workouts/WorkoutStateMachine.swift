@@ -216,7 +216,9 @@ public struct WorkoutStateMachine: Sendable {
     }
 
     /// Ends the current activity at `time` and begins one of `type` (multisport). At the very
-    /// start of the current activity it changes that activity's type instead.
+    /// start of the current activity it changes that activity's type instead. A new activity
+    /// begins a new lap (and the auto-lap count again), so that no lap spans two activities: the
+    /// laps are the same in every output, FIT's and TCX's, which nest laps in their activity, too.
     public mutating func beginActivity(_ type: WorkoutActivityType, at time: Duration) throws(WorkoutBuilderError) {
         guard state == .collecting || state == .paused else {
             throw .invalidTransition(action: "begin an activity in", state: state)
@@ -227,6 +229,11 @@ public struct WorkoutStateMachine: Sendable {
         } else {
             closeActivity(at: time)
             activities.append(WorkoutActivity(activityType: type, start: time, end: time, zoneGroupsByType: [:]))
+            if time > lapStart {
+                laps.append(lapStart..<time)
+                lapStart = time
+            }
+            lapActiveStart = activeTime(at: time)
         }
         record(WorkoutEvent(time: time, kind: .activity(type)))
     }

@@ -158,6 +158,23 @@ func rpm(_ value: Double, at seconds: Double) -> Sample {
         #expect(workout.laps.map(\.lowerBound.seconds) == [0, 300, 700, 1000])
     }
 
+    /// A new activity begins a new lap, so no lap spans a bike and a run (FIT and TCX nest laps in
+    /// their activity); the auto-lap count starts again with it. A lap pressed at the change makes none.
+    @Test func aNewActivityBeginsANewLap() throws {
+        var m = try started(autoLap: .seconds(300))
+        for t in stride(from: 0.0, to: 1000, by: 1) {
+            if t == 400 { try m.lap(at: s(400)) }
+            if t == 600 { try m.beginActivity(.running, at: s(600)) }
+            if t == 800 { try m.lap(at: s(800)); try m.beginActivity(.cycling, at: s(800)) }
+            m.add(hr(130, at: t))
+        }
+        try m.endCollection(at: s(1000))
+        let workout = try m.finishWorkout()
+        #expect(workout.laps.map(\.lowerBound.seconds) == [0, 300, 400, 600, 800])
+        #expect(workout.activities.map(\.start.seconds) == [0, 600, 800])
+        #expect(pausesAndResumes(workout) == ["lap auto 300.0", "lap manual 400.0", "lap manual 800.0"])
+    }
+
     /// No contact for 30 s: the strap's time is reported per state, the events say when its
     /// values stopped and started counting, and a silent sensor turns stale.
     @Test func sensorStatesAndTheirTimes() throws {

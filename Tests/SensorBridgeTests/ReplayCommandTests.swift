@@ -246,6 +246,31 @@ import Zones
         #expect(runCLI(["replay", broken, "--events"]).status == .usage)
     }
 
+    /// A trace whose last line a crash cut short replays up to the line before, with a warning
+    /// naming the file and the line; a line cut short in the middle still stops the replay.
+    @Test func aTraceWhoseLastLineWasCutShortReplaysWithAWarning() throws {
+        let lines = [
+            Self.header,
+            #"{"t":0,"device":"hr","uuid":"2a37","hex":"0078"}"#,
+            #"{"t":1,"device":"hr","uuid":"2a37","hex":"00a0"}"#,
+            #"{"t":2,"device":"hr","uuid":"2a37","hex":"0078"}"#,
+        ]
+        let whole = try writeTrace(lines)
+        let cut = try writeTrace(lines)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cut))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"t":3,"device":"hr","uuid":"2a37","he"#.utf8))
+        try handle.close()
+        let expected = runCLI(["replay", whole, "--json", "--hr-zones", "130,150"])
+        let run = runCLI(["replay", cut, "--json", "--hr-zones", "130,150"])
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("sensorbridge replay: \(cut): line 5: the last line is cut short"), "\(run.errors)")
+        #expect(try JSONValue(parsing: run.output) == JSONValue(parsing: expected.output))
+        let middle = try writeTrace([lines[0], lines[1], #"{"t":1,"device":"hr","#, lines[3]])
+        let stopped = runCLI(["replay", middle, "--json"])
+        #expect(stopped.status == .failure && stopped.errors.contains("\(middle): line 3: not JSON"), "\(stopped.errors)")
+    }
+
     @Test func realtimePaceReplaysTheSameWorkout() throws {
         let path = try writeTrace([
             Self.header,

@@ -45,6 +45,7 @@ enum ReplayCommand {
           --save                     store the workout and print its id; samples are journaled
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'
+        \(WorkoutSetup.saveEmptyHelp)
         \(StoreLocation.help)
         \(WorkoutSetup.bridgeHelp)
         \(AthleteOption.help)

@@ -8,6 +8,8 @@ public struct WorkoutLoadListing: Sendable, Hashable {
     public let id: WorkoutID
     public let startDate: Date
     public let activityType: WorkoutActivityType
+    /// The athlete it was recorded for; nil for the box's own profile.
+    public let athlete: AthleteName?
     /// Without an intensity class (the zone groups are not read for a history). For a workout of
     /// several activities selected by an activity type, the load of those activities.
     public let load: WorkoutLoad
@@ -35,11 +37,14 @@ extension WorkoutStore {
         matching filter: WorkoutFilter = WorkoutFilter(), calendar: Calendar, fallback: WorkoutProfile?
     ) throws(WorkoutStoreError) -> [WorkoutLoadListing] {
         try perform {
-            var rows: [(id: Int64, start: Date, type: WorkoutActivityType, active: Duration, np: Double?, hold: Duration, activities: Int64)] = []
+            var rows: [
+                (id: Int64, start: Date, type: WorkoutActivityType, active: Duration, np: Double?, hold: Duration, activities: Int64,
+                 athlete: AthleteName?)
+            ] = []
             try connection.statement(
                 """
                 SELECT w.id, w.start_date, w.activity_type, w.active_duration_ns, s.power_normalized, w.heart_rate_hold_ns,
-                    (SELECT COUNT(*) FROM activities a WHERE a.workout_id = w.id)
+                    (SELECT COUNT(*) FROM activities a WHERE a.workout_id = w.id), w.athlete
                 FROM workouts w LEFT JOIN workout_statistics s ON s.workout_id = w.id
                 WHERE w.duration_ns IS NOT NULL AND \(WorkoutFilter.sql(first: 1, connection.dialect))
                 ORDER BY w.start_date, w.id
@@ -47,7 +52,8 @@ extension WorkoutStore {
             ).forEachRow(arguments: try arguments(of: filter)) { row in
                 rows.append(
                     (row.int64(0), Date(timeIntervalSinceReferenceDate: row.double(1)), try activityType(row.text(2)),
-                     .nanoseconds(row.int64(3)), row.optionalDouble(4), .nanoseconds(row.int64(5)), row.int64(6)))
+                     .nanoseconds(row.int64(3)), row.optionalDouble(4), .nanoseconds(row.int64(5)), row.int64(6),
+                     row.optionalText(7).flatMap(AthleteName.init(rawValue:))))
             }
             let heartRates = try connection.statement(
                 "SELECT value, duration_ns FROM zone_value_durations WHERE workout_id = ? AND quantity_type = ?")
@@ -72,7 +78,8 @@ extension WorkoutStore {
                         activeDuration: row.active, normalizedPower: row.np, heartRateTimes: times, zoneGroups: [:],
                         athlete: athlete, on: day)
                 }
-                return WorkoutLoadListing(id: WorkoutID(row.id), startDate: row.start, activityType: row.type, load: load)
+                return WorkoutLoadListing(
+                    id: WorkoutID(row.id), startDate: row.start, activityType: row.type, athlete: row.athlete, load: load)
             }
         }
     }

@@ -275,6 +275,38 @@ import Zones
         #expect(zip(ReplayCommandTests.durations(cycling.first), expected).allSatisfy { abs($0 - $1) < 1e-6 })
     }
 
+    /// `workouts list --activity TYPE` lists a multisport workout with the figures of its
+    /// activities of that type: the run's duration, active time, heart rate and power, not the
+    /// whole workout's.
+    @Test func listingByActivityGivesThatActivitysFigures() throws {
+        _ = run(["replay", capture("multisport-bike-run.jsonl"), "--save"] + ReplayCommandTests.profile)
+        let workout = try #require(try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)["workout"])
+        let activities = try #require(workout["activities"]?.arrayValue)
+        func listed(_ extra: [String]) throws -> JSONValue? {
+            try JSONValue(parsing: run(["workouts", "list", "--json"] + extra).output)["workouts"]?.arrayValue?.first
+        }
+        let whole = try #require(try listed([]))
+        #expect(whole["duration"] == workout["duration"] && whole["activeDuration"] == workout["activeDuration"])
+        #expect(whole["figuresOf"] == nil)
+        for (activity, type) in zip(activities, ["cycling", "running"]) {
+            let part = try #require(try listed(["--activity", type]))
+            let start = try #require(activity["start"]?.stringValue.flatMap(ISO8601.parse))
+            let end = try #require(activity["end"]?.stringValue.flatMap(ISO8601.parse))
+            #expect(part["activityType"] == "multisport" && part["figuresOf"] == .string(type))
+            #expect(part["start"] == whole["start"])
+            #expect(part["duration"]?.doubleValue.map { abs($0 - (end - start)) < 1e-6 } == true, "\(part)")
+            #expect(part["activeDuration"] == activity["activeDuration"], "\(part)")
+            let statistics = activity["statistics"]
+            #expect(part["averageHeartRate"] == statistics?["heartRate"]?["average"], "\(part)")
+            #expect(part["averagePower"] == statistics?["cyclingPower"]?["average"] ?? .null, "\(part)")
+            #expect(part["normalizedPower"] == statistics?["cyclingPower"]?["normalized"] ?? .null, "\(part)")
+        }
+        #expect(activities.last?["activeDuration"] == 480)
+        let text = run(["workouts", "list", "--activity", "running"]).output
+        #expect(text.contains("\n   1  2026-11-03 09:00  multisport      8:00      8:00"), "\(text)")
+        #expect(text.hasSuffix("\nA multisport workout's figures are those of its running alone.\n"), "\(text)")
+    }
+
     /// The README's examples in `heading`'s section, run in order as written (without the
     /// optional `[...]` parts and the `# comments`) against this test's store: each succeeds, and
     /// each line shown under it is printed, in order (`...` stands for lines left out; the

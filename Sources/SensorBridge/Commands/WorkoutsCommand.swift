@@ -75,7 +75,8 @@ enum WorkoutsCommand {
           --from YYYY-MM-DD          workouts that start on this day or later (local time, or $TZ)
           --to YYYY-MM-DD            workouts that start on this day or earlier
           --activity TYPE            workouts of this type, or with an activity of it (a
-                                     bike-and-run workout is listed for cycling and for running)
+                                     bike-and-run workout is listed for cycling and for running,
+                                     with the figures of that activity alone; "figuresOf" in --json)
           --athlete NAME             workouts recorded for this athlete (see 'sensorbridge athletes')
           --all-athletes             every rider's workouts (the default without --athlete)
           --json                     {"workouts":[{"id":1,"uuid":"...","bridge":"garage","athlete":"Anna",
@@ -135,6 +136,9 @@ enum WorkoutsCommand {
                     + figure(w.averageHeartRate, 8) + figure(w.averagePower, 7) + figure(w.normalizedPower, 6)
                     + athlete(w.identity.athlete?.rawValue ?? "-") + "  \(w.identity.bridge)")
         }
+        if let type = workouts.lazy.compactMap(\.figuresOf).first {
+            context.output.line("A multisport workout's figures are those of its \(type.rawValue) alone.")
+        }
         return .success
     }
 
@@ -148,6 +152,7 @@ enum WorkoutsCommand {
         object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
         object.append("start", .string(WorkoutJSON.iso(w.startDate)))
         object.append("activityType", .string(w.activityType.rawValue))
+        if let type = w.figuresOf { object.append("figuresOf", .string(type.rawValue)) }
         object.append("duration", number(w.duration?.seconds))
         object.append("activeDuration", number(w.activeDuration?.seconds))
         object.append("averageHeartRate", number(w.averageHeartRate))

@@ -20,8 +20,10 @@ enum WorkoutLoadReport {
         power it is its hrTSS: Banister's TRIMP of its heart rate over the TRIMP of an hour at your
         lactate-threshold heart rate, x 100 (needs resting, maximum and threshold heart rate). A
         workout with neither counts 0 and is noted. A workout stored before workouts kept their
-        profile uses your profile now. A multisport workout's load is the sum of its activities'
-        (the bike's TSS, the run's hrTSS); with --activity, of that type's activities only.
+        profile uses your profile now; one recorded before you set your FTP or threshold heart
+        rate borrows the one set since (its athlete's), marked "thresholdsSetLater" in --json. A
+        multisport workout's load is the sum of its activities' (the bike's TSS, the run's
+        hrTSS); with --activity, of that type's activities only.
 
         Fitness (CTL) and fatigue (ATL) are exponentially weighted averages of the daily load over
         42 and 7 days, and form (TSB) is yesterday's fitness minus yesterday's fatigue:
@@ -89,8 +91,7 @@ enum WorkoutLoadReport {
                         + "up one person's load: give --athlete NAME for one rider's, or --all-athletes to add them all up")
             }
         }
-        let current = WorkoutProfile(try store.preferences(of: filter.athlete))
-        let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar, fallback: current)
+        let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar)
         let dated = workouts.map { (day: localDay(of: $0.startDate, context), stressScore: $0.load.stressScore) }
         let start = dated.first.map { min($0.day, first) } ?? first
         let days = TrainingLoadHistory.days(dated, from: start, through: last).filter { $0.day >= first }

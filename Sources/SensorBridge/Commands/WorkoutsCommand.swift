@@ -240,16 +240,16 @@ enum WorkoutsCommand {
         }
         let workout = try store.workout(id)
         let identity = try store.identity(of: id)
-        let fallback = workout.profile == nil ? WorkoutProfile(try store.preferences()) : nil
+        let now = try store.profileNow(of: identity.athlete)
         if arguments.has("json") {
             context.output.line(
-                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), fallback: fallback)
+                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), profileNow: now)
                     .serialized)
         } else {
             context.output.line(
                 "Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge)"
                     + (identity.athlete.map { " for \($0)" } ?? "") + ")")
-            context.output.write(WorkoutSummary.text(workout, fallback: fallback))
+            context.output.write(WorkoutSummary.text(workout, profileNow: now))
         }
         return .success
     }

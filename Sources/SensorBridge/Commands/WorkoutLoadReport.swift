@@ -82,16 +82,14 @@ enum WorkoutLoadReport {
         filter.from = nil
 
         let store = try StoreLocation.openForReading(arguments, context)
-        if filter.athlete == nil, !arguments.has(AthleteOption.allAthletes) {
-            // One person's fitness and fatigue: several riders' workouts are not added up unasked.
-            let athletes = try store.workouts(matching: filter).filter(\.isFinished).map(\.identity.athlete)
-            if Set(athletes).count > 1 {
-                throw UsageError(
-                    "these workouts are of several riders (\(AthleteOption.riders(athletes))), and fitness and fatigue add "
-                        + "up one person's load: give --athlete NAME for one rider's, or --all-athletes to add them all up")
-            }
-        }
         let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar)
+        // One person's fitness and fatigue: several riders' workouts are not added up unasked.
+        let athletes = workouts.map(\.athlete)
+        if filter.athlete == nil, !arguments.has(AthleteOption.allAthletes), Set(athletes).count > 1 {
+            throw UsageError(
+                "these workouts are of several riders (\(AthleteOption.riders(athletes))), and fitness and fatigue add "
+                    + "up one person's load: give --athlete NAME for one rider's, or --all-athletes to add them all up")
+        }
         let dated = workouts.map { (day: localDay(of: $0.startDate, context), stressScore: $0.load.stressScore) }
         let start = dated.first.map { min($0.day, first) } ?? first
         let days = TrainingLoadHistory.days(dated, from: start, through: last).filter { $0.day >= first }

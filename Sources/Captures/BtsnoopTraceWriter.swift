@@ -136,6 +136,8 @@ public enum CaptureConversion {
         public var events = 0
         /// What reading a btsnoop capture skipped (nothing when writing one).
         public var statistics = CaptureStatistics()
+        /// A JSONL trace's last line, cut short and left out (`TraceReader.skippedLastLine`).
+        public var skippedLastLine: TraceError?
 
         mutating func count(_ record: TraceRecord) {
             if case .notification = record { notifications += 1 } else { events += 1 }
@@ -177,6 +179,7 @@ public enum CaptureConversion {
         }
         try file.writeCapture(writer.takeBytes())
         try file.commitCapture()
+        summary.skippedLastLine = reader.skippedLastLine
         return summary
     }
 

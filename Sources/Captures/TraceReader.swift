@@ -7,7 +7,10 @@ import SensorCore
 /// are ignored (later versions may add some); a line that is not what the format says is a
 /// `TraceError` naming its line number, never a skipped line, and so is a line longer than
 /// `maximumLineLength` (1 MiB) or a `t` more than `Duration.maximumWorkoutSpan` (7 days) after the
-/// start. Reading stops at the `end` event. Each line is parsed in time linear in its length.
+/// start. The one exception is a last line cut short, as a crash while `record --trace` wrote it
+/// leaves one: a last line without its newline that is not JSON ends the trace there, and is kept
+/// in `skippedLastLine` for the caller to warn about. Reading stops at the `end` event. Each line
+/// is parsed in time linear in its length.
 ///
 /// Not thread-safe: one thread reads at a time.
 public final class TraceReader {
@@ -16,6 +19,9 @@ public final class TraceReader {
     private var lineNumber = 0
     private var previousTime = Duration.zero
     private var finished = false
+    /// The last line, when it was cut short (no newline, and not JSON) and so left out: its number
+    /// and what is wrong with it. Known once `next()` has returned nil.
+    public private(set) var skippedLastLine: TraceError?
 
     /// Opens a trace file and reads its header.
     public convenience init(contentsOf url: URL) throws(TraceError) {
@@ -37,11 +43,12 @@ public final class TraceReader {
         self.lines = lines
         var lineNumber = 0
         while true {
-            guard let (buffer, range) = try Self.nextLine(&self.lines, &lineNumber) else {
+            guard let (buffer, range, _) = try Self.nextLine(&self.lines, &lineNumber) else {
                 throw TraceError(line: 0, "empty trace: the first line must be the trace header")
             }
             guard let range else { continue }
-            header = try Self.parseHeader(try Self.object(buffer, range, line: lineNumber), line: lineNumber)
+            header = try Self.parseHeader(
+                try Self.object(try Self.json(buffer, range, line: lineNumber), line: lineNumber), line: lineNumber)
             break
         }
         self.lineNumber = lineNumber
@@ -50,13 +57,24 @@ public final class TraceReader {
     /// The next record, or nil after the last line or the `end` event.
     public func next() throws(TraceError) -> TraceRecord? {
         guard !finished else { return nil }
-        while let (buffer, range) = try Self.nextLine(&lines, &lineNumber) {
+        while let (buffer, range, terminated) = try Self.nextLine(&lines, &lineNumber) {
             guard let range else { continue }
             let record: TraceRecord
             if let compact = Self.compactNotification(buffer, range) {
                 record = compact
             } else {
-                record = try Self.parseRecord(try Self.object(buffer, range, line: lineNumber), line: lineNumber)
+                let value: JSONValue
+                do {
+                    value = try Self.json(buffer, range, line: lineNumber)
+                } catch where !terminated {
+                    // The last line, cut short: everything before it is the trace.
+                    skippedLastLine = TraceError(
+                        line: lineNumber,
+                        "the last line is cut short (no newline, and \(error.message)), as a recording stopped while "
+                            + "writing it leaves it; skipped, and the lines before it read")
+                    break
+                }
+                record = try Self.parseRecord(try Self.object(value, line: lineNumber), line: lineNumber)
             }
             guard record.time >= previousTime else {
                 throw TraceError(
@@ -92,33 +110,36 @@ public final class TraceReader {
     /// before it is parsed, so hostile input costs bounded memory and time per line.
     public static let maximumLineLength = 1 << 20
 
-    /// The next line's bytes as a range of the chunk buffer; a nil range for a blank line.
+    /// The next line's bytes as a range of the chunk buffer (a nil range for a blank line), and
+    /// whether a newline ended it.
     private static func nextLine(_ lines: inout LineChunks, _ lineNumber: inout Int) throws(TraceError)
-        -> ([UInt8], Range<Int>?)?
+        -> ([UInt8], Range<Int>?, terminated: Bool)?
     {
-        let range: Range<Int>?
+        let line: (range: Range<Int>, terminated: Bool)?
         do {
-            range = try lines.next()
+            line = try lines.next()
         } catch {
             throw TraceError(line: lineNumber + 1, error.message)
         }
-        guard let range else { return nil }
+        guard let (range, terminated) = line else { return nil }
         lineNumber += 1
         let buffer = lines.buffer
         var end = range.upperBound
         if end > range.lowerBound, buffer[end - 1] == 0x0D { end -= 1 }
         var start = range.lowerBound
         while start < end, buffer[start] == 0x20 || buffer[start] == 0x09 { start += 1 }
-        return (buffer, start < end ? start..<end : nil)
+        return (buffer, start < end ? start..<end : nil, terminated)
     }
 
-    private static func object(_ buffer: [UInt8], _ range: Range<Int>, line: Int) throws(TraceError) -> JSONObject {
-        let value: JSONValue
+    private static func json(_ buffer: [UInt8], _ range: Range<Int>, line: Int) throws(TraceError) -> JSONValue {
         do {
-            value = try JSONValue(parsing: buffer, in: range)
+            return try JSONValue(parsing: buffer, in: range)
         } catch {
             throw TraceError(line: line, "not JSON (\(error))")
         }
+    }
+
+    private static func object(_ value: JSONValue, line: Int) throws(TraceError) -> JSONObject {
         guard let object = value.objectValue else { throw TraceError(line: line, "expected a JSON object") }
         return object
     }
@@ -278,10 +299,11 @@ struct LineChunks {
 
     var buffer: [UInt8] { bytes.buffer }
 
-    /// The next line's range (without its `\n`), or nil at the end. A last line without a
-    /// newline is still a line. A line longer than `TraceReader.maximumLineLength` throws (line
-    /// 0: the caller knows the number) once that many bytes are searched, whatever follows.
-    mutating func next() throws(TraceError) -> Range<Int>? {
+    /// The next line's range (without its `\n`) and whether a newline ended it, or nil at the end.
+    /// A last line without a newline is still a line. A line longer than
+    /// `TraceReader.maximumLineLength` throws (line 0: the caller knows the number) once that many
+    /// bytes are searched, whatever follows.
+    mutating func next() throws(TraceError) -> (range: Range<Int>, terminated: Bool)? {
         let maximum = TraceReader.maximumLineLength
         var searched = 0  // bytes after `start` known to hold no newline
         while true {
@@ -290,7 +312,7 @@ struct LineChunks {
             let limit = min(bytes.buffer.count, start + maximum + 1)
             if let newline = bytes.buffer[(start + searched)..<limit].firstIndex(of: 0x0A) {
                 bytes.consume(newline + 1 - start)
-                return start..<newline
+                return (start..<newline, true)
             }
             searched = limit - start
             if searched > maximum {
@@ -308,7 +330,7 @@ struct LineChunks {
                 guard searched > 0 else { return nil }
                 let last = bytes.start..<(bytes.start + searched)
                 bytes.consume(searched)
-                return last
+                return (last, false)
             }
         }
     }

@@ -62,6 +62,10 @@ public struct WorkoutListing: Sendable, Hashable {
     public let startDate: Date
     /// The workout's type (`multisport` for several activities).
     public let activityType: WorkoutActivityType
+    /// For a workout of several activities listed by an activity type (`WorkoutFilter.activityType`)
+    /// and holding others too: that type, whose activities alone the durations and figures are of
+    /// (the run of a bike-and-run). Nil when they are the whole workout's.
+    public var figuresOf: WorkoutActivityType? = nil
     /// Nil while the workout is unfinished.
     public let duration: Duration?
     public let activeDuration: Duration?
@@ -133,8 +137,52 @@ extension WorkoutStore {
                         identity: Self.identity(uuid: row.optionalText(9), bridge: row.optionalText(10), athlete: row.optionalText(11)),
                         recording: row.optionalInt64(3) == nil ? recordingProcess(WorkoutID(row.int64(0))) : nil))
             }
-            return listings
+            guard let type = filter.activityType else { return listings }
+            // A finished workout with activities of other types too is listed with the figures of
+            // its activities of this type (the run of a bike-and-run).
+            let mixed = try workouts(withActivitiesOtherThan: type)
+            return try listings.map { listing in
+                guard listing.isFinished, mixed.contains(listing.id.rawValue) else { return listing }
+                return try Self.listing(listing, figuresOf: type, in: readWorkout(listing.id))
+            }
         }
+    }
+
+    /// The multisport workouts with an activity of another type than `type`.
+    private func workouts(withActivitiesOtherThan type: WorkoutActivityType) throws -> Set<Int64> {
+        var ids: Set<Int64> = []
+        try connection.statement(
+            """
+            SELECT DISTINCT a.workout_id FROM activities a JOIN workouts w ON w.id = a.workout_id
+            WHERE w.activity_type = 'multisport' AND a.activity_type <> ?
+            """
+        ).forEachRow(type.rawValue) { ids.insert($0.int64(0)) }
+        return ids
+    }
+
+    /// `listing` with the durations and figures of `workout`'s activities of `type` alone: their
+    /// spans and active time summed, heart rate and power averaged over their samples, and NP the
+    /// fourth root of their NPs' fourth powers weighted by active time (one activity's NP as it is).
+    static func listing(_ listing: WorkoutListing, figuresOf type: WorkoutActivityType, in workout: Workout) -> WorkoutListing {
+        let parts = zip(workout.activities, workout.activitySummaries()).filter { $0.0.activityType == type }
+        func average(_ figures: [(value: Double, weight: Double)]) -> Double? {
+            let weight = figures.reduce(0) { $0 + $1.weight }
+            return weight > 0 ? figures.reduce(0) { $0 + $1.value * $1.weight } / weight : nil
+        }
+        let statistics = parts.map(\.1.statistics)
+        let normalized = parts.compactMap { _, summary in
+            summary.statistics.cyclingPower?.normalized.map { (value: $0, weight: summary.timerTime.seconds) }
+        }
+        var part = WorkoutListing(
+            id: listing.id, startDate: listing.startDate, activityType: listing.activityType,
+            duration: parts.reduce(.zero) { $0 + ($1.0.end - $1.0.start) }, activeDuration: parts.reduce(.zero) { $0 + $1.1.timerTime },
+            averageHeartRate: average(statistics.compactMap { $0.heartRate.map { ($0.average, Double($0.count)) } }),
+            averagePower: average(statistics.compactMap { $0.cyclingPower.map { ($0.average, Double($0.count)) } }),
+            normalizedPower: normalized.count == 1
+                ? normalized[0].value : average(normalized.map { (pow($0.value, 4), $0.weight) }).map { pow($0, 0.25) },
+            recordedUntil: listing.recordedUntil, identity: listing.identity, recording: listing.recording)
+        part.figuresOf = type
+        return part
     }
 
     /// The finished workout that started last, or nil when there is none.
@@ -205,15 +253,7 @@ extension WorkoutStore {
                 }
                 periods[start] = entry
             }
-            var multisport: Set<Int64> = []
-            if let type = filter.activityType {
-                try connection.statement(
-                    """
-                    SELECT DISTINCT a.workout_id FROM activities a JOIN workouts w ON w.id = a.workout_id
-                    WHERE w.activity_type = 'multisport' AND a.activity_type <> ?
-                    """
-                ).forEachRow(type.rawValue) { multisport.insert($0.int64(0)) }
-            }
+            let multisport = try filter.activityType.map(workouts(withActivitiesOtherThan:)) ?? []
             var current: (id: Int64, date: Date, values: [(value: Double, duration: Int64)])?
             var split: [(id: Int64, date: Date)] = []
             func close() {

@@ -30,10 +30,39 @@ public struct WorkoutLoad: Sendable, Hashable {
     public var trimp: Double?
     /// From the share of zoned time in the lower, middle and upper third of the zones.
     public var intensity: WorkoutIntensity?
+    /// The thresholds this load used that the workout's own profile lacked: taken from the
+    /// profile as it is now, set after the workout was recorded (`markSetLater(_:)`). Empty when
+    /// the load is the recorded profile's alone.
+    public var thresholdsSetLater = Thresholds()
     /// Each activity's own load, in the order of the workout's activities
     /// (`Workout.trainingLoad(athlete:on:)`); one, equal to this load, for a single activity; empty
     /// for a load made by `init(activeDuration:...)` alone.
     public var activities: [WorkoutLoad] = []
+
+    /// An FTP and a lactate-threshold heart rate, either or both.
+    public struct Thresholds: Sendable, Hashable {
+        /// In W.
+        public var functionalThresholdPower: Int?
+        /// In count/min.
+        public var lactateThresholdHeartRate: Int?
+
+        public init(functionalThresholdPower: Int? = nil, lactateThresholdHeartRate: Int? = nil) {
+            self.functionalThresholdPower = functionalThresholdPower
+            self.lactateThresholdHeartRate = lactateThresholdHeartRate
+        }
+
+        public var isEmpty: Bool { functionalThresholdPower == nil && lactateThresholdHeartRate == nil }
+    }
+
+    /// Notes which of `later`, thresholds set after the workout and lent to this load, it (and each
+    /// activity's) used: the FTP where a power TSS came of it, the LTHR where an hrTSS did.
+    public mutating func markSetLater(_ later: Thresholds) {
+        for index in activities.indices { activities[index].markSetLater(later) }
+        let usedPower = intensityFactor != nil || activities.contains { $0.intensityFactor != nil }
+        thresholdsSetLater = Thresholds(
+            functionalThresholdPower: usedPower ? later.functionalThresholdPower : nil,
+            lactateThresholdHeartRate: heartRateStressScore != nil ? later.lactateThresholdHeartRate : nil)
+    }
 
     /// The load that counts for fitness and fatigue: TSS, else hrTSS, else nil. For several
     /// activities, the sum of each activity's (`trainingStressScore`).

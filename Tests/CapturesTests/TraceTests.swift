@@ -47,7 +47,9 @@ import Testing
         ("\(header)\n{\"event\":\"lap\"}", 2, "\"t\""),
         ("\(header)\n{\"t\":-1,\"event\":\"lap\"}", 2, "\"t\""),
         ("\(header)\n[1,2]", 2, "object"),
-        ("\(header)\n{\"t\":1", 2, "not JSON"),
+        // Cut short, but followed by a newline (and so by the rest of the trace): an error.
+        ("\(header)\n{\"t\":1\n", 2, "not JSON"),
+        ("\(header)\n{\"t\":1\n{\"t\":2,\"event\":\"lap\"}", 2, "not JSON"),
         ("\(header)\n{\"t\":1,\"event\":\"activity\"}", 2, "activityType"),
         ("{\"sensorbridge\":\"trace\",\"version\":2,\"start\":\"2026-11-29T07:00:00Z\"}", 1, "newer"),
         ("{\"sensorbridge\":\"trace\",\"version\":1,\"start\":\"yesterday\"}", 1, "ISO 8601"),
@@ -60,6 +62,39 @@ import Testing
         } catch {
             #expect(error.line == line)
             #expect(error.description.contains(mentions), "\(error)")
+        }
+    }
+
+    /// A last line cut short (no newline, and not JSON), as a crash while `record --trace` wrote it
+    /// leaves one, is skipped and kept for a warning; the lines before it are the trace.
+    @Test func aLastLineCutShortIsSkippedAndNamed() throws {
+        let whole = "\(Self.header)\n{\"t\":0.5,\"device\":\"hr\",\"uuid\":\"2a37\",\"hex\":\"16480003\"}\n\n{\"t\":1,\"event\":\"lap\"}\n"
+        let expected = try TraceReader.parse(Array(whole.utf8))
+        for cut in [#"{"t":1.5,"device":"hr","uuid":"2a37","hex":"1648"#, #"{"t":1.5"#, "{"] {
+            let reader = try TraceReader(bytes: Array((whole + cut).utf8))
+            var records: [TraceRecord] = []
+            while let record = try reader.next() { records.append(record) }
+            #expect(records == expected.records, "\(cut)")
+            #expect(reader.skippedLastLine?.line == 5, "\(cut)")
+            #expect(reader.skippedLastLine?.description.hasPrefix("line 5: the last line is cut short (no newline, and not JSON") == true)
+            #expect(try reader.next() == nil)
+        }
+        // A whole last line without its newline is read, and nothing is skipped.
+        let unterminated = try TraceReader(bytes: Array((whole + #"{"t":2,"event":"lap"}"#).utf8))
+        var count = 0
+        while try unterminated.next() != nil { count += 1 }
+        #expect(count == 3 && unterminated.skippedLastLine == nil)
+        // From a file, read in chunks, the same.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data((whole + #"{"t":1.5,"dev"#).utf8).write(to: url)
+        let file = try TraceReader(contentsOf: url)
+        var read: [TraceRecord] = []
+        while let record = try file.next() { read.append(record) }
+        #expect(read == expected.records && file.skippedLastLine?.line == 5)
+        // A last line that is JSON but not a trace line is an error, newline or not.
+        #expect(throws: TraceError(line: 5, "unknown event 'jump' (known: pause, resume, lap, activity, disconnected, connected, end)")) {
+            _ = try TraceReader.parse(Array((whole + #"{"t":2,"event":"jump"}"#).utf8))
         }
     }
 

@@ -104,6 +104,44 @@ import WorkoutStore
         #expect(try JSONValue(parsing: run(["workouts", "show", "2", "--json"]).output)["athlete"] == .null)
     }
 
+    /// Without --athlete, `workouts list` shows whose each workout is, and `workouts load`, whose
+    /// fitness and fatigue would add several riders' loads together, asks for --athlete NAME or
+    /// --all-athletes once the workouts are of more than one rider.
+    @Test func listShowsWhoseAndLoadAsksWhoseWhenSeveralRode() throws {
+        _ = run(["athletes", "add", "Anna", "--age", "35", "--resting-hr", "52", "--ftp", "230"])
+        _ = run(["athletes", "add", "Ben", "--ftp", "300"])
+        let ride = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+        let jog = ReplayCommandTests.captures.appendingPathComponent("run-30min-hr.jsonl").path
+        _ = run(["replay", ride, "--save"])  // 1: the box's own profile
+        // One rider so far: no athlete column, and the load needs no --athlete.
+        #expect(!run(["workouts", "list"]).output.contains("Athlete"))
+        _ = run(["workouts", "load", "--to", "2026-11-03"])
+        _ = run(["replay", ride, "--save", "--athlete", "anna"])  // 2
+        _ = run(["replay", jog, "--save", "--athlete", "Ben"])  // 3, the day before
+        let rows = run(["workouts", "list"]).output.split(separator: "\n").map(String.init)
+        #expect(rows.first?.hasSuffix("    NP  Athlete  Bridge") == true, "\(rows)")
+        #expect(rows[1].hasPrefix("   3  ") && rows[1].hasSuffix("  Ben      \(BridgeID.hostDefault)"), "\(rows)")
+        #expect(rows[2].hasPrefix("   1  ") && rows[2].hasSuffix("  -        \(BridgeID.hostDefault)"), "\(rows)")
+        #expect(rows[3].hasPrefix("   2  ") && rows[3].hasSuffix("  Anna     \(BridgeID.hostDefault)"), "\(rows)")
+        #expect(run(["workouts", "list", "--all-athletes"]).output == rows.joined(separator: "\n") + "\n")
+        let anna = run(["workouts", "list", "--athlete", "ANNA"]).output
+        #expect(!anna.contains("Athlete") && anna.split(separator: "\n").count == 2, "\(anna)")
+        #expect(run(["workouts", "list", "--athlete", "Anna", "--all-athletes"], status: .usage).errors.contains("--all-athletes"))
+
+        let refused = run(["workouts", "load", "--to", "2026-11-03"], status: .usage).errors
+        #expect(refused.contains("several riders (Anna, Ben and your own profile)"), "\(refused)")
+        #expect(refused.contains("give --athlete NAME for one rider's, or --all-athletes"), "\(refused)")
+        let all = try JSONValue(parsing: run(["workouts", "load", "--to", "2026-11-03", "--all-athletes", "--json"]).output)
+        #expect(all["workouts"]?.arrayValue?.map { $0["id"] } == [3, 1, 2])
+        #expect(all["workouts"]?.arrayValue?.map { $0["athlete"] } == ["Ben", .null, "Anna"])
+        let hers = try JSONValue(parsing: run(["workouts", "load", "--to", "2026-11-03", "--athlete", "anna", "--json"]).output)
+        #expect(hers["workouts"]?.arrayValue?.map { $0["id"] } == [2])
+        #expect(run(["workouts", "load", "--athlete", "Anna", "--all-athletes"], status: .usage).errors.contains("--all-athletes"))
+        // The completion and the manual know the option.
+        #expect(runCLI(["completion", "bash"]).output.contains("--all-athletes"))
+        #expect(runCLI(["man"]).output.contains("all\\-athletes"))
+    }
+
     /// `record --athlete NAME` without --hr or --power records the athlete's assigned sensors
     /// (the mock's HRM-Pro and Assioma) with the athlete's zones.
     @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))

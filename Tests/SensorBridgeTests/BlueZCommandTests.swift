@@ -23,6 +23,10 @@ struct BlueZCommandTests {
         return url
     }
 
+    /// Heart-rate measurements of a strap without skin contact (flags 0x04, 0 bpm): notifications
+    /// that give no value, for `trace(lines: 0, extra:)`.
+    static let noContact = (0..<8).map { #"{"t":\#(Double($0) * 0.25),"device":"hr","uuid":"2a37","hex":"0400"}"# }
+
     /// The notification lines of a trace as (device, uuid, hex), in order.
     static func notifications(_ url: URL) throws -> [String] {
         try String(contentsOf: url, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { line in
@@ -188,6 +192,22 @@ struct BlueZCommandTests {
             return UInt8(words[2].dropFirst(2).prefix(2), radix: 16)
         }
         #expect(live?["statistics"]?["heartRate"]?["maximum"]?.doubleValue == Double(rates.max() ?? 0))
+    }
+
+    /// A recording whose sensors sent no value that counts (a strap without skin contact) is not
+    /// saved: record says so, with what to check, and ends normally.
+    @Test func recordSavesNoWorkoutWithoutValues() throws {
+        let mock = try MockBlueZ(trace: try Self.trace(lines: 0, extra: Self.noContact))
+        defer { mock.stop() }
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let run = try Self.record(mock, ["--hr", "HRM-Pro", "--store", store] + Self.zones)
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.received == Self.noContact.count)
+        #expect(run.errors.contains("sensorbridge record: no values were recorded: nothing saved"), "\(run.errors)")
+        #expect(!run.output.contains("Saved as workout"), "\(run.output)")
+        let listed = runCLI(["workouts", "list", "--json", "--store", store])
+        #expect(try JSONValue(parsing: listed.output)["workouts"]?.arrayValue?.isEmpty == true, "\(listed.output)")
     }
 
     /// `--trace` to a new file writes it in place as notifications arrive (a crash keeps them);

@@ -246,6 +246,57 @@ import Zones
         #expect(runCLI(["replay", broken, "--events"]).status == .usage)
     }
 
+    /// A trace whose last line a crash cut short replays up to the line before, with a warning
+    /// naming the file and the line; a line cut short in the middle still stops the replay.
+    @Test func aTraceWhoseLastLineWasCutShortReplaysWithAWarning() throws {
+        let lines = [
+            Self.header,
+            #"{"t":0,"device":"hr","uuid":"2a37","hex":"0078"}"#,
+            #"{"t":1,"device":"hr","uuid":"2a37","hex":"00a0"}"#,
+            #"{"t":2,"device":"hr","uuid":"2a37","hex":"0078"}"#,
+        ]
+        let whole = try writeTrace(lines)
+        let cut = try writeTrace(lines)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cut))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"t":3,"device":"hr","uuid":"2a37","he"#.utf8))
+        try handle.close()
+        let expected = runCLI(["replay", whole, "--json", "--hr-zones", "130,150"])
+        let run = runCLI(["replay", cut, "--json", "--hr-zones", "130,150"])
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("sensorbridge replay: \(cut): line 5: the last line is cut short"), "\(run.errors)")
+        #expect(try JSONValue(parsing: run.output) == JSONValue(parsing: expected.output))
+        let middle = try writeTrace([lines[0], lines[1], #"{"t":1,"device":"hr","#, lines[3]])
+        let stopped = runCLI(["replay", middle, "--json"])
+        #expect(stopped.status == .failure && stopped.errors.contains("\(middle): line 3: not JSON"), "\(stopped.errors)")
+    }
+
+    /// A recording without a single value (a strap without skin contact sends nothing that
+    /// counts) is not saved, and the command says so; --save-empty keeps it.
+    @Test func anEmptyRecordingIsNotSavedUnlessAsked() throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let noContact = try writeTrace([
+            Self.header,
+            #"{"t":0,"device":"hr","uuid":"2a37","hex":"0400"}"#,
+            #"{"t":1,"device":"hr","uuid":"2a37","hex":"0400"}"#,
+            #"{"t":2,"event":"end"}"#,
+        ])
+        let run = runCLI(["replay", noContact, "--save", "--store", store])
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("sensorbridge replay: no values were recorded: nothing saved"), "\(run.errors)")
+        #expect(!run.output.contains("Saved as workout"))
+        let listed = runCLI(["workouts", "list", "--json", "--store", store])
+        #expect(try JSONValue(parsing: listed.output)["workouts"]?.arrayValue?.isEmpty == true, "\(listed.output)")
+        let headerOnly = try writeTrace([Self.header])
+        #expect(runCLI(["replay", headerOnly, "--save", "--json", "--store", store]).errors.contains("nothing saved"))
+        let kept = runCLI(["replay", noContact, "--save", "--save-empty", "--store", store])
+        #expect(kept.status == .success && kept.output.contains("Saved as workout"), "\(kept.errors)")
+        let saved = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue
+        #expect(saved?.count == 1)
+        #expect(runCLI(["replay", noContact, "--save-empty"]).status == .usage)
+    }
+
     @Test func realtimePaceReplaysTheSameWorkout() throws {
         let path = try writeTrace([
             Self.header,

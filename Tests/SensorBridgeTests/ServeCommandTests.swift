@@ -296,6 +296,22 @@ struct ServeCommandTests {
         #expect(try serving.workouts().isEmpty)
     }
 
+    /// A strap without skin contact sends measurements, which start a workout, but no value that
+    /// counts: the empty workout is logged and not stored.
+    @Test func aWorkoutWithoutValuesIsLoggedAndNotStored() throws {
+        let trace = try BlueZCommandTests.trace(lines: 0, extra: BlueZCommandTests.noContact)
+        let mock = try MockBlueZ(trace: trace, speed: 8)
+        defer { mock.stop() }
+        let serving = Serving(mock, ["--hr", "HRM-Pro", "--idle-timeout", "1"])
+        #expect(serving.waitForNotifications(BlueZCommandTests.noContact.count))
+        Thread.sleep(forTimeInterval: 1.5)  // past the idle timeout
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("(ended after 1 s without data): no values were recorded: nothing saved"), "\(run.errors)")
+        #expect(!run.errors.contains("saved (ended"), "\(run.errors)")
+        #expect(try serving.workouts().isEmpty)
+    }
+
     @Test func anAdapterUnpluggedAndPluggedInAgainIsWaitedOut() throws {
         let source = try BlueZCommandTests.trace(lines: 40)
         let sent = try BlueZCommandTests.notifications(source).count

@@ -217,8 +217,9 @@ import Zones
         let run = try JSONValue(parsing: run(["workouts", "show", "4", "--json"]).output)["workout"]?["load"]
         let hrTSS = try #require(run?["heartRateStressScore"]?.doubleValue)
         #expect(hrTSS > 20 && hrTSS < 60 && run?["trainingStressScore"] == .null)
+        // The same run saved before the LTHR was set borrows it (issue 32): the day has both.
         let day = try JSONValue(parsing: self.run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-01", "--json"]).output)
-        #expect(day["days"]?.arrayValue?.first?["load"]?.doubleValue == hrTSS)
+        #expect(day["days"]?.arrayValue?.first?["load"]?.doubleValue == 2 * hrTSS)
     }
 
     /// Issue 32: the bundled bike+run's load is its activities' (the bike's TSS, the run's hrTSS),
@@ -273,6 +274,72 @@ import Zones
             ReplayCommandTests.durations(activities.first?["zoneGroups"]?["heartRate"])
         ).map { $0 + $1 }
         #expect(zip(ReplayCommandTests.durations(cycling.first), expected).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+
+    /// `workouts list --activity TYPE` lists a multisport workout with the figures of its
+    /// activities of that type: the run's duration, active time, heart rate and power, not the
+    /// whole workout's.
+    @Test func listingByActivityGivesThatActivitysFigures() throws {
+        _ = run(["replay", capture("multisport-bike-run.jsonl"), "--save"] + ReplayCommandTests.profile)
+        let workout = try #require(try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)["workout"])
+        let activities = try #require(workout["activities"]?.arrayValue)
+        func listed(_ extra: [String]) throws -> JSONValue? {
+            try JSONValue(parsing: run(["workouts", "list", "--json"] + extra).output)["workouts"]?.arrayValue?.first
+        }
+        let whole = try #require(try listed([]))
+        #expect(whole["duration"] == workout["duration"] && whole["activeDuration"] == workout["activeDuration"])
+        #expect(whole["figuresOf"] == nil)
+        for (activity, type) in zip(activities, ["cycling", "running"]) {
+            let part = try #require(try listed(["--activity", type]))
+            let start = try #require(activity["start"]?.stringValue.flatMap(ISO8601.parse))
+            let end = try #require(activity["end"]?.stringValue.flatMap(ISO8601.parse))
+            #expect(part["activityType"] == "multisport" && part["figuresOf"] == .string(type))
+            #expect(part["start"] == whole["start"])
+            #expect(part["duration"]?.doubleValue.map { abs($0 - (end - start)) < 1e-6 } == true, "\(part)")
+            #expect(part["activeDuration"] == activity["activeDuration"], "\(part)")
+            let statistics = activity["statistics"]
+            #expect(part["averageHeartRate"] == statistics?["heartRate"]?["average"], "\(part)")
+            #expect(part["averagePower"] == statistics?["cyclingPower"]?["average"] ?? .null, "\(part)")
+            #expect(part["normalizedPower"] == statistics?["cyclingPower"]?["normalized"] ?? .null, "\(part)")
+        }
+        #expect(activities.last?["activeDuration"] == 480)
+        let text = run(["workouts", "list", "--activity", "running"]).output
+        #expect(text.contains("\n   1  2026-11-03 09:00  multisport      8:00      8:00"), "\(text)")
+        #expect(text.hasSuffix("\nA multisport workout's figures are those of its running alone.\n"), "\(text)")
+    }
+
+    /// A workout recorded before the threshold its load needs was set gets its load once the
+    /// profile has it, marked as set later, with nothing written to the workout.
+    @Test func aThresholdSetLaterGivesAnEarlierWorkoutItsLoad() throws {
+        _ = run(["profile", "set", "--age", "40", "--resting-hr", "50"])
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"])  // 1: 2026-11-01, no LTHR
+        _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save"])  // 2: 2026-11-02, no FTP
+        func loads() throws -> [JSONValue] {
+            try JSONValue(parsing: run(["workouts", "load", "--from", "2026-11-01", "--to", "2026-11-02", "--json"]).output)[
+                "workouts"]?.arrayValue ?? []
+        }
+        #expect(try loads().map { $0["load"]?["stressScore"] } == [.null, .null])
+        _ = run(["profile", "set", "--lthr", "165", "--ftp", "250"])
+        let later = try loads()
+        let jog = try #require(later.first?["load"]), ride = try #require(later.last?["load"])
+        let hrTSS = try #require(jog["heartRateStressScore"]?.doubleValue)
+        #expect(hrTSS > 20 && jog["stressScore"]?.doubleValue == hrTSS)
+        #expect(jog["thresholdsSetLater"] == .object(["lactateThresholdHeartRate": 165]))
+        let np = try #require(ride["normalizedPower"]?.doubleValue)
+        #expect(abs((ride["trainingStressScore"]?.doubleValue ?? 0) - (np / 250) * (np / 250) * 100) < 1e-9)
+        #expect(ride["functionalThresholdPower"] == 250)
+        #expect(ride["thresholdsSetLater"] == .object(["functionalThresholdPower": 250, "lactateThresholdHeartRate": 165]))
+        // show gives the same load, and says so; the workout keeps the profile it was recorded with.
+        let shown = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]).output)["workout"]
+        for key in ["heartRateStressScore", "trimp", "stressScore", "thresholdsSetLater"] { #expect(shown?["load"]?[key] == jog[key], "\(key)") }
+        #expect(shown?["profile"]?["lactateThresholdHeartRate"] == .null)
+        #expect(run(["workouts", "show", "1"]).output.contains("  Load         hrTSS \(Int(hrTSS.rounded())) (LTHR 165 set later)  TRIMP "))
+        #expect(run(["workouts", "show", "2"]).output.contains("  Load         TSS 71  IF 0.84 (FTP 250 W set later)  hrTSS "))
+        // A workout recorded with a threshold keeps its own.
+        _ = run(["profile", "set", "--ftp", "300"])
+        _ = run(["replay", capture("ride-60min-hr-power.jsonl"), "--save", "--ftp", "250"])  // 3
+        let own = try JSONValue(parsing: run(["workouts", "show", "3", "--json"]).output)["workout"]?["load"]
+        #expect(own?["functionalThresholdPower"] == 250 && own?["thresholdsSetLater"] == .null)
     }
 
     /// The README's examples in `heading`'s section, run in order as written (without the

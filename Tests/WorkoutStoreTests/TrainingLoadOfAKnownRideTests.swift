@@ -39,7 +39,7 @@ struct TrainingLoadOfAKnownRideTests {
         #expect(load.stressScore == load.trainingStressScore)
 
         // The history: one day of 33.3, fitness 33.3 / 42 and fatigue 33.3 / 7 after it.
-        let listed = try store.workoutLoads(calendar: ZoneTotalsTests.utcCalendar, fallback: nil)
+        let listed = try store.workoutLoads(calendar: ZoneTotalsTests.utcCalendar)
         #expect(listed.map(\.id) == [id])
         #expect(abs((listed.first?.load.stressScore ?? 0) - 100.0 / 3) < 1e-9)
         let day = try #require(CalendarDate(year: 2026, month: 11, day: 2))

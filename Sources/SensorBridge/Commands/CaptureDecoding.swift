@@ -34,7 +34,7 @@ enum CaptureDecoding {
             guard handles.isEmpty else {
                 throw UsageError("--handle maps the handles of a btsnoop capture; \(path) is a JSONL trace")
             }
-            failure = trace(url, &printer)
+            failure = trace(url, &printer, context)
         }
         guard let failure else { return .success }
         context.errors.line("sensorbridge decode: \(path): \(failure)")
@@ -78,9 +78,12 @@ enum CaptureDecoding {
         return nil
     }
 
-    private static func trace(_ url: URL, _ printer: inout Printer) -> String? {
+    private static func trace(_ url: URL, _ printer: inout Printer, _ context: CommandContext) -> String? {
         do {
             let reader = try TraceReader(contentsOf: url)
+            defer {
+                if let cut = reader.skippedLastLine { context.errors.line("sensorbridge decode: \(url.path): \(cut)") }
+            }
             let start = BtsnoopTime(reader.header.start)
             while let record = try reader.next() {
                 guard case .notification(let t, let device, let uuid, let bytes) = record else { continue }

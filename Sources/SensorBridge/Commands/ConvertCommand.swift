@@ -91,6 +91,7 @@ enum ConvertCommand {
                 context.errors.line("sensorbridge convert: \(input.path): \(error)")
                 return .failure
             }
+            if let cut = summary.skippedLastLine { context.errors.line("sensorbridge convert: \(input.path): \(cut)") }
         }
         context.output.line(
             "\(output.path): \(kinds), \(summary.notifications) notifications, \(summary.events) events")

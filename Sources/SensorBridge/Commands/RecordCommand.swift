@@ -28,6 +28,7 @@ enum RecordCommand {
           --adapter hciN             the Bluetooth adapter (default: the first)
           --duration SECONDS         stop after this long (default: until stopped)
           --no-save                  do not store the workout (it is stored by default: --save)
+        \(WorkoutSetup.saveEmptyHelp)
           --trace FILE.jsonl         also write everything received as a trace for 'replay', as it
                                      arrives; an existing file is refused unless --force
           --force                    let --trace replace an existing file (when the recording ends)
@@ -224,7 +225,7 @@ enum RecordCommand {
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
         let status = try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
         if case .success(let workout) = result {
-            let saved = status == .success ? recorder : nil
+            let saved = status == .success && !setup.isUnsavedAsEmpty(workout) ? recorder : nil
             publisher?.finished(workout, id: saved?.workoutID, identity: saved?.identity)
         }
         return status

@@ -45,6 +45,7 @@ enum ReplayCommand {
           --save                     store the workout and print its id; samples are journaled
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'
+        \(WorkoutSetup.saveEmptyHelp)
         \(StoreLocation.help)
         \(WorkoutSetup.bridgeHelp)
         \(AthleteOption.help)
@@ -120,6 +121,7 @@ enum ReplayCommand {
             context.errors.line("sensorbridge replay: \(path): \(failure)")
             return .failure
         }
+        if let cut = (reader as? TraceReader)?.skippedLastLine { context.errors.line("sensorbridge replay: \(path): \(cut)") }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
         if let skipped = capture?.statistics.summary { context.errors.line("sensorbridge replay: \(path): skipped \(skipped)") }
         return try setup.finish(result, recorder: recorder, source: path, context)

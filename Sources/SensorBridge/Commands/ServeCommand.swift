@@ -37,7 +37,8 @@ enum ServeCommand {
           --power ADDRESS|NAME       the power meter (default: the paired ones)
           --idle-timeout SECONDS     end a workout after this long without data (default 300)
           --min-duration SECONDS     discard shorter workouts, such as a strap picked up and put
-                                     away (default 60; 0 keeps every one)
+                                     away (default 60; 0 keeps every one with a value)
+        \(WorkoutSetup.saveEmptyHelp)
           --adapter hciN             the Bluetooth adapter (default: the first)
         \(LivePathOptions.help)
         \(WebOptions.help)
@@ -65,7 +66,7 @@ enum ServeCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "serve", options: options,
-            flags: Set(["json"]).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags).union(WebOptions.flags))
+            flags: Set(["json", WorkoutSetup.saveEmptyFlag]).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags).union(WebOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -407,6 +408,11 @@ enum ServeCommand {
             log(
                 "discarded a workout of \(workout.duration.clockText) (\(reason)): shorter than "
                     + "--min-duration \(minimumDuration.seconds.formatted) s")
+            return
+        }
+        if setup.isUnsavedAsEmpty(workout) {
+            try recorder?.discard()
+            log("a workout of \(workout.duration.clockText) (\(reason)): " + setup.emptyNote)
             return
         }
         var id: WorkoutID?

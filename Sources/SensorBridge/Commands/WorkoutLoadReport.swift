@@ -9,8 +9,8 @@ import Zones
 /// `sensorbridge workouts load`: daily training load with fitness, fatigue and form.
 enum WorkoutLoadReport {
     static let help = """
-        Usage: sensorbridge workouts load [--from DAY] [--to DAY] [--activity TYPE] [--json]
-                   [--svg FILE [--force]] [--store PATH]
+        Usage: sensorbridge workouts load [--from DAY] [--to DAY] [--activity TYPE] [--athlete NAME|--all-athletes]
+                   [--json] [--svg FILE [--force]] [--store PATH]
 
         Daily training load over the finished workouts, with fitness, fatigue and form, by day in
         local time ($TZ, when set, names the time zone).
@@ -20,8 +20,10 @@ enum WorkoutLoadReport {
         power it is its hrTSS: Banister's TRIMP of its heart rate over the TRIMP of an hour at your
         lactate-threshold heart rate, x 100 (needs resting, maximum and threshold heart rate). A
         workout with neither counts 0 and is noted. A workout stored before workouts kept their
-        profile uses your profile now. A multisport workout's load is the sum of its activities'
-        (the bike's TSS, the run's hrTSS); with --activity, of that type's activities only.
+        profile uses your profile now; one recorded before you set your FTP or threshold heart
+        rate borrows the one set since (its athlete's), marked "thresholdsSetLater" in --json. A
+        multisport workout's load is the sum of its activities' (the bike's TSS, the run's
+        hrTSS); with --activity, of that type's activities only.
 
         Fitness (CTL) and fatigue (ATL) are exponentially weighted averages of the daily load over
         42 and 7 days, and form (TSB) is yesterday's fitness minus yesterday's fatigue:
@@ -37,9 +39,14 @@ enum WorkoutLoadReport {
                                      multisport workout, that activity's load alone)
           --athlete NAME             only this athlete's workouts, with their profile for workouts
                                      stored without one
+          --all-athletes             every rider's workouts in one fitness and fatigue; without
+                                     it or --athlete, workouts of several riders (athletes, and
+                                     your own profile) are refused: one person's fitness is not
+                                     another's
           --json                     {"days":[{"day":"2026-11-02","workouts":1,"load":87.2,
                                      "fitness":2.08,"fatigue":12.46,"form":0}, ...],
-                                     "workouts":[{"id":3,"day":"2026-11-02","load":{...}}, ...]}
+                                     "workouts":[{"id":3,"day":"2026-11-02","athlete":"Anna",
+                                     "load":{...}}, ...]}
           --svg FILE                 also write the days as a chart (an SVG picture)
           --force                    replace the --svg file when it exists
         \(StoreLocation.help)
@@ -56,7 +63,7 @@ enum WorkoutLoadReport {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "workouts load", options: ["from", "to", "activity", "svg", AthleteOption.option, StoreLocation.option],
-            flags: ["json", "force"])
+            flags: ["json", "force", AthleteOption.allAthletes])
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -75,8 +82,14 @@ enum WorkoutLoadReport {
         filter.from = nil
 
         let store = try StoreLocation.openForReading(arguments, context)
-        let current = WorkoutProfile(try store.preferences(of: filter.athlete))
-        let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar, fallback: current)
+        let workouts = try store.workoutLoads(matching: filter, calendar: context.calendar)
+        // One person's fitness and fatigue: several riders' workouts are not added up unasked.
+        let athletes = workouts.map(\.athlete)
+        if filter.athlete == nil, !arguments.has(AthleteOption.allAthletes), Set(athletes).count > 1 {
+            throw UsageError(
+                "these workouts are of several riders (\(AthleteOption.riders(athletes))), and fitness and fatigue add "
+                    + "up one person's load: give --athlete NAME for one rider's, or --all-athletes to add them all up")
+        }
         let dated = workouts.map { (day: localDay(of: $0.startDate, context), stressScore: $0.load.stressScore) }
         let start = dated.first.map { min($0.day, first) } ?? first
         let days = TrainingLoadHistory.days(dated, from: start, through: last).filter { $0.day >= first }
@@ -96,6 +109,7 @@ enum WorkoutLoadReport {
                         .object([
                             "id": .number(Double(workout.id.rawValue)),
                             "day": .string(localDay(of: workout.startDate, context).description),
+                            "athlete": workout.athlete.map { .string($0.rawValue) } ?? .null,
                             "activityType": .string(workout.activityType.rawValue),
                             "load": WorkoutJSON.load(workout.load),
                         ])

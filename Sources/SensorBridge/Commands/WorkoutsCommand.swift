@@ -61,20 +61,26 @@ enum WorkoutsCommand {
     // MARK: list
 
     static let listHelp = """
-        Usage: sensorbridge workouts list [--from DAY] [--to DAY] [--activity TYPE] [--athlete NAME] [--json] [--store PATH]
+        Usage: sensorbridge workouts list [--from DAY] [--to DAY] [--activity TYPE] [--athlete NAME|--all-athletes]
+                   [--json] [--store PATH]
 
         Lists the stored workouts, oldest first, each with the bridge that recorded it (its
-        --bridge-id, else that box's host name). Unfinished ones (an interrupted recording) are
-        marked; 'sensorbridge workouts recover' finishes them. The commands that take an ID also
-        take the workout's UUID (in --json), which stays the same wherever the workout is copied.
+        --bridge-id, else that box's host name) and, when they are not all your own profile's, the
+        athlete it was recorded for ('-' for your own). Unfinished ones (an interrupted recording)
+        are marked; 'sensorbridge workouts recover' finishes them. The commands that take an ID
+        also take the workout's UUID (in --json), which stays the same wherever the workout is
+        copied.
 
         Options:
           --from YYYY-MM-DD          workouts that start on this day or later (local time, or $TZ)
           --to YYYY-MM-DD            workouts that start on this day or earlier
           --activity TYPE            workouts of this type, or with an activity of it (a
-                                     bike-and-run workout is listed for cycling and for running)
+                                     bike-and-run workout is listed for cycling and for running,
+                                     with the figures of that activity alone; "figuresOf" in --json)
           --athlete NAME             workouts recorded for this athlete (see 'sensorbridge athletes')
-          --json                     {"workouts":[{"id":1,"uuid":"...","bridge":"garage","state":"finished",...}, ...]}
+          --all-athletes             every rider's workouts (the default without --athlete)
+          --json                     {"workouts":[{"id":1,"uuid":"...","bridge":"garage","athlete":"Anna",
+                                     "state":"finished",...}, ...] ("athlete" null for your own profile's)
         \(StoreLocation.help)
 
         Examples:
@@ -84,7 +90,8 @@ enum WorkoutsCommand {
 
     static func list(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
-            words, command: "workouts list", options: ["from", "to", "activity", AthleteOption.option, StoreLocation.option], flags: ["json"])
+            words, command: "workouts list", options: ["from", "to", "activity", AthleteOption.option, StoreLocation.option],
+            flags: ["json", AthleteOption.allAthletes])
         if arguments.has("help") {
             context.output.line(listHelp)
             return .success
@@ -101,7 +108,14 @@ enum WorkoutsCommand {
             context.output.line("No workouts in \(store.path)" + (filter == WorkoutFilter() ? "." : " match."))
             return .success
         }
-        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP  Bridge")
+        // Whose each workout is, once they are not all the box's own profile's and no athlete is named.
+        let athleteWidth =
+            filter.athlete == nil && workouts.contains { $0.identity.athlete != nil }
+            ? workouts.reduce("Athlete".count) { max($0, $1.identity.athlete?.rawValue.count ?? 0) } : nil
+        func athlete(_ text: String) -> String {
+            athleteWidth.map { "  " + text.padding(toLength: $0, withPad: " ", startingAt: 0) } ?? ""
+        }
+        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP\(athlete("Athlete"))  Bridge")
         for w in workouts {
             let head = "\(String(w.id.rawValue).leftPadded(4))  \(context.localTime(w.startDate))  "
                 + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
@@ -120,7 +134,10 @@ enum WorkoutsCommand {
             context.output.line(
                 head + duration.clockText.leftPadded(10) + active.clockText.leftPadded(10)
                     + figure(w.averageHeartRate, 8) + figure(w.averagePower, 7) + figure(w.normalizedPower, 6)
-                    + "  \(w.identity.bridge)")
+                    + athlete(w.identity.athlete?.rawValue ?? "-") + "  \(w.identity.bridge)")
+        }
+        if let type = workouts.lazy.compactMap(\.figuresOf).first {
+            context.output.line("A multisport workout's figures are those of its \(type.rawValue) alone.")
         }
         return .success
     }
@@ -135,6 +152,7 @@ enum WorkoutsCommand {
         object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
         object.append("start", .string(WorkoutJSON.iso(w.startDate)))
         object.append("activityType", .string(w.activityType.rawValue))
+        if let type = w.figuresOf { object.append("figuresOf", .string(type.rawValue)) }
         object.append("duration", number(w.duration?.seconds))
         object.append("activeDuration", number(w.activeDuration?.seconds))
         object.append("averageHeartRate", number(w.averageHeartRate))
@@ -167,7 +185,7 @@ enum WorkoutsCommand {
             }
             filter.activityType = type
         }
-        filter.athlete = try AthleteOption.name(arguments)
+        filter.athlete = try AthleteOption.workoutsName(arguments)
         return filter
     }
 
@@ -222,16 +240,16 @@ enum WorkoutsCommand {
         }
         let workout = try store.workout(id)
         let identity = try store.identity(of: id)
-        let fallback = workout.profile == nil ? WorkoutProfile(try store.preferences()) : nil
+        let now = try store.profileNow(of: identity.athlete)
         if arguments.has("json") {
             context.output.line(
-                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), fallback: fallback)
+                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), profileNow: now)
                     .serialized)
         } else {
             context.output.line(
                 "Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge)"
                     + (identity.athlete.map { " for \($0)" } ?? "") + ")")
-            context.output.write(WorkoutSummary.text(workout, fallback: fallback))
+            context.output.write(WorkoutSummary.text(workout, profileNow: now))
         }
         return .success
     }

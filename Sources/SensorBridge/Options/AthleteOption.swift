@@ -18,6 +18,30 @@ enum AthleteOption {
         }
     }
 
+    /// `--all-athletes`: `workouts list` and `workouts load` over every rider's workouts, said
+    /// outright (`load` asks for it, or for `--athlete`, when the workouts are of several riders).
+    static let allAthletes = "all-athletes"
+
+    /// The athlete whose workouts `--athlete` selects; nil for every rider's (`--all-athletes`, or
+    /// neither option).
+    static func workoutsName(_ arguments: CommandArguments) throws(UsageError) -> AthleteName? {
+        if arguments.has(allAthletes), arguments[option] != nil {
+            throw UsageError("--athlete NAME selects one rider's workouts and --all-athletes every rider's; give one of them")
+        }
+        return try name(arguments)
+    }
+
+    /// `Anna, Ben and your own profile`: the riders of `athletes` (nil for workouts recorded with
+    /// the box's own profile), each once, by name.
+    static func riders(_ athletes: [AthleteName?]) -> String {
+        var names: [AthleteName] = []
+        for case let name? in athletes where !names.contains(name) { names.append(name) }
+        var riders = names.sorted().map(\.rawValue)
+        if athletes.contains(where: { $0 == nil }) { riders.append("your own profile") }
+        guard let last = riders.popLast() else { return "" }
+        return riders.isEmpty ? last : riders.joined(separator: ", ") + " and " + last
+    }
+
     /// The stored athlete `--athlete` names (in any case), nil without it.
     ///
     /// - Throws: `WorkoutStoreError.noAthlete` when `store` (or a missing store) has no such athlete.

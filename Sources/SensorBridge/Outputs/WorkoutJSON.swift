@@ -10,10 +10,11 @@ import Zones
 enum WorkoutJSON {
     /// `{"id": 12, "workout": {...}, "zoneUpdates": [...]}`: the id of a stored workout, the workout,
     /// and with `zoneUpdates` every change of the current zone.
-    /// `fallback` is the profile for the load of a workout stored before workouts kept theirs.
+    /// `profileNow` is the rider's profile now, for the load (`Workout.load(now:on:)`): of a workout
+    /// stored before workouts kept their profile, and of one recorded without a threshold set since.
     static func object(
         _ workout: Workout, id: WorkoutID? = nil, identity: WorkoutIdentity? = nil, zoneUpdates: Bool,
-        fallback: WorkoutProfile? = nil
+        profileNow: WorkoutProfile? = nil
     ) -> JSONValue {
         var w = JSONObject()
         w.append("start", .string(iso(workout, workout.start)))
@@ -25,7 +26,7 @@ enum WorkoutJSON {
         w.append("zoneGroups", zoneGroups(workout.zoneGroupsByType))
         // Each activity with its own figures: statistics, time in zone and load.
         let summaries = workout.activitySummaries()
-        let workoutLoad = workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate), summaries: summaries)
+        let workoutLoad = workout.load(now: profileNow, on: ProfileArguments.calendarDate(workout.startDate), summaries: summaries)
         w.append(
             "activities",
             .array(
@@ -154,8 +155,11 @@ enum WorkoutJSON {
 
     /// `{"normalizedPower":212,"functionalThresholdPower":250,"intensityFactor":0.848,
     /// "trainingStressScore":87.1,"heartRateStressScore":80.2,"trimp":143,"intensity":"hard",
-    /// "stressScore":87.1}`, null for what the workout and its profile do not give. `stressScore` is
-    /// the load that counts (TSS, else hrTSS; for several activities the sum of theirs).
+    /// "stressScore":87.1,"thresholdsSetLater":null}`, null for what the workout and its profile do
+    /// not give. `stressScore` is the load that counts (TSS, else hrTSS; for several activities the
+    /// sum of theirs). `thresholdsSetLater` names the FTP and LTHR set after the workout that the
+    /// load borrowed because the profile it was recorded with had none
+    /// (`{"lactateThresholdHeartRate":165}`).
     static func load(_ load: WorkoutLoad) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var object = JSONObject()
@@ -167,6 +171,11 @@ enum WorkoutJSON {
         object.append("trimp", number(load.trimp))
         object.append("intensity", load.intensity.map { .string($0.rawValue) } ?? .null)
         object.append("stressScore", number(load.stressScore))
+        let later = load.thresholdsSetLater
+        var borrowed = JSONObject()
+        if let ftp = later.functionalThresholdPower { borrowed.append("functionalThresholdPower", .number(Double(ftp))) }
+        if let lthr = later.lactateThresholdHeartRate { borrowed.append("lactateThresholdHeartRate", .number(Double(lthr))) }
+        object.append("thresholdsSetLater", later.isEmpty ? .null : .object(borrowed))
         return .object(object)
     }
 

@@ -6,9 +6,10 @@ import Zones
 
 /// The human summary of a workout: figures, then time per zone as bars.
 enum WorkoutSummary {
-    /// - Parameter fallback: the profile for the training load of a workout stored before workouts
-    ///   kept the one they were recorded with.
-    static func text(_ workout: Workout, missingZonesHint: String? = nil, fallback: WorkoutProfile? = nil) -> String {
+    /// - Parameter profileNow: the rider's profile now, for the training load
+    ///   (`Workout.load(now:on:)`): of a workout stored before workouts kept the one they were
+    ///   recorded with, and of one recorded without a threshold set since.
+    static func text(_ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil) -> String {
         var lines: [String] = []
         let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
@@ -30,7 +31,7 @@ enum WorkoutSummary {
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
-        let load = workout.load(fallback: fallback, on: ProfileArguments.calendarDate(workout.startDate))
+        let load = workout.load(now: profileNow, on: ProfileArguments.calendarDate(workout.startDate))
         if let load = loadText(load, activities: workout.activities.map(\.activityType)) {
             lines.append("  Load         " + load)
         }
@@ -90,9 +91,12 @@ enum WorkoutSummary {
 
     /// `TSS 87  IF 0.83 (FTP 250 W)  hrTSS 80  TRIMP 143  hard`, nil when there is nothing to say.
     /// Several activities: `TSS 26 (cycling TSS 14 IF 0.93, running hrTSS 12; FTP 250 W)  hrTSS 22 ...`,
-    /// the workout's TSS the sum of each activity's TSS, else its hrTSS.
+    /// the workout's TSS the sum of each activity's TSS, else its hrTSS. A threshold the load
+    /// borrowed from the profile now is said to be set later: `(FTP 250 W set later)`,
+    /// `hrTSS 45 (LTHR 165 set later)`.
     static func loadText(_ load: WorkoutLoad, activities: [WorkoutActivityType] = []) -> String? {
         var parts: [String] = []
+        let later = load.thresholdsSetLater.functionalThresholdPower != nil ? " set later" : ""
         if activities.count > 1, load.activities.count == activities.count {
             let each = zip(activities, load.activities).map { type, activity in
                 if let tss = activity.trainingStressScore, let intensityFactor = activity.intensityFactor {
@@ -103,16 +107,18 @@ enum WorkoutSummary {
                     "\(type.rawValue) no load"
                 }
             }
-            let ftp = load.functionalThresholdPower.map { "; FTP \($0) W" } ?? ""
+            let ftp = load.functionalThresholdPower.map { "; FTP \($0) W\(later)" } ?? ""
             if let tss = load.trainingStressScore {
                 parts.append("TSS \(whole(tss)) (\(each.joined(separator: ", "))\(ftp))")
             }
         } else if let tss = load.trainingStressScore, let intensityFactor = load.intensityFactor,
             let ftp = load.functionalThresholdPower
         {
-            parts.append("TSS \(whole(tss))  IF \(String(format: "%.2f", intensityFactor)) (FTP \(ftp) W)")
+            parts.append("TSS \(whole(tss))  IF \(String(format: "%.2f", intensityFactor)) (FTP \(ftp) W\(later))")
         }
-        if let hrTSS = load.heartRateStressScore { parts.append("hrTSS \(whole(hrTSS))") }
+        if let hrTSS = load.heartRateStressScore {
+            parts.append("hrTSS \(whole(hrTSS))" + (load.thresholdsSetLater.lactateThresholdHeartRate.map { " (LTHR \($0) set later)" } ?? ""))
+        }
         if let trimp = load.trimp { parts.append("TRIMP \(whole(trimp))") }
         if let intensity = load.intensity { parts.append(intensity.rawValue) }
         return parts.isEmpty ? nil : parts.joined(separator: "  ")

@@ -13,7 +13,14 @@ struct WorkoutSetup {
         "target-debounce", StoreLocation.option, bridgeOption, AthleteOption.option,
     ])
         .union(ProfileArguments.options)
-    static let flags: Set<String> = ["json", "events", "save"]
+    static let flags: Set<String> = ["json", "events", "save", saveEmptyFlag]
+    /// `--save-empty`: store a workout without a single value too (not stored otherwise).
+    static let saveEmptyFlag = "save-empty"
+    static let saveEmptyHelp = """
+          --save-empty               store the workout even when no value was recorded (a sensor
+                                     that never connected, a strap without skin contact); such a
+                                     workout is otherwise not stored, and the command says so
+        """
     static let bridgeOption = "bridge-id"
     static let bridgeHelp = """
           --bridge-id ID             this bridge's name, which saved workouts carry (and its level
@@ -66,6 +73,11 @@ struct WorkoutSetup {
         } ?? .cycling
         if arguments.has("events") && !arguments.has("json") {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
+        }
+        if arguments.has(Self.saveEmptyFlag) && !save {
+            throw UsageError(
+                "--save-empty stores a workout without values, which is stored only when saving; give it "
+                    + (command == "replay" ? "with --save" : "without --no-save"))
         }
         bridge = try Self.bridge(arguments)
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
@@ -214,7 +226,14 @@ struct WorkoutSetup {
         let workout = try Self.workout(result, recorder: recorder)
         var id: WorkoutID?
         var unsaved: String?
-        if let recorder { (id, unsaved) = saveFinished(workout, recorder: recorder, source: source) }
+        if let recorder {
+            if isUnsavedAsEmpty(workout) {
+                try recorder.discard()
+                context.errors.line("sensorbridge \(command): \(emptyNote)")
+            } else {
+                (id, unsaved) = saveFinished(workout, recorder: recorder, source: source)
+            }
+        }
         if arguments.has("json") {
             context.output.line(
                 WorkoutJSON.object(workout, id: id, identity: id.flatMap { _ in recorder?.identity }, zoneUpdates: arguments.has("events"))
@@ -228,6 +247,26 @@ struct WorkoutSetup {
         guard let unsaved else { return .success }
         context.errors.line("sensorbridge \(command): " + unsaved)
         return .failure
+    }
+
+    /// Whether the finished `workout` is not stored for holding no value at all: nothing a
+    /// sensor sent counted (none connected, a strap without skin contact). `--save-empty` keeps it.
+    func isUnsavedAsEmpty(_ workout: Workout) -> Bool {
+        workout.samples.isEmpty && !arguments.has(Self.saveEmptyFlag)
+    }
+
+    /// What the command says of a workout it did not store for holding no value, with why that
+    /// may be.
+    var emptyNote: String {
+        let why =
+            switch command {
+            case "replay": "the trace holds no measurement with a value that counts"
+            case "serve": "its sensors sent measurements, but none with a value that counts, such as a strap without skin contact"
+            default:
+                "no sensor sent a value that counts: check that each connected and notified, that the strap touches the skin "
+                    + "and that the pedals turned"
+            }
+        return "no values were recorded: nothing saved (\(why)); --save-empty stores such a workout"
     }
 
     /// Finishes the workout `recorder` journaled and, for a shared store, copies it there: its id

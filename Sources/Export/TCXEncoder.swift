@@ -54,7 +54,21 @@ public struct TCXEncoder: Sendable {
             workout.activities.isEmpty
             ? [WorkoutActivity(activityType: workout.activityType, start: workout.start, end: workout.end, zoneGroupsByType: [:])]
             : workout.activities
-        for activity in activities { writer.activity(activity) }
+        // Each activity's laps, cut to it, with their figures worked out once for all of them
+        // (`WorkoutSpanSummary`: the figures of the summary, the JSON and the FIT laps).
+        let laps = activities.map { activity in
+            let laps = workout.laps.compactMap { lap -> Range<Duration>? in
+                let clipped = lap.clamped(to: activity.start..<activity.end)
+                return clipped.isEmpty ? nil : clipped
+            }
+            return laps.isEmpty ? [activity.start..<activity.end] : laps
+        }
+        var summaries = WorkoutSpanSummary.summaries(
+            of: laps.flatMap { $0 }, in: workout, configurations: [:], samplesByType: [:])[...]
+        for (activity, count) in zip(activities, laps.map(\.count)) {
+            writer.activity(activity, laps: Array(summaries.prefix(count)))
+            summaries = summaries.dropFirst(count)
+        }
         writer.xml += " </Activities>\n</TrainingCenterDatabase>\n"
         return writer.xml
     }
@@ -75,14 +89,9 @@ public struct TCXEncoder: Sendable {
             time >= workout.start && time <= workout.end && !workout.pauses.contains { $0.contains(time) }
         }
 
-        mutating func activity(_ activity: WorkoutActivity) {
+        mutating func activity(_ activity: WorkoutActivity, laps: [WorkoutSpanSummary]) {
             xml += "  <Activity Sport=\"\(TCXEncoder.sport(activity.activityType))\">\n"
             xml += "   <Id>\(date(activity.start))</Id>\n"
-            var laps = workout.laps.compactMap { lap -> Range<Duration>? in
-                let clipped = lap.clamped(to: activity.start..<activity.end)
-                return clipped.isEmpty ? nil : clipped
-            }
-            if laps.isEmpty { laps = [activity.start..<activity.end] }
             for lap in laps { self.lap(lap) }
             // One Notes element: the sensors, and the share of active time in each target zone range.
             var notes: [String] = []
@@ -104,46 +113,43 @@ public struct TCXEncoder: Sendable {
                 """
         }
 
-        mutating func lap(_ lap: Range<Duration>) {
-            let paused = workout.pauses.map { $0.clamped(to: lap) }.reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
+        /// A lap: its time, heart rate, power, cadence and work (as Calories, kJ for kcal as FIT's
+        /// total_calories) from its summary; distance and speed from the seconds and speed samples.
+        mutating func lap(_ summary: WorkoutSpanSummary) {
+            let lap = summary.range
+            let statistics = summary.statistics
             // Seconds k with start + k in the lap.
             let seconds = series.seconds[
                 series.indices(
                     from: Int(WorkoutSeconds.secondsCeiling(lap.lowerBound - workout.start)),
                     to: Int(WorkoutSeconds.secondsCeiling(lap.upperBound - workout.start)))]
             var lapDistance = 0.0
-            var work = 0.0
             var maximumSpeed: Double?
             for second in seconds where second.isActive {
                 if let speed = second.speed {
                     lapDistance += speed
                     maximumSpeed = max(maximumSpeed ?? speed, speed)
                 }
-                if let power = second.power { work += max(power, 0) }
             }
-            var heartRate = Summary(), power = Summary(), cadence = Summary(), speed = Summary()
-            for sample in workout.samples where lap.contains(sample.time) && isActive(sample.time) && !sample.value.isNaN {
-                switch sample.type {
-                case .heartRate: heartRate.add(sample.value)
-                case .cyclingPower: power.add(sample.value)
-                case .cyclingCadence where sample.value > 0: cadence.add(sample.value)
-                case .cyclingSpeed: speed.add(sample.value)
-                default: break
+            var speed = Summary()
+            if hasSpeed {
+                for sample in workout.samples where sample.type == .cyclingSpeed && lap.contains(sample.time) && isActive(sample.time) {
+                    speed.add(sample.value)
                 }
             }
             xml += "   <Lap StartTime=\"\(date(lap.lowerBound))\">\n"
-            xml += "    <TotalTimeSeconds>\(ExportNumber.text((lap.upperBound - lap.lowerBound - paused).seconds, decimals: 3))</TotalTimeSeconds>\n"
+            xml += "    <TotalTimeSeconds>\(ExportNumber.text(summary.timerTime.seconds, decimals: 3))</TotalTimeSeconds>\n"
             xml += "    <DistanceMeters>\(ExportNumber.text(lapDistance, decimals: 2))</DistanceMeters>\n"
             if let maximumSpeed { xml += "    <MaximumSpeed>\(ExportNumber.text(maximumSpeed, decimals: 3))</MaximumSpeed>\n" }
-            xml += "    <Calories>\(Self.clamp(work / 1000, 0...65535))</Calories>\n"
-            if let bpm = heartRate.average.flatMap(Self.beatsPerMinute) {
+            xml += "    <Calories>\(Self.clamp(statistics.cyclingPower?.energy ?? 0, 0...65535))</Calories>\n"
+            if let bpm = (statistics.heartRate?.average).flatMap(Self.beatsPerMinute) {
                 xml += "    <AverageHeartRateBpm><Value>\(bpm)</Value></AverageHeartRateBpm>\n"
             }
-            if let bpm = heartRate.maximum.flatMap(Self.beatsPerMinute) {
+            if let bpm = (statistics.heartRate?.maximum).flatMap(Self.beatsPerMinute) {
                 xml += "    <MaximumHeartRateBpm><Value>\(bpm)</Value></MaximumHeartRateBpm>\n"
             }
             xml += "    <Intensity>Active</Intensity>\n"
-            if let rpm = cadence.average { xml += "    <Cadence>\(Self.clamp(rpm, 0...254))</Cadence>\n" }
+            if let rpm = statistics.cadence?.average { xml += "    <Cadence>\(Self.clamp(rpm, 0...254))</Cadence>\n" }
             let trigger = workout.cause(of: .lap, at: lap.upperBound) == .auto ? "Time" : "Manual"
             xml += "    <TriggerMethod>\(trigger)</TriggerMethod>\n"
             var inTrack = false
@@ -161,11 +167,12 @@ public struct TCXEncoder: Sendable {
                 trackpoint(second)
             }
             if inTrack { xml += "    </Track>\n" }
-            if speed.average != nil || power.average != nil {
+            let power = statistics.cyclingPower
+            if speed.average != nil || power != nil {
                 xml += "    <Extensions><ns3:LX>"
                 if let average = speed.average { xml += "<ns3:AvgSpeed>\(ExportNumber.text(average, decimals: 3))</ns3:AvgSpeed>" }
-                if let average = power.average { xml += "<ns3:AvgWatts>\(Self.clamp(average, 0...65535))</ns3:AvgWatts>" }
-                if let maximum = power.maximum { xml += "<ns3:MaxWatts>\(Self.clamp(maximum, 0...65535))</ns3:MaxWatts>" }
+                if let average = power?.average { xml += "<ns3:AvgWatts>\(Self.clamp(average, 0...65535))</ns3:AvgWatts>" }
+                if let maximum = power?.maximum { xml += "<ns3:MaxWatts>\(Self.clamp(maximum, 0...65535))</ns3:MaxWatts>" }
                 xml += "</ns3:LX></Extensions>\n"
             }
             xml += "   </Lap>\n"

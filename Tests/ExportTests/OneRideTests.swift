@@ -160,6 +160,7 @@ import Testing
         let tcx = Self.text(["export", "1", "--format", "tcx", "-o", "-"], store)
         #expect(tcx.matches(of: /<TotalTimeSeconds>([0-9.]+)<\/TotalTimeSeconds>/).map { Double($0.1) } == laps.map(\.active))
         #expect(tcx.matches(of: /<AverageHeartRateBpm>\s*<Value>([0-9]+)<\/Value>/).map { Double($0.1) } == laps.map { $0.heartRate?.rounded() })
+        #expect(tcx.matches(of: /<Calories>([0-9]+)<\/Calories>/).map { Double($0.1) } == laps.map { ($0.energy ?? 0).rounded() })
 
         // CSV: one row a second, zones only while active; a zone's rows are its time to the second.
         let csv = Self.text(["export", "1", "--format", "csv", "-o", "-"], store)

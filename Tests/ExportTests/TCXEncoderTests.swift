@@ -71,9 +71,8 @@ import Zones
         let extensions = try #require(tcx.components(separatedBy: "</Track>").last)
         #expect(Self.elements("ns3:AvgWatts", in: extensions) == ["\(Int(power.average.rounded()))"])
         #expect(Self.elements("ns3:MaxWatts", in: extensions) == ["\(Int(power.maximum))"])
-        // Calories: the held power's work in kJ, one kcal each.
-        let work = WorkoutSeconds(workout).seconds.filter(\.isActive).compactMap(\.power).reduce(0, +) / 1000
-        #expect(Self.elements("Calories", in: lap) == ["\(Int(work.rounded()))"])
+        // Calories: the workout's work in kJ (energy, as FIT's total_calories), one kcal each.
+        #expect(Self.elements("Calories", in: lap) == ["\(Int(power.energy.rounded()))"])
         #expect(Self.elements("DistanceMeters", in: lap) == ["0"])  // no speed sensor
     }
 

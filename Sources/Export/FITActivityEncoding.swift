@@ -231,7 +231,7 @@ struct FITActivityEncoding {
         m.add(fields.totalTimerTime, .uint32, summary.timerTime.seconds, scale: 1000)
         // kcal: the strap's energy expended (kJ) when it counts one, else the work done on the
         // pedals, whose kJ are about kcal burnt (a gross efficiency of 24 %: 1 / (0.24 × 4.184) ≈ 1).
-        m.add(fields.totalCalories, .uint16, s.energyExpended.map { $0 / 4.184 } ?? s.cyclingPower.map { max(0, $0.energy) })
+        m.add(fields.totalCalories, .uint16, s.calories)
         m.add(fields.averageHeartRate, .uint8, s.heartRate?.average)
         m.add(fields.maximumHeartRate, .uint8, s.heartRate?.maximum)
         m.add(fields.minimumHeartRate, .uint8, s.heartRate?.minimum)

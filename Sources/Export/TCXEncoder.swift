@@ -113,8 +113,8 @@ public struct TCXEncoder: Sendable {
                 """
         }
 
-        /// A lap: its time, heart rate, power, cadence and work (as Calories, kJ for kcal as FIT's
-        /// total_calories) from its summary; distance and speed from the seconds and speed samples.
+        /// A lap: its time, heart rate, power, cadence and calories (`WorkoutStatistics.calories`,
+        /// as FIT's total_calories) from its summary; distance and speed from the seconds and speed samples.
         mutating func lap(_ summary: WorkoutSpanSummary) {
             let lap = summary.range
             let statistics = summary.statistics
@@ -141,7 +141,7 @@ public struct TCXEncoder: Sendable {
             xml += "    <TotalTimeSeconds>\(ExportNumber.text(summary.timerTime.seconds, decimals: 3))</TotalTimeSeconds>\n"
             xml += "    <DistanceMeters>\(ExportNumber.text(lapDistance, decimals: 2))</DistanceMeters>\n"
             if let maximumSpeed { xml += "    <MaximumSpeed>\(ExportNumber.text(maximumSpeed, decimals: 3))</MaximumSpeed>\n" }
-            xml += "    <Calories>\(Self.clamp(statistics.cyclingPower?.energy ?? 0, 0...65535))</Calories>\n"
+            xml += "    <Calories>\(Self.clamp(statistics.calories ?? 0, 0...65535))</Calories>\n"
             if let bpm = (statistics.heartRate?.average).flatMap(Self.beatsPerMinute) {
                 xml += "    <AverageHeartRateBpm><Value>\(bpm)</Value></AverageHeartRateBpm>\n"
             }

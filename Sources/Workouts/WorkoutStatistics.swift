@@ -96,3 +96,12 @@ public struct WorkoutStatistics: Sendable, Hashable {
         self.malformedNotifications = malformedNotifications
     }
 }
+
+extension WorkoutStatistics {
+    /// Calories in kcal, as the exports give them: the strap's energy expended (kJ, 4.184 a kcal),
+    /// else the work on the pedals (kJ of work are about kcal burnt: the body's efficiency is
+    /// about a quarter); nil with neither.
+    public var calories: Double? {
+        energyExpended.map { $0 / 4.184 } ?? cyclingPower.map { max(0, $0.energy) }
+    }
+}

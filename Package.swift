@@ -74,12 +74,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One recording from a typed plan to the stored workout (begin, finish, save; outcomes, never
+        // printed), and serve's schedule of when workouts start and end. No argument parsing.
+        .target(
+            name: "Recording", dependencies: ["SensorCore", "Zones", "Workouts", "WorkoutStore"], swiftSettings: swiftSettings),
         // The command line: parses arguments, runs sessions and prints.
         .target(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
-                "Export", "Session", "HTTP", "MQTT",
+                "Export", "Session", "HTTP", "MQTT", "Recording",
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,6 +132,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RecordingTests", dependencies: ["Recording", "Workouts", "WorkoutStore", "Zones", "SensorCore"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SessionTests",

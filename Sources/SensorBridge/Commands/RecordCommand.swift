@@ -223,10 +223,9 @@ enum RecordCommand {
         dashboard?.stop()
         signals?.cancel()
         for warning in session.warnings { context.errors.line("sensorbridge record: \(warning)") }
-        let status = try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
+        let (status, outcome) = try setup.finish(result, recorder: recorder, source: source.completeTrace, context)
         if case .success(let workout) = result {
-            let saved = status == .success && !setup.isUnsavedAsEmpty(workout) ? recorder : nil
-            publisher?.finished(workout, id: saved?.workoutID, identity: saved?.identity)
+            publisher?.finished(workout, id: outcome.savedID, identity: outcome.savedID.flatMap { _ in recorder?.identity })
         }
         return status
     }

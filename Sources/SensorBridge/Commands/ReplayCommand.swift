@@ -124,6 +124,6 @@ enum ReplayCommand {
         if let cut = (reader as? TraceReader)?.skippedLastLine { context.errors.line("sensorbridge replay: \(path): \(cut)") }
         for warning in session.warnings { context.errors.line("sensorbridge replay: \(path): \(warning)") }
         if let skipped = capture?.statistics.summary { context.errors.line("sensorbridge replay: \(path): skipped \(skipped)") }
-        return try setup.finish(result, recorder: recorder, source: path, context)
+        return try setup.finish(result, recorder: recorder, source: path, context).status
     }
 }

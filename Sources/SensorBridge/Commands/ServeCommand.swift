@@ -1,3 +1,4 @@
+import Recording
 import Session
 import BlueZ
 import Foundation
@@ -402,7 +403,7 @@ enum ServeCommand {
             ? "the bus connection was lost"
             : router.isStopping ? "serve is stopping" : router.wasEndedOnRequest ? "ended through the HTTP API" : "ended after \(idleTimeout.seconds.formatted) s without data"
         for warning in session.warnings { log(warning) }
-        let workout = try WorkoutSetup.workout(result, recorder: recorder)
+        let workout = try Recording.workout(result, recorder: recorder)
         if workout.duration < minimumDuration {
             try recorder?.discard()
             log(
@@ -410,19 +411,18 @@ enum ServeCommand {
                     + "--min-duration \(minimumDuration.seconds.formatted) s")
             return
         }
-        if setup.isUnsavedAsEmpty(workout) {
-            try recorder?.discard()
-            log("a workout of \(workout.duration.clockText) (\(reason)): " + setup.emptyNote)
-            return
-        }
-        var id: WorkoutID?
-        if let recorder {
-            let failure: String?
-            (id, failure) = setup.saveFinished(workout, recorder: recorder, source: nil)
+        let outcome = try setup.recording.finish(workout, recorder: recorder)
+        switch outcome {
+        case .empty:
+            return log("a workout of \(workout.duration.clockText) (\(reason)): " + setup.emptyNote)
+        case .failed(let failure):
             // serve goes on to the next workout; this one waits in the store for 'workouts recover'
             // or 'sync'.
-            if let failure { return log(failure) }
+            return log(setup.failureText(failure, workout: workout, source: nil))
+        case .saved, .unsaved:
+            break
         }
+        let id = outcome.savedID
         var line = "workout \(id.map { "\($0)" } ?? "?") saved (\(reason)): \(workout.duration.clockText)"
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }

@@ -1,12 +1,13 @@
 import Foundation
+import Recording
 import SensorCore
 import Workouts
 import WorkoutStore
 import Zones
 
-/// What `replay` and `record` share: the options that shape a workout (activity, zones, profile,
-/// store), the builder, session and recorder made from them, and the output of the finished
-/// workout.
+/// The command line's side of a recording, for `record`, `replay` and `serve`: the options that
+/// shape a workout (activity, zones, profile, store) made into a typed `RecordingPlan`, the
+/// `Recording` that carries it out, and what the command says of its outcome.
 struct WorkoutSetup {
     static let options: Set<String> = Set([
         "activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", "target-hr-zone", "target-power-zone",
@@ -42,19 +43,16 @@ struct WorkoutSetup {
 
     let command: String
     let arguments: CommandArguments
-    let activity: WorkoutActivityType
-    let store: WorkoutStore?
     /// `--store` or `SENSORBRIDGE_STORE` as given (a URL with its parameters), for messages.
     let storeWhere: String?
-    var machine: WorkoutStateMachine
-    /// Whether the workout is stored: `--save`, or always (`serve`; `record` unless `--no-save`).
-    let save: Bool
-    /// How long the rider may be out of a target zone before the alert (`--target-debounce`).
-    let targetDebounce: Duration
-    /// The bridge saved workouts carry (`--bridge-id`, else the host name).
-    let bridge: BridgeID
+    /// The store: the one saved to, else the one the profile and zones were read from, if any.
+    let store: WorkoutStore?
+    var recording: Recording
+
+    /// The workout's rules: zones, targets, auto-pause and auto-lap.
+    var machine: WorkoutStateMachine { recording.machine }
     /// The athlete recorded (`--athlete`): their profile, zones and sensors; nil for the box's own.
-    let athlete: AthleteRecord?
+    var athlete: AthleteRecord? { recording.plan.athlete }
 
     /// `athlete`, when given, stands for `--athlete` (one of `serve`'s athletes recorded at once).
     init(
@@ -63,8 +61,9 @@ struct WorkoutSetup {
     ) throws {
         self.command = command
         self.arguments = arguments
-        save = alwaysSave || arguments.has("save")
-        activity = try arguments["activity"].map { text throws(UsageError) in
+        let save = alwaysSave || arguments.has("save")
+        var plan = RecordingPlan()
+        plan.activity = try arguments["activity"].map { text throws(UsageError) in
             guard let type = WorkoutActivityType(name: text) else {
                 let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
                 throw UsageError("--activity \(text) is not an activity type; give one of \(names)")
@@ -79,27 +78,32 @@ struct WorkoutSetup {
                 "--save-empty stores a workout without values, which is stored only when saving; give it "
                     + (command == "replay" ? "with --save" : "without --no-save"))
         }
-        bridge = try Self.bridge(arguments)
+        plan.bridge = try Self.bridge(arguments)
         // The person's profile and zones: from the store when it exists (a workout alone creates none).
         storeWhere = try StoreLocation.path(arguments, context)
         store = save ? try Self.storeForSaving(command, arguments, context) : try StoreLocation.openIfPresent(arguments, context)
+        if let store, save {
+            // A shared store is reached through this box's own, where the recording is journaled.
+            plan.saving = RecordingPlan.Saving(
+                store: store, journalPath: store.isShared ? try StoreLocation.localPath(context) : store.path,
+                keepsEmpty: arguments.has(Self.saveEmptyFlag))
+        }
+        let opened = store
         if let named {
-            athlete = try AthleteOption.athlete(named: named, in: store)
+            plan.athlete = try AthleteOption.athlete(named: named, in: opened)
         } else {
-            athlete = try AthleteOption.athlete(arguments, in: store)
+            plan.athlete = try AthleteOption.athlete(arguments, in: opened)
         }
-        var preferences = try athlete?.preferences ?? store?.preferences() ?? ZonePreferences()
-        try ProfileArguments.apply(arguments, to: &preferences)
-        machine = WorkoutStateMachine(activityType: activity, preferences: preferences)
+        plan.preferences = try plan.athlete?.preferences ?? opened?.preferences() ?? ZonePreferences()
+        try ProfileArguments.apply(arguments, to: &plan.preferences)
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
-            if let text = arguments[flag] {
-                try machine.setCustomZoneConfiguration(try Self.zoneConfiguration(text, type, label: "--\(flag)"))
-            }
+            if let text = arguments[flag] { plan.customZones.append(try Self.zoneConfiguration(text, type, label: "--\(flag)")) }
         }
-        machine.targets = try Self.targets(arguments)
-        targetDebounce = try arguments.seconds("target-debounce", in: 1...600) ?? TargetZoneCoach.defaultDebounce
-        machine.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
-        if let given = try autoPauseArgument() { machine.autoPause = given }
+        plan.targets = try Self.targets(arguments)
+        plan.targetDebounce = try arguments.seconds("target-debounce", in: 1...600) ?? TargetZoneCoach.defaultDebounce
+        plan.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
+        plan.autoPause = try Self.autoPause(arguments)
+        recording = try Recording(plan)
     }
 
     /// `--target-hr-zone N[-M]` and `--target-power-zone N[-M]`, 1-based on the command line.
@@ -124,22 +128,21 @@ struct WorkoutSetup {
         DashboardModel(
             sensors: sensors, configurations: WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:)),
             sensorKeys: sensorKeys, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
-            targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: targetDebounce) })
+            targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: recording.plan.targetDebounce) })
     }
 
-    /// `--auto-pause off|SECONDS`: nil when not given, `.some(nil)` for off.
-    private func autoPauseArgument() throws(UsageError) -> Duration?? {
-        guard let text = arguments["auto-pause"] else { return nil }
-        if text == "off" { return .some(nil) }
-        return try arguments.seconds("auto-pause", in: 1...600, expecting: "off, or the seconds of stillness that pause")
+    /// `--auto-pause off|SECONDS`; by the rule when not given.
+    private static func autoPause(_ arguments: CommandArguments) throws(UsageError) -> RecordingPlan.AutoPause {
+        guard let text = arguments["auto-pause"] else { return .byDefault }
+        if text == "off" { return .off }
+        guard let stillness = try arguments.seconds("auto-pause", in: 1...600, expecting: "off, or the seconds of stillness that pause")
+        else { return .byDefault }
+        return .after(stillness)
     }
 
     /// Auto-pause as given, else on (3 s) for a cycling workout when `movementSensors` (a power
     /// meter, cadence or speed sensor records it), else off.
-    mutating func applyAutoPause(default movementSensors: Bool) {
-        guard arguments["auto-pause"] == nil else { return }
-        machine.autoPause = movementSensors && activity == .cycling ? .seconds(3) : nil
-    }
+    mutating func applyAutoPause(default movementSensors: Bool) { recording.applyAutoPause(movementSensors: movementSensors) }
 
     /// `300`, `90s`, `5m`, `1h`, `1h30m`: a duration of at least 10 s for `label`.
     static func duration(_ text: String, label: String) throws(UsageError) -> Duration {
@@ -175,65 +178,53 @@ struct WorkoutSetup {
         -> (LiveWorkoutBuilder, WorkoutRecorder?)
     {
         // System zones are for the day of the ride (an age from a birth date depends on it).
-        machine.zonesDate = ProfileArguments.calendarDate(start)
-        try ProfileArguments.checkModels(machine.preferences, arguments, on: machine.zonesDate)
-        for target in machine.targets {
-            let option = target.quantityType == .heartRate ? "--target-hr-zone" : "--target-power-zone"
-            guard let zones = machine.zoneConfiguration(for: target.quantityType)?.zones.count else {
-                throw UsageError(
-                    "\(option) needs \(target.quantityType == .heartRate ? "heart-rate" : "power") zones: give "
-                        + "\(target.quantityType == .heartRate ? "--hr-zones, or --age and --resting-hr" : "--power-zones, or --ftp")"
-                        + ", or set them with 'sensorbridge zones set' or 'sensorbridge profile set'")
-            }
-            guard target.zones.upperBound < zones else {
-                throw UsageError("\(option) \(target.zonesText): the zones go from 1 to \(zones); give a target within them")
-            }
+        let day = ProfileArguments.calendarDate(start)
+        try ProfileArguments.checkModels(machine.preferences, arguments, on: day)
+        let begun: (builder: LiveWorkoutBuilder, recorder: WorkoutRecorder?)
+        do {
+            begun = try recording.begin(start: start, day: day, sensors: sensors)
+        } catch let error as RecordingError {
+            throw Self.usageError(error)
         }
-        machine.sensors = sensors
-        var recorder: WorkoutRecorder?
-        if save, let store {
-            // A shared store is reached through this box's own, where the recording is journaled.
-            recorder = try WorkoutRecorder(
-                path: store.isShared ? try StoreLocation.localPath(context) : store.path,
-                start: RecordingStart(
-                    startDate: start, start: .zero, activityType: activity,
-                    zoneConfigurations: Dictionary(
-                        uniqueKeysWithValues: WorkoutStateMachine.zonedTypes.compactMap { type in
-                            machine.zoneConfiguration(for: type).map { (type, $0) }
-                        }),
-                    sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets,
-                    bridge: bridge, athlete: athlete?.name))
+        if let recorder = begun.recorder, let store {
             let verb = command == "replay" ? "replays" : "records"
             context.errors.line(
                 store.isShared
-                    ? "sensorbridge \(command): journaling workout \(recorder!.workoutID) in \(recorder!.path) as it \(verb), for \(store.path)"
-                    : "sensorbridge \(command): saving workout \(recorder!.workoutID) to \(store.path) as it \(verb)")
+                    ? "sensorbridge \(command): journaling workout \(recorder.workoutID) in \(recorder.path) as it \(verb), for \(store.path)"
+                    : "sensorbridge \(command): saving workout \(recorder.workoutID) to \(store.path) as it \(verb)")
             context.errors.flush()
         }
-        let builder = LiveWorkoutBuilder(machine)
-        try builder.beginCollection(at: .zero, date: start)
-        return (builder, recorder)
+        return begun
+    }
+
+    /// A target the workout's zones cannot judge, said with the options that fix it.
+    static func usageError(_ error: RecordingError) -> UsageError {
+        switch error {
+        case .targetWithoutZones(let target):
+            let heart = target.quantityType == .heartRate
+            return UsageError(
+                "\(heart ? "--target-hr-zone" : "--target-power-zone") needs \(heart ? "heart-rate" : "power") zones: give "
+                    + "\(heart ? "--hr-zones, or --age and --resting-hr" : "--power-zones, or --ftp")"
+                    + ", or set them with 'sensorbridge zones set' or 'sensorbridge profile set'")
+        case .targetOutsideZones(let target, let zones):
+            let option = target.quantityType == .heartRate ? "--target-hr-zone" : "--target-power-zone"
+            return UsageError("\(option) \(target.zonesText): the zones go from 1 to \(zones); give a target within them")
+        }
     }
 
     /// Stores (with `--save`) and prints the finished workout. When the store cannot take it (a
     /// full disk), the workout is printed all the same, standard error says exactly what was saved
     /// and how to finish it, and the status is a failure. `source` is a trace holding the whole
-    /// ride, to save it from.
+    /// ride, to save it from. Returns the outcome with the status.
+    @discardableResult
     func finish(
         _ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?, source: String? = nil,
         _ context: CommandContext
-    ) throws -> ExitStatus {
-        let workout = try Self.workout(result, recorder: recorder)
-        var id: WorkoutID?
-        var unsaved: String?
-        if let recorder {
-            if isUnsavedAsEmpty(workout) {
-                try recorder.discard()
-                context.errors.line("sensorbridge \(command): \(emptyNote)")
-            } else {
-                (id, unsaved) = saveFinished(workout, recorder: recorder, source: source)
-            }
-        }
+    ) throws -> (status: ExitStatus, outcome: Recording.Outcome) {
+        let workout = try Recording.workout(result, recorder: recorder)
+        let outcome = try recording.finish(workout, recorder: recorder)
+        if case .empty = outcome { context.errors.line("sensorbridge \(command): \(emptyNote)") }
+        let id = outcome.savedID
         if arguments.has("json") {
             context.output.line(
                 WorkoutJSON.object(workout, id: id, identity: id.flatMap { _ in recorder?.identity }, zoneUpdates: arguments.has("events"))
@@ -244,16 +235,14 @@ struct WorkoutSetup {
             if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
         }
         if arguments.has("no-save") { context.errors.line("sensorbridge \(command): not saved (--no-save)") }
-        guard let unsaved else { return .success }
-        context.errors.line("sensorbridge \(command): " + unsaved)
-        return .failure
+        guard case .failed(let failure) = outcome else { return (.success, outcome) }
+        context.errors.line("sensorbridge \(command): " + failureText(failure, workout: workout, source: source))
+        return (.failure, outcome)
     }
 
     /// Whether the finished `workout` is not stored for holding no value at all: nothing a
     /// sensor sent counted (none connected, a strap without skin contact). `--save-empty` keeps it.
-    func isUnsavedAsEmpty(_ workout: Workout) -> Bool {
-        workout.samples.isEmpty && !arguments.has(Self.saveEmptyFlag)
-    }
+    func isUnsavedAsEmpty(_ workout: Workout) -> Bool { recording.isEmpty(workout) }
 
     /// What the command says of a workout it did not store for holding no value, with why that
     /// may be.
@@ -269,28 +258,23 @@ struct WorkoutSetup {
         return "no values were recorded: nothing saved (\(why)); --save-empty stores such a workout"
     }
 
-    /// Finishes the workout `recorder` journaled and, for a shared store, copies it there: its id
-    /// in the store, or (nil and) what was kept where and how to finish saving it.
-    func saveFinished(_ workout: Workout, recorder: WorkoutRecorder, source: String?) -> (id: WorkoutID?, failure: String?) {
-        let id: WorkoutID
-        do {
-            id = try recorder.finish(workout)
-        } catch {
-            return (nil, Self.notSaved(error, workout: workout, recorder: recorder, source: source))
-        }
-        guard let store, store.isShared else { return (id, nil) }
-        do throws(WorkoutStoreError) {
-            // Copied, or there already (a copy that was cut off, finished by 'sync').
-            if let copied = try store.copyWorkout(id, from: try WorkoutStore(path: recorder.path)) { return (copied, nil) }
-            return (try store.workoutID(uuid: recorder.identity.uuid), nil)
-        } catch {
-            let url = Self.shellWord(storeWhere ?? store.path)
-            return (
-                nil,
-                "could not copy the finished workout to \(store.path): \(error.reason). It is saved as workout \(id) in "
-                    + "\(recorder.path); run 'sensorbridge sync --to \(url) --store \(Self.shellWord(recorder.path))' to copy it when "
-                    + "the server is back"
-            )
+    /// What was kept of a workout the store did not take, and how to finish saving it.
+    func failureText(_ failure: Recording.SaveFailure, workout: Workout, source: String?) -> String {
+        switch failure {
+        case .notStored(let error, let id, let journal, let savedUntil):
+            let store = Self.shellWord(journal)
+            var text =
+                "could not save the finished workout: \(error.reason). Workout \(id) is saved in \(journal) "
+                + "up to \(savedUntil.clockText) of \(workout.duration.clockText). Free some space, then run "
+                + "'sensorbridge workouts recover --store \(store)' to finish it from what was saved"
+            if let source {
+                text += ", or 'sensorbridge replay \(Self.shellWord(source)) --save --store \(store)' to save the whole ride from its trace"
+            }
+            return text
+        case .notCopied(let error, let id, let journal):
+            let url = Self.shellWord(storeWhere ?? store?.path ?? "")
+            return "could not copy the finished workout to \(store?.path ?? "the store"): \(error.reason). It is saved as workout \(id) in "
+                + "\(journal); run 'sensorbridge sync --to \(url) --store \(Self.shellWord(journal))' to copy it when the server is back"
         }
     }
 
@@ -310,36 +294,11 @@ struct WorkoutSetup {
         }
     }
 
-    /// What was saved of a workout whose finishing `error` refused, and how to finish it; saves as
-    /// much of the journal as still fits first.
-    static func notSaved(_ error: WorkoutStoreError, workout: Workout, recorder: WorkoutRecorder, source: String?) -> String {
-        try? recorder.flush()
-        let store = shellWord(recorder.path)
-        var text =
-            "could not save the finished workout: \(error.reason). Workout \(recorder.workoutID) is saved in \(recorder.path) "
-            + "up to \(recorder.savedUntil.clockText) of \(workout.duration.clockText). Free some space, then run "
-            + "'sensorbridge workouts recover --store \(store)' to finish it from what was saved"
-        if let source {
-            text += ", or 'sensorbridge replay \(shellWord(source)) --save --store \(store)' to save the whole ride from its trace"
-        }
-        return text
-    }
-
     /// `word` as one shell word, to be pasted: as it is when every character is safe, else quoted.
     static func shellWord(_ word: String) -> String {
         let safe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=:,@%")
         guard !word.isEmpty, !word.allSatisfy(safe.contains) else { return word.isEmpty ? "''" : word }
         return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-    }
-
-    /// The finished workout, or the builder's error after discarding what `recorder` journaled.
-    static func workout(_ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?) throws -> Workout {
-        do {
-            return try result.get()
-        } catch {
-            try? recorder?.discard()
-            throw error
-        }
     }
 
     /// Parses `120,140,155,170` into custom zones of `type`, which must be plausible

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SensorBridge
+import Recording
 
 /// The pure schedule of `serve`: when workouts start and end, and which link events they keep.
 struct ServeScheduleTests {

@@ -1,5 +1,5 @@
 /// When `sensorbridge serve` starts and ends workouts, as a pure state machine (event in, action
-/// out; no clock, no I/O) that `ServeRouter` keeps behind its lock.
+/// out; no clock, no I/O) that serve's router keeps behind its lock.
 ///
 /// Waiting, the first decoded measurement starts a workout at its arrival: it and whatever arrives
 /// while the workout is being set up are held (`starting`) and handed over by `began()`. Recording,
@@ -7,8 +7,8 @@
 /// workout at the last measurement, not at the deadline. Link events (a sensor lost, regained)
 /// while recording are held back until the next measurement: those before it belong to the
 /// workout, those after the last one (sensors going to sleep once the ride is over) do not.
-struct ServeSchedule<Notification, LinkEvent> {
-    enum Phase: Equatable {
+public struct ServeSchedule<Notification, LinkEvent> {
+    public enum Phase: Equatable, Sendable {
         /// No workout; connected sensors are quiet.
         case waiting
         /// The first measurement arrived; the workout is being set up.
@@ -17,7 +17,7 @@ struct ServeSchedule<Notification, LinkEvent> {
     }
 
     /// What to do with a notification.
-    enum Action {
+    public enum Action {
         /// Not part of any workout (no measurement while waiting).
         case drop
         /// Held until `began()`; `.start` for the first, which asks for a workout.
@@ -26,22 +26,22 @@ struct ServeSchedule<Notification, LinkEvent> {
         case deliver(after: [LinkEvent])
     }
 
-    let idleTimeout: Duration
-    private(set) var phase = Phase.waiting
+    public let idleTimeout: Duration
+    public private(set) var phase = Phase.waiting
     /// The arrival of the workout's first measurement.
-    private(set) var firstMeasurement: ContinuousClock.Instant?
+    public private(set) var firstMeasurement: ContinuousClock.Instant?
     /// The arrival of the workout's latest measurement.
-    private(set) var lastMeasurement: ContinuousClock.Instant?
+    public private(set) var lastMeasurement: ContinuousClock.Instant?
     private var held: [Notification] = []
     private var linkEvents: [LinkEvent] = []
 
-    init(idleTimeout: Duration) {
+    public init(idleTimeout: Duration) {
         self.idleTimeout = idleTimeout
     }
 
     /// A notification arrived at `time`; `isMeasurement` when it decodes to a heart-rate,
     /// cycling-power or CSC measurement.
-    mutating func notification(_ notification: Notification, isMeasurement: Bool, at time: ContinuousClock.Instant)
+    public mutating func notification(_ notification: Notification, isMeasurement: Bool, at time: ContinuousClock.Instant)
         -> Action
     {
         switch phase {
@@ -64,13 +64,13 @@ struct ServeSchedule<Notification, LinkEvent> {
     }
 
     /// A link event; kept for the workout until the next measurement shows it belongs to it.
-    mutating func linkEvent(_ event: LinkEvent) {
+    public mutating func linkEvent(_ event: LinkEvent) {
         if phase != .waiting { linkEvents.append(event) }
     }
 
     /// The workout is set up: the notifications held since the first measurement, to deliver in
     /// order.
-    mutating func began() -> [Notification] {
+    public mutating func began() -> [Notification] {
         guard phase == .starting else { return [] }
         phase = .recording
         defer { held.removeAll() }
@@ -78,13 +78,13 @@ struct ServeSchedule<Notification, LinkEvent> {
     }
 
     /// When the workout ends unless a measurement comes first; nil when none is recording.
-    var idleDeadline: ContinuousClock.Instant? {
+    public var idleDeadline: ContinuousClock.Instant? {
         phase == .recording ? lastMeasurement.map { $0 + idleTimeout } : nil
     }
 
     /// Ends the workout: back to waiting; returns its end, the arrival of its last measurement.
     /// Link events since then are dropped.
-    mutating func end() -> ContinuousClock.Instant? {
+    public mutating func end() -> ContinuousClock.Instant? {
         defer {
             phase = .waiting
             held.removeAll()

@@ -1,3 +1,4 @@
+import Recording
 import Session
 import BlueZ
 import Foundation

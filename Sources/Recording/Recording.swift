@@ -1,0 +1,150 @@
+public import Foundation
+public import SensorCore
+public import Workouts
+public import WorkoutStore
+public import Zones
+
+/// Why a recording cannot begin as planned.
+public enum RecordingError: Error, Sendable, Equatable {
+    /// A target of a quantity the workout has no zones for.
+    case targetWithoutZones(WorkoutTarget)
+    /// A target past the last of the workout's `zoneCount` zones.
+    case targetOutsideZones(WorkoutTarget, zoneCount: Int)
+}
+
+/// One recording, from its plan to the stored workout: the state machine the plan makes, the
+/// beginning (the builder collecting, and the journal when saving) and the end (stored, not stored
+/// for holding no value, or what was kept when the store refused it). Outcomes are returned, never
+/// printed: `record`, `replay` and `serve` say them in their own words.
+public struct Recording {
+    public let plan: RecordingPlan
+    /// The workout's rules: zones, targets, auto-pause and auto-lap; the builder's from `begin`.
+    public private(set) var machine: WorkoutStateMachine
+
+    public init(_ plan: RecordingPlan) throws(WorkoutBuilderError) {
+        self.plan = plan
+        machine = WorkoutStateMachine(activityType: plan.activity, preferences: plan.preferences)
+        for configuration in plan.customZones { try machine.setCustomZoneConfiguration(configuration) }
+        machine.targets = plan.targets
+        machine.autoLap = plan.autoLap
+        switch plan.autoPause {
+        case .byDefault: break
+        case .off: machine.autoPause = nil
+        case .after(let stillness): machine.autoPause = stillness
+        }
+    }
+
+    /// Auto-pause by the rule when the plan leaves it to it: on (3 s) for a cycling workout that
+    /// `movementSensors` record (a power meter, cadence or speed sensor), else off.
+    public mutating func applyAutoPause(movementSensors: Bool) {
+        guard plan.autoPause == .byDefault else { return }
+        machine.autoPause = movementSensors && plan.activity == .cycling ? .seconds(3) : nil
+    }
+
+    /// The workout's zones, heart rate first; none for a quantity without a configuration.
+    public var zoneConfigurations: [WorkoutZoneConfiguration] {
+        WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:))
+    }
+
+    /// Checks the targets against the zones of `day` (system zones depend on it: an age from a
+    /// birth date), then begins: the builder collecting from t = 0 at `start`, and when saving the
+    /// journal (`RecordingPlan.Saving.journalPath`).
+    public mutating func begin(start: Date, day: CalendarDate?, sensors: [SensorID: String]) throws
+        -> (builder: LiveWorkoutBuilder, recorder: WorkoutRecorder?)
+    {
+        machine.zonesDate = day
+        for target in machine.targets {
+            guard let zones = machine.zoneConfiguration(for: target.quantityType)?.zones.count else {
+                throw RecordingError.targetWithoutZones(target)
+            }
+            guard target.zones.upperBound < zones else { throw RecordingError.targetOutsideZones(target, zoneCount: zones) }
+        }
+        machine.sensors = sensors
+        let recorder = try plan.saving.map { saving in
+            try WorkoutRecorder(
+                path: saving.journalPath,
+                start: RecordingStart(
+                    startDate: start, start: .zero, activityType: plan.activity,
+                    zoneConfigurations: Dictionary(uniqueKeysWithValues: zoneConfigurations.map { ($0.quantityType, $0) }),
+                    sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets,
+                    bridge: plan.bridge, athlete: plan.athlete?.name))
+        }
+        let builder = LiveWorkoutBuilder(machine)
+        try builder.beginCollection(at: .zero, date: start)
+        return (builder, recorder)
+    }
+
+    /// How a finished recording ended.
+    public enum Outcome {
+        /// The plan did not save it.
+        case unsaved
+        /// No value counted (no sensor connected, a strap without skin contact): not stored, and
+        /// its journal discarded, unless the plan keeps empty workouts.
+        case empty
+        /// Stored as this workout.
+        case saved(WorkoutID)
+        /// The store did not take it.
+        case failed(SaveFailure)
+
+        /// The stored workout's id, when stored.
+        public var savedID: WorkoutID? {
+            if case .saved(let id) = self { return id }
+            return nil
+        }
+    }
+
+    /// What was kept of a workout the store did not take.
+    public enum SaveFailure {
+        /// The store refused the finished workout (a full disk): its journal holds it up to
+        /// `savedUntil`, for `workouts recover`.
+        case notStored(WorkoutStoreError, workoutID: WorkoutID, journalPath: String, savedUntil: Duration)
+        /// Stored as `workoutID` in this box's own store (the journal), not copied to the shared one.
+        case notCopied(WorkoutStoreError, workoutID: WorkoutID, journalPath: String)
+    }
+
+    /// Whether `workout` is left unstored for holding no value at all.
+    public func isEmpty(_ workout: Workout) -> Bool {
+        workout.samples.isEmpty && !(plan.saving?.keepsEmpty ?? false)
+    }
+
+    /// Ends the recording of `workout`: stores it through `recorder` (and copies it to a shared
+    /// store), or discards an empty one's journal.
+    public func finish(_ workout: Workout, recorder: WorkoutRecorder?) throws(WorkoutStoreError) -> Outcome {
+        guard let recorder, let saving = plan.saving else { return .unsaved }
+        if isEmpty(workout) {
+            try recorder.discard()
+            return .empty
+        }
+        let id: WorkoutID
+        do {
+            id = try recorder.finish(workout)
+        } catch {
+            // As much of the journal as still fits, for recovery.
+            try? recorder.flush()
+            return .failed(.notStored(error, workoutID: recorder.workoutID, journalPath: recorder.path, savedUntil: recorder.savedUntil))
+        }
+        guard saving.store.isShared else { return .saved(id) }
+        do throws(WorkoutStoreError) {
+            // Copied, or there already (a copy that was cut off, finished by `sync`).
+            if let copied = try saving.store.copyWorkout(id, from: try WorkoutStore(path: recorder.path)) { return .saved(copied) }
+            guard let there = try saving.store.workoutID(uuid: recorder.identity.uuid) else {
+                throw WorkoutStoreError.uuidNotFound(recorder.identity.uuid)
+            }
+            return .saved(there)
+        } catch {
+            return .failed(.notCopied(error, workoutID: id, journalPath: recorder.path))
+        }
+    }
+
+    /// The finished workout of `result`, or its error after discarding what `recorder` journaled.
+    public static func workout(_ result: Result<Workout, WorkoutBuilderError>, recorder: WorkoutRecorder?) throws(WorkoutBuilderError)
+        -> Workout
+    {
+        do {
+            return try result.get()
+        } catch {
+            try? recorder?.discard()
+            throw error
+        }
+    }
+}

@@ -78,12 +78,24 @@ let package = Package(
         // printed), and serve's schedule of when workouts start and end. No argument parsing.
         .target(
             name: "Recording", dependencies: ["SensorCore", "Zones", "Workouts", "WorkoutStore"], swiftSettings: swiftSettings),
+        // What every output shares: the JSON shapes, the text summary and reports, the named values
+        // of a request, the dashboard model, the live feed (SSE) and the MQTT publisher, each a
+        // follower of a session's event stream. No argument parsing, no printing.
+        .target(
+            name: "Outputs",
+            dependencies: ["SensorCore", "Zones", "Workouts", "WorkoutStore", "Session", "BlueZ", "Export", "HTTP", "MQTT"],
+            swiftSettings: swiftSettings),
+        // The web page and the HTTP API: routes, who may use them, server-rendered pages; the store,
+        // the exporters and Outputs called directly, statuses from typed errors.
+        .target(
+            name: "Web", dependencies: ["SensorCore", "Zones", "Workouts", "WorkoutStore", "Export", "HTTP", "Outputs"],
+            swiftSettings: swiftSettings),
         // The command line: parses arguments, runs sessions and prints.
         .target(
             name: "SensorBridge",
             dependencies: [
                 "SensorCore", "GATT", "Zones", "Workouts", "SampleRing", "Captures", "WorkoutStore", "BlueZ", "DBus",
-                "Export", "Session", "HTTP", "MQTT", "Recording",
+                "Export", "Session", "HTTP", "MQTT", "Recording", "Outputs", "Web",
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,12 +140,20 @@ let package = Package(
         .testTarget(name: "WorkoutsTests", dependencies: ["Workouts", "Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ExportTests",
-            dependencies: ["Export", "SensorBridge", "Session", "WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport"],
+            dependencies: [
+                "Export", "SensorBridge", "Session", "WorkoutStore", "Workouts", "Zones", "SensorCore", "SensorTestSupport", "Outputs", "Web",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RecordingTests", dependencies: ["Recording", "Workouts", "WorkoutStore", "Zones", "SensorCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OutputsTests", dependencies: ["Outputs", "Session", "Workouts", "Zones", "SensorCore", "HTTP"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WebTests", dependencies: ["Web", "Outputs", "HTTP", "Export", "WorkoutStore", "SensorCore", "SensorTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
@@ -151,7 +171,7 @@ let package = Package(
             name: "SensorBridgeTests",
             dependencies: [
                 "SensorBridge", "Session", "Captures", "SensorCore", "GATT", "SensorTestSupport", "WorkoutStore", "Workouts", "Zones",
-                "Export",
+                "Export", "Outputs",
             ],
             swiftSettings: swiftSettings
         ),

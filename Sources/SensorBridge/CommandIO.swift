@@ -1,5 +1,6 @@
 public import Session
 import Foundation
+import Outputs
 
 /// Where a command writes text: buffered, flushed in large writes (a JSONL decode of a million
 /// lines must not make a million `write` calls).

@@ -1,3 +1,5 @@
+import Outputs
+
 /// Exit statuses of `sensorbridge`, documented in the README.
 public enum ExitStatus: Int32, Sendable {
     /// Success.
@@ -109,6 +111,9 @@ public enum SensorBridgeCLI {
             return try subcommand.run(Array(arguments.dropFirst()), context)
         } catch let error as UsageError {
             context.errors.line("sensorbridge \(name): \(error.message)".inertLines)
+            return .usage
+        } catch let error as RequestError {
+            context.errors.line("sensorbridge \(name): \(error)".inertLines)
             return .usage
         } catch {
             context.errors.line("sensorbridge \(name): \(error)".inertLines)

@@ -3,6 +3,8 @@ import SensorCore
 import Testing
 
 @testable import SensorBridge
+@testable import Web
+import Outputs
 
 /// One ride, one story (issue 32): one stored workout, multisport, with laps, a pause and a value
 /// no rider produces, rendered through every output; each gives the figures of the stored workout

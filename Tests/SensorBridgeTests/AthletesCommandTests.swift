@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Testing
 import WorkoutStore
+import Outputs
 
 /// `sensorbridge athletes` and `--athlete` on the commands that use a profile, against stores in
 /// temporary folders (and the mock BlueZ for `record`).

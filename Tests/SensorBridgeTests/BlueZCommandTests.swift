@@ -5,6 +5,7 @@ import SensorCore
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// scan, pair and record against a private dbus-daemon and a mock org.bluez (python-dbusmock)
 /// that plays a trace: no Bluetooth hardware. Skipped, saying why, only when dbus-daemon or

@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// Debian's chromium, headless, driven through chromedriver (WebDriver: JSON over HTTP on
 /// loopback), started and stopped by the test.

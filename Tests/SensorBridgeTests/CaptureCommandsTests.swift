@@ -4,6 +4,7 @@ import GATT
 import SensorBridge
 import SensorCore
 import Testing
+import Outputs
 
 /// `decode --capture`, `convert`, `replay` of btsnoop captures, and `capture`'s error path.
 @Suite struct CaptureCommandsTests {

@@ -2,6 +2,7 @@ import Foundation
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// Children started from several threads at once, as the tests start them.
 @Suite struct ChildLaunchTests {

@@ -3,6 +3,7 @@ import Foundation
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// The command line itself (issue 17): "did you mean" for options, negative numbers as values,
 /// completion scripts and the manual page from the commands' own declarations, --json everywhere it

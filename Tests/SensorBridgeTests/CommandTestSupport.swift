@@ -1,6 +1,7 @@
 import Foundation
 import SensorBridge
 import SensorCore
+import Outputs
 
 /// Runs `sensorbridge` in-process with the given standard input and environment; returns status,
 /// output and errors.

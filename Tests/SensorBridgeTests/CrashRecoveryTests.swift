@@ -7,6 +7,7 @@ import Testing
 import Workouts
 import WorkoutStore
 import Zones
+import Outputs
 
 /// `kill -9` during `replay --save`, then `workouts recover` (DESIGN.md §3 "Storage"): the built
 /// `sensorbridge` runs as a child process, is killed mid-replay, and the recovered workout must

@@ -6,6 +6,7 @@ import Workouts
 import Zones
 
 @testable import SensorBridge
+import Outputs
 
 /// The live dashboard, drawn from fixed states: the model fed as `record` feeds it (samples, the
 /// builder's real outputs, link events), frames checked line by line.

@@ -3,6 +3,7 @@ import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 @Suite struct DecodeCommandTests {
     @Test func singlePayloadPrintsOneObjectInOrder() {

@@ -4,6 +4,7 @@ import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// The files of `udev/`: the systemd units pass `systemd-analyze verify`, the D-Bus policy is read
 /// by a real dbus-daemon and lets through what the commands call and nothing else, the udev rule

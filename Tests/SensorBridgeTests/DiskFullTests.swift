@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Testing
 import WorkoutStore
+import Outputs
 
 /// The disk holding the store fills while `record --save` runs, on a real (small) full file
 /// system: the failure is shown at once, recording goes on in memory and into the trace, and the

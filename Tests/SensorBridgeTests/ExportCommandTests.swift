@@ -3,6 +3,7 @@ import SensorBridge
 import SensorCore
 import Testing
 import WorkoutStore
+import Outputs
 
 /// `sensorbridge export`, in-process, against a store with the bundled ride saved into it.
 @Suite final class ExportCommandTests {

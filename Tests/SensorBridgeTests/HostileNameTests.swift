@@ -3,6 +3,7 @@ import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// A heart-rate strap whose Bluetooth name (chosen by whoever makes or spoofs it) sets the window
 /// title, clears the screen, turns the text red, forges a log line and carries HTML: `scan`,

@@ -3,6 +3,7 @@ import SensorCore
 import Testing
 
 @testable import SensorBridge
+import Outputs
 
 @Suite struct LatencyProbeTests {
     /// A payload with `stamp` appended as the mock's --stamp does: 8 bytes, little-endian.

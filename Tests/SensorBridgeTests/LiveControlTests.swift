@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// Pausing, laps, auto-pause and sensor validity in a live recording, against the mock BlueZ:
 /// the dashboard's keys through a pseudo-terminal, auto-pause from the power meter's values, and a

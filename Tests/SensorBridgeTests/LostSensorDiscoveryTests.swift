@@ -3,6 +3,7 @@ import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// A lost sensor is reconnected as soon as it advertises again (issue 14): discovery runs while a
 /// sensor is not connected (lost, or not yet connected), and only then, against the mock BlueZ,

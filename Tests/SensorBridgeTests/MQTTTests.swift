@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Testing
 import WorkoutStore
+import Outputs
 
 /// `--mqtt` against a real `mosquitto` broker on a free loopback port and `mosquitto_sub` as the
 /// subscriber that checks every message; the sensors are the mock BlueZ. Skipped, saying why,

@@ -3,6 +3,7 @@ import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// What bluetoothd really does, as its source shows (docs/bluez-behaviours.md), played by the mock:
 /// what differs between releases (`--bluez-version`: how notifications are read, what a link lost

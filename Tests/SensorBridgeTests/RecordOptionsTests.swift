@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Testing
 import WorkoutStore
+import Outputs
 
 /// `record`'s defaults and its sensor roles, against the mock BlueZ: it saves unless told not to
 /// and says where; a sensor must offer a service of the role it is given for.

@@ -5,6 +5,7 @@ import SensorCore
 import SensorTestSupport
 import Session
 import Testing
+import Outputs
 
 /// `record --relay` and `sensorbridge relay` on the mock BlueZ, which plays the centrals: it reads
 /// the registered application through its ObjectManager as bluetoothd does, reads the read

@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Testing
 import WorkoutStore
+import Outputs
 
 /// `convert --force` and `export --force` stopped mid-run (SIGKILL, SIGTERM) or failing leave
 /// every existing output whole: the old file, or the complete new one, never a part. The built `sensorbridge`

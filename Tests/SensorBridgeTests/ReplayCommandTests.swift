@@ -6,6 +6,7 @@ import SensorCore
 import Testing
 import Workouts
 import Zones
+import Outputs
 
 /// Replays each bundled capture and checks the summary against numbers worked out here from
 /// the capture's schedule (scripts/make-captures.py) and from the file's own bytes.

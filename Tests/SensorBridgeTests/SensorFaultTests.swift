@@ -3,6 +3,7 @@ import SensorBridge
 import SensorCore
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// Sensors that come back, stay silent or refuse their notifications, against the mock BlueZ
 /// (issue 20): no value that arrives is dropped, a silent measurement is noticed and subscribed to

@@ -5,6 +5,7 @@ import SensorCore
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// `serve` against a private dbus-daemon and the mock org.bluez: workouts start when the sensors
 /// send and end after the idle timeout, a stop saves the workout in progress, BlueZ may go away.

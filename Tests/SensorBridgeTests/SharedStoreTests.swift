@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import Workouts
 import WorkoutStore
+import Outputs
 
 /// A PostgreSQL store shared by many bridges (`--store postgresql://...`, `sync --to`), on a real
 /// server: replays saving into one database at once, `sync` run twice and cut off by `kill -9`,

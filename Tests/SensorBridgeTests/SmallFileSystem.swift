@@ -1,5 +1,6 @@
 import Foundation
 import SensorTestSupport
+import Outputs
 
 /// A small tmpfs of its own, mounted on a temporary folder, to fill up: a real full disk for the
 /// tests. Needs root (or CAP_SYS_ADMIN); `unavailableReason` says why not where it cannot be had.

@@ -6,6 +6,7 @@ import Testing
 import Workouts
 import WorkoutStore
 import Zones
+import Outputs
 
 /// The commands over the workout store, run in-process against stores in temporary folders.
 @Suite final class StoreCommandTests {

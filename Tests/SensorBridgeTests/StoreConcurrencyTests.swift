@@ -2,6 +2,7 @@ import Foundation
 import SensorTestSupport
 import Testing
 @testable import WorkoutStore
+import Outputs
 
 /// Processes that share a store (DESIGN.md §3 "Storage"): the built `sensorbridge` runs as child
 /// processes started together, many times over, against a store that does not exist yet and

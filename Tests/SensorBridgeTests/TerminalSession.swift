@@ -1,6 +1,7 @@
 import Foundation
 import SensorTestSupport
 import Testing
+import Outputs
 
 /// A real terminal: a tmux server of the test's own (its own socket, no configuration) running one
 /// command in a window of a given size, whose screen is read back as text after tmux has

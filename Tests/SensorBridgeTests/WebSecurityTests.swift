@@ -4,6 +4,7 @@ import SensorCore
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// The web server tried as an attacker on the same network would: off loopback (127.0.0.2 has the
 /// rules of a network address) every route without the token, with a wrong one, with a scraped

@@ -5,6 +5,7 @@ import SensorCore
 import SensorTestSupport
 import Synchronization
 import Testing
+import Outputs
 
 /// The web page and the HTTP API (docs/HTTP.md) on libmicrohttpd, asked by a real client (curl)
 /// over loopback: `web` over a store, and `record --http` following a ride from the mock BlueZ.
@@ -139,7 +140,7 @@ extension BridgeOutTests {
             let withToken = ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"]
             #expect(try Self.curl(base + "/api/workouts/1/delete", withToken + ["-H", "Origin: http://elsewhere.example"]).status == 403)
             let badFTP = try Self.curl(base + "/api/profile", withToken + ["--data", #"{"ftp":"-5"}"#])
-            #expect(badFTP.status == 400 && badFTP.text.contains("--ftp -5 is out of range"), "\(badFTP.text)")
+            #expect(badFTP.status == 400 && badFTP.text.contains("ftp -5 is out of range; give a value from 20 to 2500"), "\(badFTP.text)")
             #expect(try Self.curl(base + "/api/profile", withToken + ["--data", #"{"ftp":"250","age":"40","resting-hr":"50"}"#]).status == 204)
             #expect(String(decoding: Self.cli(["profile", "show", "--json", "--store", store]).output, as: UTF8.self).contains(#""functionalThresholdPower":250"#))
             // The threshold heart rate and the heart-rate model, through the CLI's checks; the page shows them.

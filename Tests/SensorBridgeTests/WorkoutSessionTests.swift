@@ -6,6 +6,7 @@ import SensorCore
 import Testing
 import Workouts
 import Zones
+import Outputs
 
 @Suite struct WorkoutSessionTests {
     static func builder() throws -> LiveWorkoutBuilder {

@@ -2,6 +2,7 @@ import Foundation
 import SensorBridge
 import SensorCore
 import Testing
+import Outputs
 
 @Suite struct ZonesCommandTests {
     /// Runs `sensorbridge ...` in-process.

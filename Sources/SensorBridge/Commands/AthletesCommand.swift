@@ -1,3 +1,4 @@
+import Outputs
 import SensorCore
 import Workouts
 import WorkoutStore
@@ -60,7 +61,7 @@ enum AthletesCommand {
         }
         let options: Set<String> =
             switch subcommand {
-            case "add": ProfileArguments.options.union(["hr-zones", "power-zones"])
+            case "add": ProfileValues.options.union(["hr-zones", "power-zones"])
             case "assign": ["hr", "power"]
             default: []
             }
@@ -92,8 +93,8 @@ enum AthletesCommand {
 
     static func add(_ name: AthleteName, _ arguments: CommandArguments, _ context: CommandContext) throws -> ExitStatus {
         var preferences = ZonePreferences()
-        try ProfileArguments.apply(arguments, to: &preferences)
-        try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
+        try ProfileValues.apply(arguments.requestValues, to: &preferences)
+        try ProfileValues.checkModels(preferences, arguments.requestValues, on: ProfileValues.today())
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             guard let text = arguments[flag] else { continue }
             do {
@@ -165,7 +166,7 @@ enum AthletesCommand {
             var line = "\(athlete.name): " + (profile.isEmpty ? "no profile" : profile.joined(separator: ", "))
             let preferred = [QuantityType.heartRate, .cyclingPower].compactMap { type in
                 athlete.preferences.preferredConfigurations[type].map { configuration in
-                    "\(WorkoutZonesReport.name(type)) zones " + configuration.boundaryValues.map(WorkoutSummary.whole).joined(separator: ",")
+                    "\(ZoneTotalsReport.name(type)) zones " + configuration.boundaryValues.map(WorkoutSummary.whole).joined(separator: ",")
                 }
             }
             if !preferred.isEmpty { line += "; preferred " + preferred.joined(separator: ", ") }
@@ -183,7 +184,7 @@ enum AthletesCommand {
         }
         var object = JSONObject()
         object.append("name", .string(athlete.name.rawValue))
-        object.append("profile", ProfileCommand.json(athlete.preferences))
+        object.append("profile", ProfileJSON.profile(athlete.preferences))
         var preferred = JSONObject()
         for type in WorkoutStateMachine.zonedTypes {
             preferred.append(type.identifier, athlete.preferences.preferredConfigurations[type]?.jsonValue ?? .null)

@@ -1,6 +1,7 @@
 import Captures
 import Dispatch
 import Foundation
+import Outputs
 import Synchronization
 
 /// `sensorbridge capture --out FILE`: live HCI traffic from the kernel's monitor channel to a

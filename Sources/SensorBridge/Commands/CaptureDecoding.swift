@@ -1,6 +1,7 @@
 import Captures
 import Foundation
 import GATT
+import Outputs
 import SensorCore
 
 /// `sensorbridge decode --capture FILE [--jsonl]`: every notification of a btsnoop capture (or a

@@ -1,5 +1,6 @@
 import Captures
 import Foundation
+import Outputs
 
 /// `sensorbridge convert IN OUT`: a btsnoop capture to a JSONL trace, or a JSONL trace to a
 /// btsnoop capture.

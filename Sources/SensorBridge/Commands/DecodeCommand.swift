@@ -1,4 +1,5 @@
 import GATT
+import Outputs
 import SensorCore
 
 /// `sensorbridge decode`: GATT notification payloads to JSON, for anyone debugging a sensor.

@@ -1,6 +1,7 @@
 import Captures
 import Export
 import Foundation
+import Outputs
 import SensorCore
 import Workouts
 import WorkoutStore

@@ -1,5 +1,6 @@
 import BlueZ
 import Foundation
+import Outputs
 import SensorCore
 
 /// `sensorbridge pair ADDRESS`: bonds with a sensor that asks for it and trusts it (where the bus

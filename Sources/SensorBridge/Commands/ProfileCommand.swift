@@ -1,3 +1,4 @@
+import Outputs
 import SensorCore
 import WorkoutStore
 import Zones
@@ -48,7 +49,7 @@ enum ProfileCommand {
         // Each subcommand takes what it uses: the profile's values only 'set', --yes only 'reset'.
         let arguments = try CommandArguments(
             words.dropFirst(), command: "profile \(subcommand)",
-            options: (subcommand == "set" ? ProfileArguments.options : []).union([StoreLocation.option, AthleteOption.option]),
+            options: (subcommand == "set" ? ProfileValues.options : []).union([StoreLocation.option, AthleteOption.option]),
             flags: subcommand == "reset" ? ["json", "yes"] : ["json"], shortFlags: subcommand == "reset" ? ["-y": "yes"] : [:])
         if arguments.has("help") || subcommand == "--help" || subcommand == "-h" {
             context.output.line(help)
@@ -63,14 +64,14 @@ enum ProfileCommand {
             }
             let store = try StoreLocation.open(arguments, context)
             var preferences = try store.preferences(of: athlete)
-            try ProfileArguments.apply(arguments, to: &preferences)
-            try ProfileArguments.checkModels(preferences, arguments, on: ProfileArguments.today())
+            try ProfileValues.apply(arguments.requestValues, to: &preferences)
+            try ProfileValues.checkModels(preferences, arguments.requestValues, on: ProfileValues.today())
             try store.savePreferences(preferences, for: athlete)
-            context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
+            context.output.write(arguments.has("json") ? ProfileJSON.profile(preferences).serialized + "\n" : text(preferences, context))
         case "show":
             let store = try StoreLocation.openForReading(arguments, context)
             let preferences = try store.preferences(of: athlete)
-            context.output.write(arguments.has("json") ? json(preferences).serialized + "\n" : text(preferences, context))
+            context.output.write(arguments.has("json") ? ProfileJSON.profile(preferences).serialized + "\n" : text(preferences, context))
         case "reset":
             let store = try StoreLocation.open(arguments, context)
             var preferences = try store.preferences(of: athlete)
@@ -86,7 +87,7 @@ enum ProfileCommand {
             preferences.heartRateZoneModel = .reserve
             try store.savePreferences(preferences, for: athlete)
             if arguments.has("json") {
-                context.output.line(json(preferences).serialized)
+                context.output.line(ProfileJSON.profile(preferences).serialized)
             } else {
                 context.output.line("Profile reset; system zones need a new profile ('sensorbridge profile set').")
             }
@@ -107,22 +108,6 @@ enum ProfileCommand {
         if preferences.powerZoneModel != .sixZones { what.append("7 power zones") }
         return what
     }
-
-    static func json(_ preferences: ZonePreferences) -> JSONValue {
-        let p = preferences.profile
-        func number(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
-        var object = JSONObject()
-        object.append("birthDate", p.birthDate.map { .string($0.description) } ?? .null)
-        object.append("age", number(p.age))
-        object.append("restingHeartRate", number(p.restingHeartRate))
-        object.append("maximumHeartRate", number(p.maximumHeartRate))
-        object.append("functionalThresholdPower", number(p.functionalThresholdPower))
-        object.append("powerZoneModel", .string(preferences.powerZoneModel.rawValue))
-        object.append("lactateThresholdHeartRate", number(p.lactateThresholdHeartRate))
-        object.append("heartRateZoneModel", .string(preferences.heartRateZoneModel.rawValue))
-        return .object(object)
-    }
-
     static func text(_ preferences: ZonePreferences, _ context: CommandContext) -> String {
         let p = preferences.profile
         func value(_ number: Int?, _ unit: String) -> String { number.map { "\($0)\(unit)" } ?? "not set" }
@@ -146,7 +131,7 @@ enum ProfileCommand {
         ]
         for type in [QuantityType.heartRate, .cyclingPower] {
             if preferences.preferredConfigurations[type] != nil {
-                lines.append("Your preferred \(WorkoutZonesReport.name(type)) zones apply; 'sensorbridge zones show' lists them.")
+                lines.append("Your preferred \(ZoneTotalsReport.name(type)) zones apply; 'sensorbridge zones show' lists them.")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -1,9 +1,11 @@
-import Session
 import BlueZ
 import Captures
 import Foundation
 import HTTP
+import Outputs
+import Web
 import SensorCore
+import Session
 import Synchronization
 import Workouts
 
@@ -203,7 +205,7 @@ enum RecordCommand {
         if let web {
             liveFeed.follow(session, controls: controls, anchor: anchor, model: model)
             server = try web.start(
-                storePath: try? StoreLocation.requiredPath(arguments, context), environment: context.environment, live: liveFeed,
+                store: try? StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: liveFeed,
                 log: report)
             report("serving \(web.url(port: server!.port))")
         }

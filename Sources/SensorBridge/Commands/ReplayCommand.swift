@@ -1,7 +1,8 @@
-import Session
 import Captures
 import Foundation
+import Outputs
 import SensorCore
+import Session
 import Workouts
 
 /// `sensorbridge replay FILE`: a recorded trace through the whole live pipeline into a zoned workout.

@@ -1,5 +1,6 @@
 import BlueZ
 import Foundation
+import Outputs
 import SensorCore
 
 /// `sensorbridge scan`: heart-rate, power and speed/cadence sensors in range.

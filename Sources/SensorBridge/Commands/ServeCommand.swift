@@ -1,12 +1,15 @@
-import Recording
-import Session
 import BlueZ
 import Foundation
+import Outputs
+import Web
+import Recording
 import SampleRing
 import SensorCore
+import Session
 import Synchronization
-import WorkoutStore
 import Workouts
+import Zones
+import WorkoutStore
 
 /// `sensorbridge serve`: the headless recorder for a box beside the trainer. It keeps the sensors
 /// connected, records a workout whenever they send, and saves it once they have been quiet for
@@ -110,8 +113,8 @@ enum ServeCommand {
                     + "--web, --mqtt and --relay follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
-        try ProfileArguments.checkModels(
-            setup.machine.preferences, arguments, on: ProfileArguments.calendarDate(Date()))
+        try ProfileValues.checkModels(
+            setup.machine.preferences, arguments.requestValues, on: CalendarDate(utcDayOf: Date()))
 
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
@@ -123,7 +126,7 @@ enum ServeCommand {
         let liveFeed = web.map { _ in LiveFeed() }
         let server = try web.map { web in
             try web.start(
-                storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, live: liveFeed,
+                store: try StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: liveFeed,
                 log: log)
         }
         if let web, let server { log("serving \(web.url(port: server.port))") }

@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import SensorCore
 import WorkoutStore
 

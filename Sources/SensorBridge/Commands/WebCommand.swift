@@ -1,5 +1,7 @@
 import Foundation
 import HTTP
+import Outputs
+import Web
 import Session
 
 /// `sensorbridge web`: the web page and the HTTP API over the stored workouts, with nothing
@@ -34,7 +36,7 @@ enum WebCommand {
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge web: " + $0) }
         let server = try options.start(
-            storePath: try StoreLocation.requiredPath(arguments, context), environment: context.environment, live: nil, log: log)
+            store: try StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: nil, log: log)
         log("serving \(options.url(port: server.port))")
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil

@@ -1,6 +1,7 @@
 import Captures
 import Export
 import Foundation
+import Outputs
 import SensorCore
 import Workouts
 import WorkoutStore
@@ -73,8 +74,8 @@ enum WorkoutLoadReport {
             throw UsageError("--force replaces the --svg file; give it with --svg FILE")
         }
         var filter = try WorkoutsCommand.filter(arguments, calendar: context.calendar)
-        let to = try WorkoutsCommand.day(arguments, "to")
-        let from = try WorkoutsCommand.day(arguments, "from")
+        let to = try arguments.requestValues.day("to")
+        let from = try arguments.requestValues.day("from")
         guard let last = to ?? WorkoutZonesReport.today(context), let first = from ?? last.adding(days: 1 - defaultDays)
         else { throw UsageError("--from and --to need days in years 1 to 9999") }
         if first > last { throw UsageError("--from \(first) is after today; give --to as well, or an earlier --from") }

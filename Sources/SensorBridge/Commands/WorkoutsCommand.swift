@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import SensorCore
 import Workouts
 import WorkoutStore
@@ -101,7 +102,7 @@ enum WorkoutsCommand {
         let store = try StoreLocation.openForReading(arguments, context)
         let workouts = try store.workouts(matching: filter)
         if arguments.has("json") {
-            context.output.line(JSONValue.object(["workouts": .array(workouts.map(json))]).serialized)
+            context.output.line(JSONValue.object(["workouts": .array(workouts.map(WorkoutJSON.listing))]).serialized)
             return .success
         }
         guard !workouts.isEmpty else {
@@ -141,61 +142,11 @@ enum WorkoutsCommand {
         }
         return .success
     }
-
-    static func json(_ w: WorkoutListing) -> JSONValue {
-        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
-        var object = JSONObject()
-        object.append("id", .number(Double(w.id.rawValue)))
-        object.append("uuid", .string(w.identity.uuidText))
-        object.append("bridge", .string(w.identity.bridge.rawValue))
-        object.append("athlete", w.identity.athlete.map { .string($0.rawValue) } ?? .null)
-        object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
-        object.append("start", .string(WorkoutJSON.iso(w.startDate)))
-        object.append("activityType", .string(w.activityType.rawValue))
-        if let type = w.figuresOf { object.append("figuresOf", .string(type.rawValue)) }
-        object.append("duration", number(w.duration?.seconds))
-        object.append("activeDuration", number(w.activeDuration?.seconds))
-        object.append("averageHeartRate", number(w.averageHeartRate))
-        object.append("averagePower", number(w.averagePower))
-        object.append("normalizedPower", number(w.normalizedPower))
-        if let until = w.recordedUntil { object.append("recordedUntil", .number(until.seconds)) }
-        if let recording = w.recording {
-            object.append("recording", .bool(true))
-            if let processID = recording.processID { object.append("recordingProcess", .number(Double(processID))) }
-        }
-        return .object(object)
-    }
-
-    /// `--from`, `--to` (days in `calendar`, both included) and `--activity`.
-    static func filter(_ arguments: CommandArguments, calendar: Calendar) throws(UsageError) -> WorkoutFilter {
-        func day(_ option: String) throws(UsageError) -> CalendarDate? { try WorkoutsCommand.day(arguments, option) }
-        func startOfDay(_ date: CalendarDate, plus days: Int = 0) -> Date? {
-            calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day + days))
-        }
-        var filter = WorkoutFilter()
-        if let from = try day("from") { filter.from = startOfDay(from) }
-        if let to = try day("to") { filter.until = startOfDay(to, plus: 1) }
-        if let from = filter.from, let until = filter.until, until <= from {
-            throw UsageError("--to is before --from; give a --to on or after the --from day")
-        }
-        if let text = arguments["activity"] {
-            guard let type = WorkoutActivityType(name: text) else {
-                let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("--activity \(text) is not an activity type; give one of \(names)")
-            }
-            filter.activityType = type
-        }
+    /// `--from`, `--to` (days in `calendar`, both included), `--activity` and whose.
+    static func filter(_ arguments: CommandArguments, calendar: Calendar) throws -> WorkoutFilter {
+        var filter = try arguments.requestValues.workoutFilter(calendar: calendar)
         filter.athlete = try AthleteOption.workoutsName(arguments)
         return filter
-    }
-
-    /// The day an option such as `--from` gives, nil without the option.
-    static func day(_ arguments: CommandArguments, _ option: String) throws(UsageError) -> CalendarDate? {
-        guard let text = arguments[option] else { return nil }
-        guard let date = CalendarDate(iso8601: text) else {
-            throw UsageError("--\(option) \(text) is not a day; write it as YYYY-MM-DD, for example 2026-11-02")
-        }
-        return date
     }
 
     // MARK: show

@@ -1,3 +1,4 @@
+import Outputs
 import SensorCore
 import Workouts
 import WorkoutStore
@@ -110,13 +111,7 @@ enum ZonePreferencesCommand {
             context.output.write(text(preferences, context, only: only))
             return
         }
-        var object = JSONObject()
-        for type in WorkoutStateMachine.zonedTypes {
-            object.append(
-                type.identifier,
-                preferences.zoneConfiguration(for: type, on: WorkoutZonesReport.today(context))?.jsonValue ?? .null)
-        }
-        context.output.line(JSONValue.object(object).serialized)
+        context.output.line(ProfileJSON.zones(preferences, on: WorkoutZonesReport.today(context)).serialized)
     }
 
     /// The zones in effect, one block per quantity.

@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import SensorCore
 import Zones
 
@@ -89,18 +90,18 @@ enum ZonesCommand {
     static func runDefaults(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "zones defaults",
-            options: ProfileArguments.options, flags: ["json"])
+            options: ProfileValues.options, flags: ["json"])
         if arguments.has("help") {
             context.output.line(defaultsHelp)
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
 
-        let profile = try ProfileArguments.profile(from: arguments)
-        let powerModel = try ProfileArguments.powerZoneModel(arguments)
-        let heartRateModel = try ProfileArguments.heartRateZoneModel(arguments)
+        let profile = try ProfileValues.profile(from: arguments.requestValues)
+        let powerModel = try ProfileValues.powerZoneModel(arguments.requestValues)
+        let heartRateModel = try ProfileValues.heartRateZoneModel(arguments.requestValues)
 
-        let wantsHeartRate = ProfileArguments.wantsHeartRate(arguments)
+        let wantsHeartRate = ProfileValues.wantsHeartRate(arguments.requestValues)
         guard wantsHeartRate || profile.functionalThresholdPower != nil else {
             throw UsageError(
                 "give a profile: --age N (or --birth-date YYYY-MM-DD) and --resting-hr N for heart-rate zones, "
@@ -115,7 +116,7 @@ enum ZonesCommand {
                     + (heartRateModel == .reserve ? "--resting-hr N and " : "") + "one of --age N, --birth-date YYYY-MM-DD or --max-hr N)")
         }
 
-        let today = ProfileArguments.today()
+        let today = ProfileValues.today()
         var sections: [Section] = []
         do {
             if wantsHeartRate {
@@ -150,7 +151,7 @@ enum ZonesCommand {
                         names: configuration.zones.map { String($0.index + 1) }))
             }
         } catch {
-            throw UsageError(ProfileArguments.advice(for: error, profile: profile))
+            throw UsageError(ProfileValues.advice(for: error, profile: profile))
         }
 
         if arguments.has("json") {

@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import Recording
 import SensorCore
 import Workouts
@@ -13,7 +14,7 @@ struct WorkoutSetup {
         "activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", "target-hr-zone", "target-power-zone",
         "target-debounce", StoreLocation.option, bridgeOption, AthleteOption.option,
     ])
-        .union(ProfileArguments.options)
+        .union(ProfileValues.options)
     static let flags: Set<String> = ["json", "events", "save", saveEmptyFlag]
     /// `--save-empty`: store a workout without a single value too (not stored otherwise).
     static let saveEmptyFlag = "save-empty"
@@ -95,7 +96,7 @@ struct WorkoutSetup {
             plan.athlete = try AthleteOption.athlete(arguments, in: opened)
         }
         plan.preferences = try plan.athlete?.preferences ?? opened?.preferences() ?? ZonePreferences()
-        try ProfileArguments.apply(arguments, to: &plan.preferences)
+        try ProfileValues.apply(arguments.requestValues, to: &plan.preferences)
         for (flag, type) in [("hr-zones", QuantityType.heartRate), ("power-zones", .cyclingPower)] {
             if let text = arguments[flag] { plan.customZones.append(try Self.zoneConfiguration(text, type, label: "--\(flag)")) }
         }
@@ -178,8 +179,8 @@ struct WorkoutSetup {
         -> (LiveWorkoutBuilder, WorkoutRecorder?)
     {
         // System zones are for the day of the ride (an age from a birth date depends on it).
-        let day = ProfileArguments.calendarDate(start)
-        try ProfileArguments.checkModels(machine.preferences, arguments, on: day)
+        let day = CalendarDate(utcDayOf: start)
+        try ProfileValues.checkModels(machine.preferences, arguments.requestValues, on: day)
         let begun: (builder: LiveWorkoutBuilder, recorder: WorkoutRecorder?)
         do {
             begun = try recording.begin(start: start, day: day, sensors: sensors)
@@ -306,22 +307,10 @@ struct WorkoutSetup {
     static func zoneConfiguration(_ text: String, _ type: QuantityType, label: String) throws(UsageError)
         -> WorkoutZoneConfiguration
     {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        var values: [Double] = []
-        for part in parts {
-            guard let value = Double(part) else {
-                throw UsageError("\(label): '\(part)' is not a number; give boundaries such as 120,140,155,170")
-            }
-            values.append(value)
-        }
         do {
-            let configuration = try WorkoutZoneConfiguration(quantityType: type, boundaryValues: values)
-            try ZonePlausibility.check(configuration)
-            return configuration
+            return try WorkoutZoneConfiguration(boundaries: text, type, label: label)
         } catch {
-            throw UsageError("\(label) \(text): \(error)")
+            throw UsageError(error.description)
         }
     }
 

@@ -1,3 +1,4 @@
+import Outputs
 import WorkoutStore
 
 /// `--athlete NAME`: the commands that use a profile take it to use that athlete's profile, zones

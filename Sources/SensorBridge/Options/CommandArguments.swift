@@ -1,3 +1,4 @@
+import Outputs
 import Synchronization
 
 /// A mistake on the command line: says what is wrong and what to do, and exits with status 2.
@@ -147,6 +148,12 @@ public struct CommandArguments: Sendable {
         try number(option, in: range, expecting: expecting).map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 
+    /// The options as a request's named values, spelled `--name` in messages.
+    var requestValues: RequestValues {
+        let values = self.values
+        return RequestValues(spelling: { "--" + $0 }) { values[$0] }
+    }
+
     /// Fails when there are positional arguments beyond `allowed`.
     public func expectPositionals(atMost allowed: Int) throws(UsageError) {
         if positionals.count > allowed {
@@ -175,11 +182,4 @@ extension CommandArguments {
 
     /// Set while `CommandTable` runs a command's `--help` to learn its options.
     @TaskLocal static var declarations: DeclarationLog?
-}
-
-extension Double {
-    /// `72` for integral values, else the shortest round-trip text.
-    var formatted: String {
-        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : description
-    }
 }

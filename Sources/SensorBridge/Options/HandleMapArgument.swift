@@ -1,5 +1,6 @@
 import Foundation
 import GATT
+import Outputs
 
 /// `--handle 0x0012=2a37[,0x0022=2a63...]`: the characteristics of attribute handles that a
 /// btsnoop capture never discovered (it began after the connection's discovery). The capture's

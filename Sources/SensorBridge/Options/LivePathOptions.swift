@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import Foundation
+import Outputs
 import Session
 
 /// The options of `record` and `serve` that tune the live path from BlueZ to the workout:

@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import Outputs
 
 /// The options of `record` and `serve` that publish the workout to an MQTT broker: `--mqtt URL`,
 /// `--mqtt-credentials FILE`, and the bridge's topic level from `--bridge-id ID` (which also names
@@ -95,26 +96,5 @@ struct MQTTOptions {
     /// Starts publishing when `--mqtt` was given: the connection lives until `stop`, across workouts.
     func start(log: @escaping @Sendable (String) -> Void) -> MQTTPublisher? {
         broker.map { MQTTPublisher($0, log: log) }
-    }
-}
-
-/// A broker to publish to, and this bridge's place on it.
-struct MQTTBroker: Sendable, Equatable {
-    var host: String
-    var port: Int
-    var tls: Bool
-    /// The topics' first levels (`sensorbridge`, `home/garage`).
-    var prefix: String
-    var username: String?
-    var password: String?
-    var bridgeID = "sensorbridge"
-
-    /// `PREFIX/BRIDGE-ID/`.
-    var base: String { "\(prefix)/\(bridgeID)/" }
-
-    /// `mqtt://host:1883/PREFIX`, for messages (no credentials).
-    var url: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "\(tls ? "mqtts" : "mqtt")://\(shownHost):\(port)/\(prefix)"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 
 /// A file that holds a secret (a token, a password, a private key): read only when it is a
 /// regular file that not every user of the machine may read, as ssh refuses such a key. Group

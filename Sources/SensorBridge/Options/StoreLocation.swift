@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import WorkoutStore
 
 /// Where the workout store is, for every command that uses it: `--store PATH`, else the
@@ -38,11 +39,6 @@ enum StoreLocation {
         return path
     }
 
-    /// The store's address: a SQLite path or a PostgreSQL URL.
-    static func address(_ arguments: CommandArguments, _ context: CommandContext) throws -> StoreAddress {
-        try StoreAddress.parse(try requiredPath(arguments, context))
-    }
-
     /// This box's own store, where recordings are journaled when the store is a shared
     /// PostgreSQL one: the default path.
     static func localPath(_ context: CommandContext) throws(UsageError) -> String {
@@ -61,28 +57,29 @@ enum StoreLocation {
         return FileManager.default.fileExists(atPath: path) ? try WorkoutStore(path: path) : nil
     }
 
+    /// How commands open the store `arguments` and the environment name.
+    static func opener(_ arguments: CommandArguments, _ context: CommandContext) throws(UsageError) -> StoreOpener {
+        StoreOpener(path: try requiredPath(arguments, context), defaultPath: WorkoutStore.defaultPath(environment: context.environment))
+    }
+
     /// Opens (creating when needed) the store, and notes interrupted recordings on standard error
     /// unless `noteUnfinished` is false.
     static func open(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws
         -> WorkoutStore
     {
-        let store = try WorkoutStore(address: try address(arguments, context))
+        let store = try opener(arguments, context).open()
         if noteUnfinished { try self.noteUnfinished(store, context) }
         return store
     }
 
     /// Opens the store for a command that only reads it: nothing is created or written
-    /// (`WorkoutStore(readingAt:)`), so others' stores can be read too. A store named by --store or
-    /// SENSORBRIDGE_STORE must exist; at the default location, where nothing was saved yet, the
+    /// (`StoreOpener.openForReading`), so others' stores can be read too. A store named by --store
+    /// or SENSORBRIDGE_STORE must exist; at the default location, where nothing was saved yet, the
     /// command reads an empty store.
     static func openForReading(_ arguments: CommandArguments, _ context: CommandContext, noteUnfinished: Bool = true) throws
         -> WorkoutStore
     {
-        let path = try requiredPath(arguments, context)
-        if !FileManager.default.fileExists(atPath: path), path == WorkoutStore.defaultPath(environment: context.environment) {
-            return try WorkoutStore.empty(standingFor: path)
-        }
-        let store = try WorkoutStore(readingAt: try StoreAddress.parse(path))
+        let store = try opener(arguments, context).openForReading()
         if noteUnfinished { try self.noteUnfinished(store, context) }
         return store
     }

@@ -1,3 +1,4 @@
+import Outputs
 import SensorCore
 import Workouts
 import Zones

@@ -1,7 +1,8 @@
-import Session
 import BlueZ
 import Foundation
+import Outputs
 import SensorCore
+import Session
 import Synchronization
 import Workouts
 import Zones

@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import Synchronization
 
 /// The keys typed on standard input, one at a time, while the terminal is in non-canonical mode

@@ -1,6 +1,6 @@
 import Foundation
 import SensorCore
-@testable import SensorBridge
+@testable import Outputs
 import Testing
 
 /// `workouts list --json`'s dates (`WorkoutJSON.iso`), written without a Foundation formatter, are

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP
-@testable import SensorBridge
+@testable import Outputs
 import SensorCore
 import Session
 import Testing

@@ -1,10 +1,10 @@
-import Foundation
-import MQTT
-import SensorCore
-import Session
+public import Foundation
+public import MQTT
+public import SensorCore
+public import Session
 import Synchronization
-import Workouts
-import WorkoutStore
+public import Workouts
+public import WorkoutStore
 
 /// `--mqtt`: publishes what `record` or `serve` records to a broker (`MQTTTopics`), through one
 /// connection that lives from `start` to `stop`, across workouts.
@@ -14,11 +14,11 @@ import WorkoutStore
 /// `MQTTClient` (its own thread, its own bounded queue): a broker that is away, slow or
 /// restarting never holds up the recording. Live values are coalesced to at most 4 a second per
 /// quantity. Connection changes, and what was dropped, are logged one line each.
-final class MQTTPublisher: Sendable {
+public final class MQTTPublisher: Sendable {
     /// The shortest time between two live values of one quantity.
-    static let liveInterval = Duration.milliseconds(250)
+    public static let liveInterval = Duration.milliseconds(250)
 
-    let topics: MQTTTopics
+    public let topics: MQTTTopics
     private let client: MQTTClient?
     private let log: @Sendable (String) -> Void
     private let state = Mutex(Shared())
@@ -33,7 +33,7 @@ final class MQTTPublisher: Sendable {
         var stopping = false
     }
 
-    init(_ broker: MQTTBroker, log: @escaping @Sendable (String) -> Void) {
+    public init(_ broker: MQTTBroker, log: @escaping @Sendable (String) -> Void) {
         topics = MQTTTopics(broker: broker)
         self.log = log
         let options = MQTTConnectionOptions(
@@ -74,7 +74,7 @@ final class MQTTPublisher: Sendable {
 
     /// Follows `session` from now on (the previous workout's session, if any, was finished):
     /// `start` is its workout's start, `sensors` its sensors' keys.
-    func follow(_ session: WorkoutSession, start: Date, sensors: [SensorID: String]) {
+    public func follow(_ session: WorkoutSession, start: Date, sensors: [SensorID: String]) {
         let subscription = session.subscribe()
         client?.publish(topics.workoutState(.collecting))
         client?.publish(topics.started(start))
@@ -84,14 +84,14 @@ final class MQTTPublisher: Sendable {
     }
 
     /// Publishes the finished workout (retained), after the last event of its session.
-    func finished(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) {
+    public func finished(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) {
         let message = topics.summary(workout, id: id, identity: identity)
         state.withLock { $0.summary = message }
         wake.signal()
     }
 
     /// Publishes what waits (for up to about 2 s while connected), says `offline`, disconnects.
-    func stop() {
+    public func stop() {
         state.withLock { $0.stopping = true }
         wake.signal()
         _ = done.wait(timeout: .now() + 3)
@@ -178,11 +178,11 @@ final class MQTTPublisher: Sendable {
 
 /// The live values of one workout, coalesced: a value goes out at once when its quantity's last
 /// went out at least `MQTTPublisher.liveInterval` ago, else the latest waits for that moment.
-struct LiveValues {
+public struct LiveValues {
     private var sent: [QuantityType: ContinuousClock.Instant] = [:]
     private var waiting: [QuantityType: Double] = [:]
 
-    mutating func add(_ sample: Sample, now: ContinuousClock.Instant, topics: MQTTTopics) -> MQTTMessage? {
+    public mutating func add(_ sample: Sample, now: ContinuousClock.Instant, topics: MQTTTopics) -> MQTTMessage? {
         guard let message = topics.live(sample.type, sample.value) else { return nil }
         if let last = sent[sample.type], now - last < MQTTPublisher.liveInterval {
             waiting[sample.type] = sample.value
@@ -194,7 +194,7 @@ struct LiveValues {
     }
 
     /// The waiting values whose moment has come (all of them when `now` is nil: the workout ended).
-    mutating func due(now: ContinuousClock.Instant?, topics: MQTTTopics) -> [MQTTMessage] {
+    public mutating func due(now: ContinuousClock.Instant?, topics: MQTTTopics) -> [MQTTMessage] {
         guard !waiting.isEmpty else { return [] }
         var messages: [MQTTMessage] = []
         for (type, value) in waiting.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {

@@ -1,18 +1,44 @@
-import Foundation
-import SensorCore
-import Workouts
-import WorkoutStore
-import Zones
+public import Foundation
+public import SensorCore
+public import Workouts
+public import WorkoutStore
+public import Zones
 
 /// The JSON shape of a workout that `replay --json` and `workouts show --json` print.
 /// Dates are ISO 8601; durations and event times are seconds (event times from the workout start).
 /// `profile` is the profile the workout was recorded with, as `profile show --json` prints one.
-enum WorkoutJSON {
+public enum WorkoutJSON {
+    /// One workout of `workouts list --json` and `GET /api/workouts`: its identity, state
+    /// (finished, recording, or unfinished: interrupted) and figures.
+    public static func listing(_ w: WorkoutListing) -> JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        var object = JSONObject()
+        object.append("id", .number(Double(w.id.rawValue)))
+        object.append("uuid", .string(w.identity.uuidText))
+        object.append("bridge", .string(w.identity.bridge.rawValue))
+        object.append("athlete", w.identity.athlete.map { .string($0.rawValue) } ?? .null)
+        object.append("state", .string(w.isFinished ? "finished" : w.recording != nil ? "recording" : "unfinished"))
+        object.append("start", .string(iso(w.startDate)))
+        object.append("activityType", .string(w.activityType.rawValue))
+        if let type = w.figuresOf { object.append("figuresOf", .string(type.rawValue)) }
+        object.append("duration", number(w.duration?.seconds))
+        object.append("activeDuration", number(w.activeDuration?.seconds))
+        object.append("averageHeartRate", number(w.averageHeartRate))
+        object.append("averagePower", number(w.averagePower))
+        object.append("normalizedPower", number(w.normalizedPower))
+        if let until = w.recordedUntil { object.append("recordedUntil", .number(until.seconds)) }
+        if let recording = w.recording {
+            object.append("recording", .bool(true))
+            if let processID = recording.processID { object.append("recordingProcess", .number(Double(processID))) }
+        }
+        return .object(object)
+    }
+
     /// `{"id": 12, "workout": {...}, "zoneUpdates": [...]}`: the id of a stored workout, the workout,
     /// and with `zoneUpdates` every change of the current zone.
     /// `profileNow` is the rider's profile now, for the load (`Workout.load(now:on:)`): of a workout
     /// stored before workouts kept their profile, and of one recorded without a threshold set since.
-    static func object(
+    public static func object(
         _ workout: Workout, id: WorkoutID? = nil, identity: WorkoutIdentity? = nil, zoneUpdates: Bool,
         profileNow: WorkoutProfile? = nil
     ) -> JSONValue {
@@ -26,7 +52,7 @@ enum WorkoutJSON {
         w.append("zoneGroups", zoneGroups(workout.zoneGroupsByType))
         // Each activity with its own figures: statistics, time in zone and load.
         let summaries = workout.activitySummaries()
-        let workoutLoad = workout.load(now: profileNow, on: ProfileArguments.calendarDate(workout.startDate), summaries: summaries)
+        let workoutLoad = workout.load(now: profileNow, on: CalendarDate(utcDayOf: workout.startDate), summaries: summaries)
         w.append(
             "activities",
             .array(
@@ -72,7 +98,7 @@ enum WorkoutJSON {
         w.append(
             "profile",
             workout.profile.map {
-                ProfileCommand.json($0.preferences)
+                ProfileJSON.profile($0.preferences)
             } ?? .null)
         var root = JSONObject()
         if let id { root.append("id", .number(Double(id.rawValue))) }
@@ -94,7 +120,7 @@ enum WorkoutJSON {
     /// A live zone update whole, as HealthKit's `HKLiveWorkoutZoneUpdate` carries it: the zone
     /// left and the zone entered with their durations so far, the running zone group, and the time
     /// of the latest sample processed (`lastSampleT`), times in seconds from `start`.
-    static func zoneUpdate(_ u: ZoneUpdate, start: Duration) -> JSONValue {
+    public static func zoneUpdate(_ u: ZoneUpdate, start: Duration) -> JSONValue {
         func zone(_ duration: WorkoutZoneDuration?) -> JSONValue {
             guard let duration else { return .null }
             return .object(["index": .number(Double(duration.zone.index)), "duration": .number(duration.duration.seconds)])
@@ -112,7 +138,7 @@ enum WorkoutJSON {
     }
 
     /// `{"hr": {"notifying": 3590.5, "noContact": 30}, ...}`: seconds in each state by sensor.
-    static func sensorStates(_ states: [String: [SensorState: Duration]]) -> JSONValue {
+    public static func sensorStates(_ states: [String: [SensorState: Duration]]) -> JSONValue {
         var object = JSONObject()
         for (sensor, durations) in states.sorted(by: { $0.key < $1.key }) {
             var entry = JSONObject()
@@ -122,11 +148,11 @@ enum WorkoutJSON {
         return .object(object)
     }
 
-    static func iso(_ workout: Workout, _ time: Duration) -> String {
+    public static func iso(_ workout: Workout, _ time: Duration) -> String {
         ISO8601.format(workout.startDate.timeIntervalSince1970 + (time - workout.start).seconds)
     }
 
-    static func zoneGroups(_ groups: [QuantityType: WorkoutZoneGroup]) -> JSONValue {
+    public static func zoneGroups(_ groups: [QuantityType: WorkoutZoneGroup]) -> JSONValue {
         var object = JSONObject()
         for type in WorkoutStateMachine.zonedTypes {
             if let group = groups[type] { object.append(type.identifier, group.jsonValue) }
@@ -134,13 +160,13 @@ enum WorkoutJSON {
         return .object(object)
     }
 
-    static func event(_ e: WorkoutEvent, _ workout: Workout) -> JSONValue {
+    public static func event(_ e: WorkoutEvent, _ workout: Workout) -> JSONValue {
         event(e, start: workout.start)
     }
 
     /// An event as the workout's `events` hold it, `t` in seconds from `start` (a live event, before
     /// the workout is finished: MQTT).
-    static func event(_ e: WorkoutEvent, start: Duration) -> JSONValue {
+    public static func event(_ e: WorkoutEvent, start: Duration) -> JSONValue {
         var object: JSONObject = ["type": .string(e.name), "t": .number((e.time - start).seconds)]
         switch e.kind {
         case .activity(let type): object.append("activityType", .string(type.rawValue))
@@ -160,7 +186,7 @@ enum WorkoutJSON {
     /// sum of theirs). `thresholdsSetLater` names the FTP and LTHR set after the workout that the
     /// load borrowed because the profile it was recorded with had none
     /// (`{"lactateThresholdHeartRate":165}`).
-    static func load(_ load: WorkoutLoad) -> JSONValue {
+    public static func load(_ load: WorkoutLoad) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var object = JSONObject()
         object.append("normalizedPower", number(load.normalizedPower))
@@ -179,7 +205,7 @@ enum WorkoutJSON {
         return .object(object)
     }
 
-    static func statistics(_ s: WorkoutStatistics) -> JSONValue {
+    public static func statistics(_ s: WorkoutStatistics) -> JSONValue {
         var object = JSONObject()
         if let hr = s.heartRate {
             object.append(
@@ -221,7 +247,7 @@ enum WorkoutJSON {
     /// `2026-11-02T17:30:00.000Z`, as the workout's dates: UTC, always with milliseconds (rounded),
     /// as `ISO8601DateFormatter` with `.withFractionalSeconds` writes them, without making one per
     /// call (each took about 0.1 ms on ICU, 95 % of `workouts list --json` over 1,000 workouts).
-    static func iso(_ date: Date) -> String {
+    public static func iso(_ date: Date) -> String {
         let text = ISO8601.format(date.timeIntervalSince1970)
         return text.contains(".") ? text : String(text.dropLast()) + ".000Z"
     }

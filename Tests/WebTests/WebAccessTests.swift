@@ -3,7 +3,7 @@ import HTTP
 import Synchronization
 import Testing
 
-@testable import SensorBridge
+@testable import Web
 
 /// Who may use the web server (`WebAccess`), decided without a server: tokens, sessions, the
 /// slowing of wrong tokens on an injected clock, the Host and the checks of a change.

@@ -1,5 +1,6 @@
 import Export
 import Foundation
+import Outputs
 import SensorCore
 import Zones
 

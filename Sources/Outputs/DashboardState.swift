@@ -1,23 +1,23 @@
-import Workouts
+public import Workouts
 import SensorCore
-import Zones
+public import Zones
 
 /// What the live `record` dashboard shows at one moment: a snapshot, built by `DashboardModel`
 /// and drawn by `DashboardRenderer`. Plain values only, so frames are easy to test.
-struct DashboardState: Sendable, Equatable {
+public struct DashboardState: Sendable, Equatable {
     /// The zones of one quantity (heart rate, power) at the snapshot.
-    struct Zones: Sendable, Equatable {
-        var configuration: WorkoutZoneConfiguration
+    public struct Zones: Sendable, Equatable {
+        public var configuration: WorkoutZoneConfiguration
         /// The current zone, nil when there is none (no sample yet, or the sensor went stale).
-        var current: Int?
+        public var current: Int?
         /// How long the quantity has been in `current` (active time since it entered it).
-        var inZoneFor: Duration
+        public var inZoneFor: Duration
         /// Time in each zone so far, by zone index.
-        var durations: [Duration]
+        public var durations: [Duration]
     }
 
     /// A sensor's link as the person sees it.
-    enum Link: Sendable, Equatable {
+    public enum Link: Sendable, Equatable {
         /// Not connected yet; after a failed attempt the next comes in `retryIn`.
         case connecting(retryIn: Duration?)
         case connected
@@ -31,78 +31,78 @@ struct DashboardState: Sendable, Equatable {
         case lost(retryIn: Duration?)
     }
 
-    struct Sensor: Sendable, Equatable {
+    public struct Sensor: Sendable, Equatable {
         /// The session's key (`hr`, `power`).
-        var key: String
-        var name: String
-        var link: Link
+        public var key: String
+        public var name: String
+        public var link: Link
         /// Battery level in percent (Battery Level 0x2A19), read once after connecting.
-        var battery: Int?
+        public var battery: Int?
     }
 
     /// Averages of a span of active time.
-    struct Figures: Sendable, Equatable {
-        var heartRate: Double?
-        var power: Double?
-        var normalizedPower: Double?
+    public struct Figures: Sendable, Equatable {
+        public var heartRate: Double?
+        public var power: Double?
+        public var normalizedPower: Double?
         /// Work in kJ.
-        var energy: Double?
+        public var energy: Double?
 
-        init(heartRate: Double? = nil, power: Double? = nil, normalizedPower: Double? = nil, energy: Double? = nil) {
+        public init(heartRate: Double? = nil, power: Double? = nil, normalizedPower: Double? = nil, energy: Double? = nil) {
             self.heartRate = heartRate
             self.power = power
             self.normalizedPower = normalizedPower
             self.energy = energy
         }
 
-        init(_ statistics: WorkoutStatistics) {
+        public init(_ statistics: WorkoutStatistics) {
             self.init(
                 heartRate: statistics.heartRate?.average, power: statistics.cyclingPower?.average,
                 normalizedPower: statistics.cyclingPower?.normalized, energy: statistics.cyclingPower?.energy)
         }
     }
 
-    struct Target: Sendable, Equatable {
-        var target: WorkoutTarget
-        var currentZone: Int?
+    public struct Target: Sendable, Equatable {
+        public var target: WorkoutTarget
+        public var currentZone: Int?
         /// How long the rider has been out of the target (nil: in it, paused, or no zone).
-        var outFor: Duration?
+        public var outFor: Duration?
         /// Out for the debounce time or longer: highlighted, and the bell rings once.
-        var alert: Bool
+        public var alert: Bool
         /// Paused: the target is not judged, in or out.
-        var paused = false
+        public var paused = false
     }
 
     /// Time since the recording started.
-    var elapsed: Duration = .zero
+    public var elapsed: Duration = .zero
     /// `elapsed` without pauses.
-    var active: Duration = .zero
+    public var active: Duration = .zero
     /// The latest values, nil when none arrived in the last few seconds: bpm, W, W (3 s mean), rpm.
-    var heartRate: Double?
-    var power: Double?
-    var power3s: Double?
-    var power10s: Double?
-    var cadence: Double?
+    public var heartRate: Double?
+    public var power: Double?
+    public var power3s: Double?
+    public var power10s: Double?
+    public var cadence: Double?
     /// Averages so far of the ride and of the lap under way.
-    var ride = Figures()
-    var lapFigures = Figures()
+    public var ride = Figures()
+    public var lapFigures = Figures()
     /// For %FTP and IF, in W.
-    var functionalThresholdPower: Int?
+    public var functionalThresholdPower: Int?
     /// The target zones, each with whether the rider is out of it and for how long.
-    var targets: [Target] = []
+    public var targets: [Target] = []
     /// Zones of the zoned quantities that have a configuration, heart rate first.
-    var zones: [Zones] = []
-    var sensors: [Sensor] = []
+    public var zones: [Zones] = []
+    public var sensors: [Sensor] = []
     /// The latest message for the person (a connection failure, say).
-    var message: String?
+    public var message: String?
     /// The relay's line (`RelayStatus.summary`), with `--relay`.
-    var relay: String?
+    public var relay: String?
     /// Paused, with the cause (`manual`, `auto`); nil while running.
-    var paused: WorkoutEvent.Cause?
+    public var paused: WorkoutEvent.Cause?
     /// The lap under way, from 1.
-    var lap = 1
+    public var lap = 1
     /// Active time since the lap began (pauses left out, as the stored lap's duration).
-    var lapElapsed = Duration.zero
+    public var lapElapsed = Duration.zero
     /// Whether the keys work (standard input is the terminal): the line that names them is drawn.
-    var keys = false
+    public var keys = false
 }

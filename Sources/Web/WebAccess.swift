@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
-import Synchronization
+import Outputs
+public import Synchronization
 
 /// Who may use the web server, and how they prove it (docs/HTTP.md, "Who can reach what").
 ///
@@ -14,7 +15,7 @@ import Synchronization
 /// - A session's CSRF token is its own and is given only to it; tokens are compared in constant
 ///   time; an address that keeps sending wrong tokens waits longer after each (429), and each is
 ///   logged.
-final class WebAccess: Sendable {
+public final class WebAccess: Sendable {
     enum Level: Sendable, Equatable {
         case read, change
     }
@@ -45,7 +46,7 @@ final class WebAccess: Sendable {
     let loopbackOnly: Bool
     let secure: Bool
     /// The port the server listens on, known once it has started.
-    let port = Atomic<UInt16>(0)
+    public let port = Atomic<UInt16>(0)
     /// The CSRF token of the pages when no token is needed (loopback without a token file).
     private let localCSRFToken = WebAccess.randomToken(bytes: 18)
     private let sessions = Mutex<[String: Session]>([:])
@@ -72,7 +73,7 @@ final class WebAccess: Sendable {
         var last: ContinuousClock.Instant
     }
 
-    init(
+    public init(
         fullToken: String?, readToken: String?, readOnly: Bool, loopbackOnly: Bool, secure: Bool,
         log: @escaping @Sendable (String) -> Void, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {

@@ -1,9 +1,9 @@
-import Foundation
-import MQTT
-import SensorCore
-import Workouts
-import WorkoutStore
-import Zones
+public import Foundation
+public import MQTT
+public import SensorCore
+public import Workouts
+public import WorkoutStore
+public import Zones
 
 /// The messages SensorBridge publishes, under `PREFIX/BRIDGE-ID/` (pure: what to publish, not when).
 ///
@@ -19,29 +19,29 @@ import Zones
 ///
 /// and Home Assistant's discovery configurations, retained, at
 /// `homeassistant/sensor/BRIDGE-ID_THING/config`.
-struct MQTTTopics: Sendable {
-    let broker: MQTTBroker
+public struct MQTTTopics: Sendable {
+    public let broker: MQTTBroker
 
     /// The live quantities: the type, the topic's last level, the unit, Home Assistant's name, device class and icon.
-    static let live: [(type: QuantityType, topic: String, unit: String, name: String, deviceClass: String?, icon: String)] = [
+    public static let live: [(type: QuantityType, topic: String, unit: String, name: String, deviceClass: String?, icon: String)] = [
         (.heartRate, "heart_rate", "bpm", "Heart rate", nil, "mdi:heart-pulse"),
         (.cyclingPower, "power", "W", "Power", "power", "mdi:flash"),
         (.cyclingCadence, "cadence", "rpm", "Cadence", nil, "mdi:rotate-right"),
     ]
 
     /// The zoned quantities' topic levels.
-    static func zoneTopic(_ type: QuantityType) -> String { type == .heartRate ? "heart_rate" : "power" }
+    public static func zoneTopic(_ type: QuantityType) -> String { type == .heartRate ? "heart_rate" : "power" }
 
-    var availability: String { broker.base + "status" }
+    public var availability: String { broker.base + "status" }
 
     /// A live value, rounded to a tenth (heart rate and power are whole numbers already).
-    func live(_ type: QuantityType, _ value: Double) -> MQTTMessage? {
+    public func live(_ type: QuantityType, _ value: Double) -> MQTTMessage? {
         guard let entry = Self.live.first(where: { $0.type == type }) else { return nil }
         return MQTTMessage(topic: broker.base + entry.topic, text: ((value * 10).rounded() / 10).formatted, qos: .atMostOnce)
     }
 
     /// A zone update whole: the zone left and entered with their durations, the running zone group.
-    func zoneUpdate(_ update: ZoneUpdate) -> MQTTMessage {
+    public func zoneUpdate(_ update: ZoneUpdate) -> MQTTMessage {
         MQTTMessage(
             topic: broker.base + "zone/" + Self.zoneTopic(update.quantityType),
             text: WorkoutJSON.zoneUpdate(update, start: .zero).serialized, qos: .atLeastOnce)
@@ -49,7 +49,7 @@ struct MQTTTopics: Sendable {
 
     /// A pause, resume, lap or activity change as the workout's `events` hold it; nil for the
     /// sensors' events (their states have topics of their own).
-    func event(_ event: WorkoutEvent) -> MQTTMessage? {
+    public func event(_ event: WorkoutEvent) -> MQTTMessage? {
         switch event.kind {
         case .pause, .resume, .lap, .activity:
             MQTTMessage(topic: broker.base + "event", text: WorkoutJSON.event(event, start: .zero).serialized, qos: .atLeastOnce)
@@ -59,27 +59,27 @@ struct MQTTTopics: Sendable {
     }
 
     /// `{"type":"start","t":0,"start":"2026-11-02T17:30:00Z"}`.
-    func started(_ date: Date) -> MQTTMessage {
+    public func started(_ date: Date) -> MQTTMessage {
         let object: JSONObject = ["type": "start", "t": 0, "start": .string(ISO8601.format(date.timeIntervalSince1970))]
         return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
     }
 
     /// `{"type":"end","t":3780}`: `t` is the latest time the workout had reached.
-    func ended(at time: Duration) -> MQTTMessage {
+    public func ended(at time: Duration) -> MQTTMessage {
         let object: JSONObject = ["type": "end", "t": .number(time.seconds)]
         return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
     }
 
-    func sensorState(_ key: String, _ state: SensorState) -> MQTTMessage {
+    public func sensorState(_ key: String, _ state: SensorState) -> MQTTMessage {
         MQTTMessage(topic: broker.base + "sensor/" + key, text: state.rawValue, qos: .atLeastOnce, retain: true)
     }
 
-    func workoutState(_ state: WorkoutBuilderState) -> MQTTMessage {
+    public func workoutState(_ state: WorkoutBuilderState) -> MQTTMessage {
         MQTTMessage(topic: broker.base + "workout/state", text: state.rawValue, qos: .atLeastOnce, retain: true)
     }
 
     /// The finished workout as `record --json` and `workouts show --json` print it.
-    func summary(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) -> MQTTMessage {
+    public func summary(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) -> MQTTMessage {
         MQTTMessage(
             topic: broker.base + "workout/summary",
             text: WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: false).serialized,
@@ -89,7 +89,7 @@ struct MQTTTopics: Sendable {
     /// Home Assistant's MQTT discovery: heart rate, power, cadence, the current heart-rate and power
     /// zones (numbered from 1) and the workout's state, as sensors of one device, unavailable
     /// while the bridge is offline; a live value older than 10 s shows as unavailable.
-    func discovery() -> [MQTTMessage] {
+    public func discovery() -> [MQTTMessage] {
         let id = broker.bridgeID
         let device: JSONValue = .object([
             "identifiers": .array([.string("sensorbridge_\(id)")]), "name": .string("SensorBridge \(id)"),
@@ -125,5 +125,34 @@ struct MQTTTopics: Sendable {
         }
         messages.append(config("workout_state", name: "Workout", state: "workout/state", extra: ["icon": "mdi:bike"]))
         return messages
+    }
+}
+
+/// A broker to publish to, and this bridge's place on it.
+public struct MQTTBroker: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var tls: Bool
+    /// The topics' first levels (`sensorbridge`, `home/garage`).
+    public var prefix: String
+    public var username: String?
+    public var password: String?
+    public var bridgeID = "sensorbridge"
+
+    public init(
+        host: String, port: Int, tls: Bool, prefix: String, username: String? = nil, password: String? = nil,
+        bridgeID: String = "sensorbridge"
+    ) {
+        (self.host, self.port, self.tls, self.prefix) = (host, port, tls, prefix)
+        (self.username, self.password, self.bridgeID) = (username, password, bridgeID)
+    }
+
+    /// `PREFIX/BRIDGE-ID/`.
+    public var base: String { "\(prefix)/\(bridgeID)/" }
+
+    /// `mqtt://host:1883/PREFIX`, for messages (no credentials).
+    public var url: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(tls ? "mqtts" : "mqtt")://\(shownHost):\(port)/\(prefix)"
     }
 }

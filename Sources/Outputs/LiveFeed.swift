@@ -1,10 +1,10 @@
-import BlueZ
+public import BlueZ
 import Export
 import Foundation
-import HTTP
-import SensorCore
-import Session
-import Synchronization
+public import HTTP
+public import SensorCore
+public import Session
+public import Synchronization
 import Workouts
 import Zones
 
@@ -21,11 +21,13 @@ import Zones
 ///
 /// A client that reads too slowly is never waited for: once its queue is full it gets nothing more
 /// until the queue has drained, then a fresh `snapshot` (it is resynchronised).
-final class LiveFeed: Sendable {
+public final class LiveFeed: Sendable {
     /// How often coalesced values go out.
-    static let valueInterval = Duration.milliseconds(250)
+    public static let valueInterval = Duration.milliseconds(250)
 
     private let state = Mutex(State())
+
+    public init() {}
 
     private struct State {
         var clients: [Client] = []
@@ -51,18 +53,18 @@ final class LiveFeed: Sendable {
         }
     }
 
-    final class Client: Sendable {
-        let stream: HTTPStream
+    public final class Client: Sendable {
+        public let stream: HTTPStream
         /// Fell behind: waits for its queue to drain, then gets a snapshot.
-        let behind = Atomic(false)
-        init(stream: HTTPStream) { self.stream = stream }
+        public let behind = Atomic(false)
+        public init(stream: HTTPStream) { self.stream = stream }
     }
 
     /// The session's controls while a workout runs (for `POST /api/session/...`).
-    var controls: SessionControls? { state.withLock { $0.controls } }
+    public var controls: SessionControls? { state.withLock { $0.controls } }
 
     /// A new client: its stream, which starts with a snapshot and holds at most `capacity` bytes unread.
-    func connect(capacity: Int = 64 * 1024) -> HTTPStream {
+    public func connect(capacity: Int = 64 * 1024) -> HTTPStream {
         let client = Client(stream: HTTPStream(capacity: capacity))
         state.withLock { s in
             client.stream.write(Self.message("snapshot", Self.snapshot(s)))
@@ -72,7 +74,7 @@ final class LiveFeed: Sendable {
     }
 
     /// Ends every client's stream (the server is stopping).
-    func closeAll() {
+    public func closeAll() {
         let clients = state.withLock { s in
             defer { s.clients.removeAll() }
             return s.clients
@@ -83,7 +85,7 @@ final class LiveFeed: Sendable {
     /// Follows `session` until it finishes, on a thread of its own; `controls` act on it meanwhile.
     /// `anchor` is the session's time zero; `model` the live screens' model of the workout (its
     /// sensors, zones, FTP and targets), as the terminal dashboard has it.
-    func follow(_ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel) {
+    public func follow(_ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel) {
         let subscription = session.subscribe(capacity: 4096, samples: true)
         state.withLock { s in
             s.controls = controls
@@ -105,13 +107,13 @@ final class LiveFeed: Sendable {
     }
 
     /// The relay's state, for the page's relay line.
-    func showRelay(_ status: RelayStatus) {
+    public func showRelay(_ status: RelayStatus) {
         state.withLock { $0.relay = status }
         broadcast("relay", status.json)
     }
 
     /// A link event of the sensors, for the page's sensor lines.
-    func linkEvent(_ event: SensorLinkEvent) {
+    public func linkEvent(_ event: SensorLinkEvent) {
         state.withLock { s in
             guard let anchor = s.anchor else { return }
             s.model?.apply(event, now: .now - anchor, anchor: anchor)
@@ -241,7 +243,7 @@ final class LiveFeed: Sendable {
     }
 
     /// `dictionary` as a JSON object, its keys in order.
-    static func object<Value>(_ dictionary: [String: Value], _ json: (Value) -> JSONValue) -> JSONValue {
+    public static func object<Value>(_ dictionary: [String: Value], _ json: (Value) -> JSONValue) -> JSONValue {
         var object = JSONObject()
         for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) { object.append(name, json(value)) }
         return .object(object)
@@ -249,7 +251,7 @@ final class LiveFeed: Sendable {
 
     /// What the live page shows, as the `live` event carries it: times in seconds, zones with
     /// their colours (`ZonePalette`'s, as the SVG chart's), sensors with their link.
-    static func json(_ state: DashboardState) -> JSONValue {
+    public static func json(_ state: DashboardState) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 10).rounded() / 10) } ?? .null }
         let zones: [JSONValue] = state.zones.map { zones in
             .object([
@@ -302,7 +304,7 @@ final class LiveFeed: Sendable {
     }
 
     /// `event: NAME\ndata: JSON\n\n`.
-    static func message(_ name: String, _ data: JSONValue) -> [UInt8] {
+    public static func message(_ name: String, _ data: JSONValue) -> [UInt8] {
         Array("event: \(name)\ndata: \(data.serialized)\n\n".utf8)
     }
 }

@@ -1,21 +1,21 @@
-import BlueZ
-import SensorCore
-import Workouts
-import Zones
+public import BlueZ
+public import SensorCore
+public import Workouts
+public import Zones
 
 /// The live dashboard's inputs folded into what it shows: samples as they are decoded, the
 /// builder's outputs (zone updates, which come only on a change, and pause/resume), and the
 /// sensors' link events. Pure: times are offsets from the session anchor, and `state(at:)`
 /// extrapolates the zone totals of the last update to the moment drawn.
-struct DashboardModel: Sendable {
+public struct DashboardModel: Sendable {
     /// How long a value stays on screen without a newer sample: the zone rule's hold of its
     /// quantity (5 s for heart rate, 3 s for power and cadence), so a value and its zone go together.
-    static func staleAfter(_ type: QuantityType) -> Duration { ZoneClassifier.defaultMaximumHold(for: type) }
+    public static func staleAfter(_ type: QuantityType) -> Duration { ZoneClassifier.defaultMaximumHold(for: type) }
     /// The windows of the rolling power means.
-    static let powerWindow = Duration.seconds(3)
-    static let longPowerWindow = Duration.seconds(10)
+    public static let powerWindow = Duration.seconds(3)
+    public static let longPowerWindow = Duration.seconds(10)
     /// How long a message stays on screen.
-    static let messageLifetime = Duration.seconds(15)
+    public static let messageLifetime = Duration.seconds(15)
 
     private struct ZoneTrack {
         var group: WorkoutZoneGroup
@@ -45,9 +45,9 @@ struct DashboardModel: Sendable {
     private var lap = 1
     private var lapStart = Duration.zero
     /// Whether the dashboard's keys work (standard input is the terminal).
-    var keys = false
+    public var keys = false
     /// The relay's state, with `--relay`.
-    var relay: RelayStatus?
+    public var relay: RelayStatus?
     private var message: (text: String, at: Duration)?
 
     /// - Parameters:
@@ -56,7 +56,7 @@ struct DashboardModel: Sendable {
     ///   - sensorKeys: the session's key of each sensor id, so that a lost sensor's values go at once.
     ///   - functionalThresholdPower: for %FTP and IF, in W.
     ///   - targets: target zones to coach, each with its debounce.
-    init(
+    public init(
         sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration],
         sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = []
     ) {
@@ -67,7 +67,7 @@ struct DashboardModel: Sendable {
         coaches = targets
     }
 
-    mutating func add(_ sample: Sample) {
+    public mutating func add(_ sample: Sample) {
         latest[sample.type] = sample
         ride.add(sample)
         lapStatistics.add(sample)
@@ -78,7 +78,7 @@ struct DashboardModel: Sendable {
         }
     }
 
-    mutating func apply(_ output: WorkoutBuilderOutput) {
+    public mutating func apply(_ output: WorkoutBuilderOutput) {
         switch output {
         case .zoneUpdate(let update):
             guard let index = zones.firstIndex(where: { $0.group.configuration.quantityType == update.quantityType }) else {
@@ -120,18 +120,18 @@ struct DashboardModel: Sendable {
         }
     }
 
-    mutating func connected(_ key: String) {
+    public mutating func connected(_ key: String) {
         setLink(key, .connected)
         retryAt[key] = nil
     }
 
-    mutating func lost(_ key: String, retryAt time: Duration) {
+    public mutating func lost(_ key: String, retryAt time: Duration) {
         setLink(key, .lost(retryIn: nil))
         retryAt[key] = time
     }
 
     /// A connection attempt failed; the next is due at `time` (nil: once the sensor advertises).
-    mutating func attemptFailed(_ key: String, retryAt time: Duration?) {
+    public mutating func attemptFailed(_ key: String, retryAt time: Duration?) {
         if let index = sensors.firstIndex(where: { $0.key == key }), sensors[index].link == .connected {
             sensors[index].link = .lost(retryIn: nil)
         }
@@ -139,10 +139,10 @@ struct DashboardModel: Sendable {
     }
 
     /// A measurement went silent; `connected` again when its values come back.
-    mutating func stale(_ key: String) { setLink(key, .stale) }
+    public mutating func stale(_ key: String) { setLink(key, .stale) }
 
     /// A link event of the sensors (`SensorLinks`), `now` on the session's clock that starts at `anchor`.
-    mutating func apply(_ event: SensorLinkEvent, now: Duration, anchor: ContinuousClock.Instant) {
+    public mutating func apply(_ event: SensorLinkEvent, now: Duration, anchor: ContinuousClock.Instant) {
         switch event {
         case .connected(let key, _): connected(key)
         case .lost(let key, let at): lost(key, retryAt: at - anchor + SensorLinks.minimumBackoff)
@@ -155,12 +155,12 @@ struct DashboardModel: Sendable {
         }
     }
 
-    mutating func battery(_ key: String, percent: Int) {
+    public mutating func battery(_ key: String, percent: Int) {
         if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].battery = percent }
     }
 
     /// A message for the person, shown for `messageLifetime` from `now`.
-    mutating func show(_ text: String, at now: Duration) { message = (text, now) }
+    public mutating func show(_ text: String, at now: Duration) { message = (text, now) }
 
     private mutating func setLink(_ key: String, _ link: DashboardState.Link) {
         if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].link = link }
@@ -181,7 +181,7 @@ struct DashboardModel: Sendable {
     }
 
     /// What to draw at `now`.
-    func state(at now: Duration) -> DashboardState {
+    public func state(at now: Duration) -> DashboardState {
         var state = DashboardState()
         let active = activeTime(at: now)
         state.elapsed = now

@@ -1,17 +1,18 @@
 import Foundation
 import SensorCore
-import Zones
+public import Zones
 
-/// The profile flags shared by the commands that compute system zones (`zones defaults`,
-/// `replay`): --age or --birth-date, --resting-hr, --max-hr, --lthr, --ftp, --power-model, --hr-model.
-enum ProfileArguments {
-    static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "lthr", "ftp", "power-model", "hr-model"]
+/// The profile's named values, as the command line's flags (`--age`, `--resting-hr`, ...) and the
+/// API's `POST /api/profile` (`{"age": 40, "resting-hr": 50}`) give them: age or birth-date,
+/// resting-hr, max-hr, lthr, ftp, power-model, hr-model.
+public enum ProfileValues {
+    public static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "lthr", "ftp", "power-model", "hr-model"]
 
     /// The flags that give a heart rate of the profile.
-    static let heartRateOptions = ["age", "birth-date", "resting-hr", "max-hr", "lthr"]
+    public static let heartRateOptions = ["age", "birth-date", "resting-hr", "max-hr", "lthr"]
 
     /// The profile the flags give (empty when none is given).
-    static func profile(from arguments: CommandArguments) throws(UsageError) -> AthleteProfile {
+    public static func profile(from arguments: RequestValues) throws(RequestError) -> AthleteProfile {
         var profile = AthleteProfile(
             age: try arguments.wholeNumber("age", in: AthleteProfile.ageRange, example: "40 (years)"),
             restingHeartRate: try arguments.wholeNumber("resting-hr", in: AthleteProfile.heartRateRange, example: "50 (bpm)"),
@@ -20,9 +21,9 @@ enum ProfileArguments {
                 "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"),
             lactateThresholdHeartRate: try arguments.wholeNumber("lthr", in: AthleteProfile.heartRateRange, example: "165 (bpm)"))
         if let text = arguments["birth-date"] {
-            guard profile.age == nil else { throw UsageError("give --age or --birth-date, not both") }
+            guard profile.age == nil else { throw RequestError("give \(arguments.spelled("age")) or \(arguments.spelled("birth-date")), not both") }
             guard let birthDate = CalendarDate(iso8601: text) else {
-                throw UsageError("--birth-date needs a date as YYYY-MM-DD, like 1985-04-23, not '\(text)'")
+                throw RequestError("\(arguments.spelled("birth-date")) needs a date as YYYY-MM-DD, like 1985-04-23, not '\(text)'")
             }
             profile.birthDate = birthDate
         }
@@ -30,15 +31,15 @@ enum ProfileArguments {
     }
 
     /// Whether any heart-rate profile flag (or `--hr-model`) was given.
-    static func wantsHeartRate(_ arguments: CommandArguments) -> Bool {
+    public static func wantsHeartRate(_ arguments: RequestValues) -> Bool {
         (heartRateOptions + ["hr-model"]).contains { arguments[$0] != nil }
     }
 
     /// When profile flags were given for a model, the model must work on `date`: a resting heart
     /// rate above the maximum is a usage error, not a workout without zones.
-    static func checkModels(
-        _ preferences: ZonePreferences, _ arguments: CommandArguments, on date: CalendarDate?
-    ) throws(UsageError) {
+    public static func checkModels(
+        _ preferences: ZonePreferences, _ arguments: RequestValues, on date: CalendarDate?
+    ) throws(RequestError) {
         let checks: [(Bool, QuantityType)] = [
             (wantsHeartRate(arguments), .heartRate), (arguments["ftp"] != nil, .cyclingPower),
         ]
@@ -46,26 +47,26 @@ enum ProfileArguments {
             do {
                 _ = try preferences.systemConfiguration(for: type, on: date)
             } catch {
-                throw UsageError(advice(for: error, profile: preferences.profile))
+                throw RequestError(advice(for: error, profile: preferences.profile))
             }
         }
     }
 
     /// The power model `--power-model` names, or nil when it is not given.
-    static func givenPowerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel? {
+    public static func givenPowerZoneModel(_ arguments: RequestValues) throws(RequestError) -> PowerZoneModel? {
         guard let text = arguments["power-model"] else { return nil }
         guard let model = PowerZoneModel(rawValue: text) else {
-            throw UsageError("--power-model takes 6 (six zones) or 7 (Coggan's seven), not '\(text)'")
+            throw RequestError("\(arguments.spelled("power-model")) takes 6 (six zones) or 7 (Coggan's seven), not '\(text)'")
         }
         return model
     }
 
     /// The heart-rate model `--hr-model` names, or nil when it is not given.
-    static func givenHeartRateZoneModel(_ arguments: CommandArguments) throws(UsageError) -> HeartRateZoneModel? {
+    public static func givenHeartRateZoneModel(_ arguments: RequestValues) throws(RequestError) -> HeartRateZoneModel? {
         guard let text = arguments["hr-model"] else { return nil }
         guard let model = HeartRateZoneModel(rawValue: text) else {
-            throw UsageError(
-                "--hr-model takes reserve (heart-rate reserve, Karvonen), max (percent of maximum) or lthr "
+            throw RequestError(
+                "\(arguments.spelled("hr-model")) takes reserve (heart-rate reserve, Karvonen), max (percent of maximum) or lthr "
                     + "(Friel's percent of lactate-threshold heart rate), not '\(text)'")
         }
         return model
@@ -73,7 +74,7 @@ enum ProfileArguments {
 
     /// The heart-rate model for zones computed from these flags alone: `--hr-model` needs a heart
     /// rate to compute from.
-    static func heartRateZoneModel(_ arguments: CommandArguments) throws(UsageError) -> HeartRateZoneModel {
+    public static func heartRateZoneModel(_ arguments: RequestValues) throws(RequestError) -> HeartRateZoneModel {
         guard let model = try givenHeartRateZoneModel(arguments) else { return .reserve }
         guard heartRateOptions.contains(where: { arguments[$0] != nil }) else {
             let needs =
@@ -82,21 +83,21 @@ enum ProfileArguments {
                 case .maximum: "--max-hr BPM (or --age YEARS)"
                 case .lactateThreshold: "--lthr BPM"
                 }
-            throw UsageError("--hr-model \(model.rawValue) needs \(needs) to compute heart-rate zones")
+            throw RequestError("\(arguments.spelled("hr-model")) \(model.rawValue) needs \(needs) to compute heart-rate zones")
         }
         return model
     }
 
     /// The power model for zones computed from these flags alone: `--power-model` needs `--ftp`.
-    static func powerZoneModel(_ arguments: CommandArguments) throws(UsageError) -> PowerZoneModel {
+    public static func powerZoneModel(_ arguments: RequestValues) throws(RequestError) -> PowerZoneModel {
         guard let model = try givenPowerZoneModel(arguments) else { return .sixZones }
-        guard arguments["ftp"] != nil else { throw UsageError("--power-model needs --ftp WATTS to compute power zones") }
+        guard arguments["ftp"] != nil else { throw RequestError("\(arguments.spelled("power-model")) needs \(arguments.spelled("ftp")) WATTS to compute power zones") }
         return model
     }
 
     /// A stored profile with the values the flags give replacing its own: `--age` or
     /// `--birth-date` replaces both the age and the birth date, each other flag its one value.
-    static func profile(from arguments: CommandArguments, updating stored: AthleteProfile) throws(UsageError)
+    public static func profile(from arguments: RequestValues, updating stored: AthleteProfile) throws(RequestError)
         -> AthleteProfile
     {
         let given = try profile(from: arguments)
@@ -114,25 +115,19 @@ enum ProfileArguments {
 
     /// `preferences` with what the flags give: the profile's values (`profile(from:updating:)`)
     /// and the heart-rate and power zone models.
-    static func apply(_ arguments: CommandArguments, to preferences: inout ZonePreferences) throws(UsageError) {
+    public static func apply(_ arguments: RequestValues, to preferences: inout ZonePreferences) throws(RequestError) {
         preferences.profile = try profile(from: arguments, updating: preferences.profile)
         if let model = try givenPowerZoneModel(arguments) { preferences.powerZoneModel = model }
         if let model = try givenHeartRateZoneModel(arguments) { preferences.heartRateZoneModel = model }
     }
 
     /// Today's date in the local time zone, for a birth date.
-    static func today() -> CalendarDate? {
+    public static func today() -> CalendarDate? {
         CalendarDate(Date(), in: .current)
     }
 
-    /// The calendar day (UTC) of a wall-clock time: the day zones are computed for.
-    static func calendarDate(_ date: Date) -> CalendarDate? {
-        let day = ISO8601.calendarDay(date.timeIntervalSince1970)
-        return CalendarDate(year: day.year, month: day.month, day: day.day)
-    }
-
     /// What to change on the command line when a model refuses the profile.
-    static func advice(for error: ZoneProfileError, profile: AthleteProfile) -> String {
+    public static func advice(for error: ZoneProfileError, profile: AthleteProfile) -> String {
         switch error {
         case .missingRestingHeartRate:
             return "heart-rate zones need your resting heart rate: add --resting-hr N (beats per minute at rest)"

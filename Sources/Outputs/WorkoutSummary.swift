@@ -1,15 +1,15 @@
 import Foundation
 import SensorCore
-import Workouts
+public import Workouts
 import WorkoutStore
-import Zones
+public import Zones
 
 /// The human summary of a workout: figures, then time per zone as bars.
-enum WorkoutSummary {
+public enum WorkoutSummary {
     /// - Parameter profileNow: the rider's profile now, for the training load
     ///   (`Workout.load(now:on:)`): of a workout stored before workouts kept the one they were
     ///   recorded with, and of one recorded without a threshold set since.
-    static func text(_ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil) -> String {
+    public static func text(_ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil) -> String {
         var lines: [String] = []
         let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
@@ -31,7 +31,7 @@ enum WorkoutSummary {
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
-        let load = workout.load(now: profileNow, on: ProfileArguments.calendarDate(workout.startDate))
+        let load = workout.load(now: profileNow, on: CalendarDate(utcDayOf: workout.startDate))
         if let load = loadText(load, activities: workout.activities.map(\.activityType)) {
             lines.append("  Load         " + load)
         }
@@ -60,7 +60,7 @@ enum WorkoutSummary {
     }
 
     /// The zones of `group` with, when `durations`, the time in each as a clock and a bar.
-    static func bars(_ group: WorkoutZoneGroup, durations: Bool = true) -> [String] {
+    public static func bars(_ group: WorkoutZoneGroup, durations: Bool = true) -> [String] {
         let configuration = group.configuration
         let unit = configuration.quantityType == .heartRate ? "bpm" : "W"
         let title = configuration.quantityType == .heartRate ? "Heart rate" : "Power"
@@ -82,10 +82,10 @@ enum WorkoutSummary {
         return lines
     }
 
-    static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
+    public static func whole(_ value: Double) -> String { String(Int(value.rounded())) }
 
     /// `heart-rate zones 2-3: 83 % of active time (41:30)`.
-    static func targetText(_ target: WorkoutTarget, time: Duration, share: Double) -> String {
+    public static func targetText(_ target: WorkoutTarget, time: Duration, share: Double) -> String {
         "\(target.label): \(whole(share * 100)) % of active time (\(time.clockText))"
     }
 
@@ -94,7 +94,7 @@ enum WorkoutSummary {
     /// the workout's TSS the sum of each activity's TSS, else its hrTSS. A threshold the load
     /// borrowed from the profile now is said to be set later: `(FTP 250 W set later)`,
     /// `hrTSS 45 (LTHR 165 set later)`.
-    static func loadText(_ load: WorkoutLoad, activities: [WorkoutActivityType] = []) -> String? {
+    public static func loadText(_ load: WorkoutLoad, activities: [WorkoutActivityType] = []) -> String? {
         var parts: [String] = []
         let later = load.thresholdsSetLater.functionalThresholdPower != nil ? " set later" : ""
         if activities.count > 1, load.activities.count == activities.count {
@@ -125,7 +125,7 @@ enum WorkoutSummary {
     }
 
     /// The laps: start, duration, heart rate, power and NP, then time in each zone by lap.
-    static func lapTable(_ workout: Workout) -> [String] {
+    public static func lapTable(_ workout: Workout) -> [String] {
         let laps = workout.lapSummaries()
         func figure(_ value: Double?, _ width: Int) -> String { (value.map(whole) ?? "-").leftPadded(width) }
         var lines = ["Laps", "  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W"]
@@ -156,7 +156,14 @@ enum WorkoutSummary {
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String {
+    public func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+extension Double {
+    /// `72` for integral values, else the shortest round-trip text.
+    public var formatted: String {
+        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : description
     }
 }

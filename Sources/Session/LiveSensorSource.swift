@@ -1,7 +1,7 @@
 public import BlueZ
 public import Captures
 import Foundation
-import GATT
+public import GATT
 public import SampleRing
 public import SensorCore
 import Synchronization
@@ -76,14 +76,17 @@ public final class LiveSensorSource: @unchecked Sendable {
     }
 
     /// D-Bus thread. The samples are staged in the ring; `publish()` shows them to the consumer.
-    public func received(_ notification: BlueZNotification) {
+    /// `parsed` is the value `GATTValue.decode` gave whoever looked at it first (serve's
+    /// schedule), so that it is parsed once.
+    public func received(_ notification: BlueZNotification, parsed: Result<GATTValue?, any Error>? = nil) {
         control.countNotification()
         let time = ringTime(notification.receivedAt)
         let uuid = BluetoothUUID(UInt32(notification.uuid))
         // The raw value goes into the trace, whether it counts or not.
         write(.notification(time: time, device: notification.key, uuid: uuid, bytes: notification.bytes))
         guard let sensor = sensorIDs[notification.key] else { return }
-        let samples = decoder.decode(notification.bytes, uuid: uuid, from: sensor, at: time) { notificationRing.stage($0) }
+        let parsed = parsed ?? Result { try GATTValue.decode(uuid: uuid, bytes: notification.bytes) }
+        let samples = decoder.decode(parsed, from: sensor, at: time) { notificationRing.stage($0) }
         control.latencyProbe?.received(notification.bytes, samples: samples.count)
     }
 

@@ -24,12 +24,22 @@ public struct NotificationDecoder {
     public mutating func decode(
         _ bytes: [UInt8], uuid: BluetoothUUID, from sensor: SensorID, at time: Duration, push: (SessionItem) -> Void
     ) -> ArraySlice<Sample> {
+        decode(Result { try GATTValue.decode(uuid: uuid, bytes: bytes) }, from: sensor, at: time, push: push)
+    }
+
+    /// The same for a value already parsed (`GATTValue.decode`'s result: nil for a characteristic
+    /// that is not a measurement, an error for a malformed one), so that whoever had to look at
+    /// it first (serve's schedule) does not make the session parse it again.
+    @discardableResult
+    public mutating func decode(
+        _ parsed: Result<GATTValue?, any Error>, from sensor: SensorID, at time: Duration, push: (SessionItem) -> Void
+    ) -> ArraySlice<Sample> {
         samples.removeAll(keepingCapacity: true)
         let value: GATTValue
-        do {
-            guard let decoded = try GATTValue.decode(uuid: uuid, bytes: bytes) else { return [] }
-            value = decoded
-        } catch {
+        switch parsed {
+        case .success(let decoded?): value = decoded
+        case .success(nil): return []
+        case .failure:
             push(.control(SessionControl(.malformed, at: time, sensor: sensor)))
             return []
         }

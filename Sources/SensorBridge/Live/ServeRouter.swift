@@ -1,9 +1,10 @@
-import Recording
-import Session
 import BlueZ
 import Foundation
 import GATT
+import Outputs
+import Recording
 import SensorCore
+import Session
 import Synchronization
 
 /// Between the BlueZ threads and `sensorbridge serve`'s controller: notifications and link
@@ -16,7 +17,7 @@ import Synchronization
 /// time, and the lock orders their pushes.
 final class ServeRouter: Sendable {
     private struct State {
-        var schedule: ServeSchedule<BlueZNotification, SensorLinkEvent>
+        var schedule: ServeSchedule<Parsed, SensorLinkEvent>
         var source: LiveSensorSource?
         var stopping = false
         /// The workout being recorded ends now (the API's end); serve goes on.
@@ -94,7 +95,7 @@ final class ServeRouter: Sendable {
     func begin(_ source: LiveSensorSource) {
         state.withLock { s in
             s.source = source
-            for notification in s.schedule.began() { source.received(notification) }
+            for held in s.schedule.began() { source.received(held.notification, parsed: held.value) }
             source.publish()
         }
     }
@@ -124,25 +125,33 @@ final class ServeRouter: Sendable {
 
     /// The D-Bus thread.
     func received(_ notification: BlueZNotification) {
-        let isMeasurement = Self.isMeasurement(notification)
+        // Parsed once, here: whether it counts for the schedule, and the session's samples.
+        let parsed = Result { try GATTValue.decode(uuid: BluetoothUUID(UInt32(notification.uuid)), bytes: notification.bytes) }
         let start = state.withLock { s in
-            switch s.schedule.notification(notification, isMeasurement: isMeasurement, at: notification.receivedAt) {
+            let item = Parsed(notification: notification, value: parsed)
+            switch s.schedule.notification(item, isMeasurement: Self.isMeasurement(parsed), at: notification.receivedAt) {
             case .drop, .hold:
                 return false
             case .start:
                 return true
             case .deliver(let events):
                 for event in events { s.source?.linkEvent(event, names: s.names) }
-                s.source?.received(notification)
+                s.source?.received(notification, parsed: parsed)
                 return false
             }
         }
         if start { wake.signal() }
     }
 
-    /// Whether a notification decodes to a heart-rate, cycling-power or CSC measurement.
-    static func isMeasurement(_ notification: BlueZNotification) -> Bool {
-        switch try? GATTValue.decode(uuid: BluetoothUUID(UInt32(notification.uuid)), bytes: notification.bytes) {
+    /// A notification with what `GATTValue.decode` made of it, held until the workout begins.
+    struct Parsed {
+        let notification: BlueZNotification
+        let value: Result<GATTValue?, any Error>
+    }
+
+    /// Whether a notification parsed to a heart-rate, cycling-power or CSC measurement.
+    static func isMeasurement(_ parsed: Result<GATTValue?, any Error>) -> Bool {
+        switch try? parsed.get() {
         case .heartRateMeasurement?, .cyclingPowerMeasurement?, .cscMeasurement?: true
         default: false
         }

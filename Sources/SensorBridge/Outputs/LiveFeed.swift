@@ -38,7 +38,6 @@ final class LiveFeed: Sendable {
         var values: [String: Double] = [:]
         var zones: [String: JSONValue] = [:]
         var workoutState = "waiting"
-        var sensors: [String: String] = [:]
         var statistics: JSONValue = .null
         var relay: RelayStatus?
         var elapsed = 0.0
@@ -189,7 +188,6 @@ final class LiveFeed: Sendable {
             case .sensorState(let sensor, let sensorState):
                 object.append("device", .string(sensor))
                 object.append("state", .string(sensorState.rawValue))
-                state.withLock { $0.sensors[sensor] = sensorState.rawValue }
             case .sensorLost(let sensor), .sensorRegained(let sensor): object.append("device", .string(sensor))
             case .lap: state.withLock { $0.lapStart = event.time.seconds }
             case .activity(let type): object.append("activityType", .string(type.rawValue))
@@ -235,7 +233,7 @@ final class LiveFeed: Sendable {
         return .object([
             "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
             "values": object(s.values, JSONValue.number), "zones": object(s.zones) { $0 },
-            "sensors": object(s.sensors, JSONValue.string), "statistics": s.statistics,
+            "sensors": object(s.model?.sensorStatesNow ?? [:]) { .string($0.rawValue) }, "statistics": s.statistics,
             "live": s.page ?? .null, "relay": s.relay?.json ?? .null,
         ])
     }
@@ -248,7 +246,8 @@ final class LiveFeed: Sendable {
     }
 
     /// What the live page shows, as the `live` event carries it: times in seconds, zones with
-    /// their colours (`ZonePalette`'s, as the SVG chart's), sensors with their link.
+    /// their colours (`ZonePalette`'s, as the SVG chart's), sensors with their state in MQTT's words
+    /// (`SensorState`: `notifying` where the terminal says connected) and when a retry is due.
     static func json(_ state: DashboardState) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 10).rounded() / 10) } ?? .null }
         let zones: [JSONValue] = state.zones.map { zones in
@@ -264,7 +263,7 @@ final class LiveFeed: Sendable {
             let (link, retryIn): (String, Duration?) =
                 switch sensor.link {
                 case .connecting(let retry): ("connecting", retry)
-                case .connected: ("connected", nil)
+                case .connected: ("notifying", nil)
                 case .stale: ("stale", nil)
                 case .noContact: ("noContact", nil)
                 case .invalid: ("invalid", nil)

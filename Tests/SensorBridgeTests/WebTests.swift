@@ -150,10 +150,17 @@ extension BridgeOutTests {
                 .contains(#""lactateThresholdHeartRate":165,"heartRateZoneModel":"lthr""#))
             let zonesPage = try Self.curl(base + "/zones").text
             #expect(zonesPage.contains(#"<input name="lthr" value="165""#) && zonesPage.contains(#"<input name="hr-model" value="lthr""#))
-            #expect(zonesPage.contains(#"value="134,149,155,165,170,175""#))  // Friel's zones of 165 are in effect
+            // Friel's zones of 165 are in effect but not preferred: the fields are empty, the zones only their hint.
+            #expect(zonesPage.contains(#"<input name="boundaries" value="" placeholder="134,149,155,165,170,175 (from your profile)""#))
+            #expect(!zonesPage.contains(#"value="134,149,155,165,170,175""#))
+            #expect(zonesPage.components(separatedBy: #"<input name="boundaries" value="" placeholder="#).count == 3)
             let implausible = try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"1,2"}"#])
             #expect(implausible.status == 400 && implausible.text.contains("give heart-rate boundaries from 30 to 250 bpm"), "\(implausible.text)")
             #expect(try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"120,140,155,170"}"#]).status == 204)
+            // Preferred zones (`zones show --json`: source user) fill their field; power has none.
+            let preferredPage = try Self.curl(base + "/zones").text
+            #expect(preferredPage.contains(#"<input name="boundaries" value="120,140,155,170" size="#))
+            #expect(preferredPage.components(separatedBy: #"<input name="boundaries" value="" placeholder="#).count == 2)
             #expect(try Self.curl(base + "/api/workouts/1/delete", withToken).status == 204)
             #expect(try Self.curl(base + "/api/workouts/1").status == 404)
         }

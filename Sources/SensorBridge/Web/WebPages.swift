@@ -340,9 +340,14 @@ enum WebPages {
             let value = profile[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? $0.doubleValue.map { number($0) }) } ?? ""
             return "<label>\(label) <input name=\"\(option)\" value=\"\(XMLText.escaped(value))\" size=\"10\"></label>"
         }.joined()
+        /// The boundaries field of a quantity: the rider's preferred zones (source `user`, as `zones
+        /// show --json` says) as its value; otherwise empty, the zones in effect (the system zones
+        /// the profile gives) only as its placeholder.
         func boundaries(_ key: String) -> String {
             let zones = preferred[key]?["zones"]?.arrayValue ?? []
-            return zones.compactMap { $0["maximum"]?.doubleValue.map { number($0) } }.joined(separator: ",")
+            let list = zones.compactMap { $0["maximum"]?.doubleValue.map { number($0) } }.joined(separator: ",")
+            guard preferred[key]?["source"]?.stringValue != "user" else { return "value=\"\(XMLText.escaped(list))\"" }
+            return "value=\"\"" + (list.isEmpty ? "" : " placeholder=\"\(XMLText.escaped(list)) (from your profile)\"")
         }
         let body = """
             <h1>Time in zone</h1>
@@ -356,9 +361,10 @@ enum WebPages {
             <h2>Profile</h2>
             <form id="profile">\(inputs)<button>Save</button> <span class="result"></span></form>
             <h2>Preferred zones</h2>
-            <p class="muted">Upper boundaries of every zone but the last, low to high (3 to 9 zones): for example 120,140,155,170.</p>
-            <form class="zones" data-quantity="heart-rate"><label>Heart rate <input name="boundaries" value="\(boundaries("heartRate"))" size="24"></label><button>Save</button> <span class="result"></span></form>
-            <form class="zones" data-quantity="power"><label>Power <input name="boundaries" value="\(boundaries("cyclingPower"))" size="24"></label><button>Save</button> <span class="result"></span></form>
+            <p class="muted">Upper boundaries of every zone but the last, low to high (3 to 9 zones): for example 120,140,155,170. \
+            A field left empty has no preferred zones: the zones your profile gives (greyed in it) are used.</p>
+            <form class="zones" data-quantity="heart-rate"><label>Heart rate <input name="boundaries" \(boundaries("heartRate")) size="32"></label><button>Save</button> <span class="result"></span></form>
+            <form class="zones" data-quantity="power"><label>Power <input name="boundaries" \(boundaries("cyclingPower")) size="32"></label><button>Save</button> <span class="result"></span></form>
             </fieldset>
             """
         let script = """

@@ -167,8 +167,9 @@ import Zones
         }
         let shown = run(["workouts", "show", "1"]).output
         #expect(shown.contains("  Load         TSS 71  IF 0.84 (FTP 250 W)  TRIMP 198  hard\n"))
-        #expect(shown.contains("Laps\n  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W\n"))
-        #expect(shown.contains("    2    10:00     10:00     135     137    165    165\n"))
+        #expect(shown.contains("Laps\n  Lap    Start    Active   Elapsed  Avg HR  Max HR  Avg W   NP W\n"))
+        // Lap 2 holds the 2-minute pause: 10 minutes active, 12 elapsed.
+        #expect(shown.contains("    2    10:00     10:00     12:00     135     137    165    165\n"))
         #expect(shown.contains("Power zones by lap\n  Lap       Z1       Z2"))
 
         // By day: the run (no FTP use, no threshold heart rate) has no load; the ride and the

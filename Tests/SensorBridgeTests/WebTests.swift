@@ -165,6 +165,45 @@ extension BridgeOutTests {
             #expect(try Self.curl(base + "/api/workouts/1").status == 404)
         }
 
+        /// The cells of each row of the page's table `id`, tags stripped (the header row first).
+        static func tableRows(_ page: String, id: String) -> [[String]] {
+            guard let start = page.range(of: "<table id=\"\(id)\">"),
+                let end = page.range(of: "</table>", range: start.upperBound..<page.endIndex)
+            else { return [] }
+            return page[start.upperBound..<end.lowerBound].components(separatedBy: "</tr>").compactMap { row in
+                let cells = row.matches(of: /<t[dh][^>]*>(.*?)<\/t[dh]>/).map { String($0.1) }
+                return cells.isEmpty ? nil : cells
+            }
+        }
+
+        /// The lap table of the workout page and of `workouts show` label their times alike,
+        /// `Active` (pauses left out) and `Elapsed`, and give the same figures: the bundled ride's
+        /// second lap holds a 2-minute pause, 10:00 active and 12:00 elapsed in both.
+        @Test(.timeLimit(.minutes(10))) func theLapTablesLabelActiveAndElapsedTimeAndAgree() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            let ride = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+            #expect(Self.cli(["replay", ride, "--save", "--store", store] + ReplayCommandTests.profile).status == .success)
+            let port = try freeLoopbackPort()
+            let base = "http://127.0.0.1:\(port)"
+            let web = Running(["web", "--http", "\(port)", "--store", store], environment: ["TZ": "UTC"])
+            try Running.waitUntilServing(base + "/api/workouts")
+            defer { _ = web.stop() }
+
+            let page = try Self.tableRows(Self.curl(base + "/workouts/1").text, id: "laps")
+            let shown = String(decoding: Self.cli(["workouts", "show", "1", "--store", store]).output, as: UTF8.self)
+                .split(separator: "\n").map(String.init)
+            let header = try #require(shown.firstIndex { $0.hasPrefix("  Lap    Start") }, "\(shown)")
+            let text = shown[(header + 1)...].prefix { $0.first == " " && $0.split(separator: " ").count == 8 }
+                .map { $0.split(separator: " ").map { $0 == "-" ? "--" : String($0) } }
+            #expect(shown[header] == "  Lap    Start    Active   Elapsed  Avg HR  Max HR  Avg W   NP W")
+            #expect(page.first == ["Lap", "Start", "Active", "Elapsed", "Avg HR", "Max HR", "Avg W", "NP W"])
+            #expect(text.count == 7 && Array(page.dropFirst()) == text, "page \(page), text \(text)")
+            #expect(text.count > 1 && text[1].prefix(4) == ["2", "10:00", "10:00", "12:00"], "\(text)")
+        }
+
         /// `web` over a PostgreSQL store shared by bridges: its answers are the commands' over it.
         @Test(
             .timeLimit(.minutes(10)),

@@ -124,16 +124,19 @@ enum WorkoutSummary {
         return parts.isEmpty ? nil : parts.joined(separator: "  ")
     }
 
-    /// The laps: start, duration, heart rate, power and NP, then time in each zone by lap.
+    /// The laps: start, active time (without pauses, what the lap's figures and zones count),
+    /// elapsed time (start to end, pauses included), heart rate, power and NP, then time in each
+    /// zone by lap. The web page's lap table has the same columns.
     static func lapTable(_ workout: Workout) -> [String] {
         let laps = workout.lapSummaries()
         func figure(_ value: Double?, _ width: Int) -> String { (value.map(whole) ?? "-").leftPadded(width) }
-        var lines = ["Laps", "  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W"]
+        var lines = ["Laps", "  Lap    Start    Active   Elapsed  Avg HR  Max HR  Avg W   NP W"]
         for (index, lap) in laps.enumerated() {
             let s = lap.statistics
             lines.append(
                 String(index + 1).leftPadded(5) + (lap.range.lowerBound - workout.start).clockText.leftPadded(9)
-                    + lap.timerTime.clockText.leftPadded(10) + figure(s.heartRate?.average, 8)
+                    + lap.timerTime.clockText.leftPadded(10)
+                    + (lap.range.upperBound - lap.range.lowerBound).clockText.leftPadded(10) + figure(s.heartRate?.average, 8)
                     + figure(s.heartRate?.maximum, 8) + figure(s.cyclingPower?.average, 7)
                     + figure(s.cyclingPower?.normalized, 7))
         }

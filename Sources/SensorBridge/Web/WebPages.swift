@@ -255,10 +255,18 @@ enum WebPages {
         if let c = stats["cadence"], c != .null { summary.append(("Cadence", "avg \(number(c["average"]?.doubleValue)) rpm")) }
         let summaryRows = summary.map { "<tr><th>\(XMLText.escaped($0.0))</th><td>\(XMLText.escaped($0.1))</td></tr>" }.joined()
 
+        // The columns of the command line's lap table: active time (pauses left out), elapsed
+        // time, heart rate, power and NP.
         let laps = (w["laps"]?.arrayValue ?? []).enumerated().map { index, lap -> String in
             let start = lap["start"]?.doubleValue ?? 0
             let end = lap["end"]?.doubleValue ?? 0
-            return "<tr><td>\(index + 1)</td><td>\(clock(start))</td><td>\(clock(end - start))</td></tr>"
+            let s = lap["statistics"] ?? .null
+            let figures = [
+                s["heartRate"]?["average"], s["heartRate"]?["maximum"], s["cyclingPower"]?["average"],
+                s["cyclingPower"]?["normalized"],
+            ].map { "<td>\(number($0?.doubleValue))</td>" }.joined()
+            return "<tr><td>\(index + 1)</td><td>\(clock(start))</td><td>\(clock(lap["activeDuration"]?.doubleValue))</td>"
+                + "<td>\(clock(end - start))</td>\(figures)</tr>"
         }
         let activities = (w["activities"]?.arrayValue ?? []).map { activity -> String in
             let groups = activity["zoneGroups"]?.objectValue?.pairs ?? []
@@ -275,7 +283,7 @@ enum WebPages {
             <p>Download: \(downloads)</p>
             <div class="chart" id="chart">\(chart)</div>
             <h2>Laps</h2>
-            \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table><tr><th>Lap</th><th>Start</th><th>Duration</th></tr>\(laps.joined())</table>")
+            \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table id=\"laps\"><tr><th>Lap</th><th>Start</th><th>Active</th><th>Elapsed</th><th>Avg HR</th><th>Max HR</th><th>Avg W</th><th>NP W</th></tr>\(laps.joined())</table>")
             \(activities.joined())
             \(viewer.canChange ? "<p><button id=\"delete\" class=\"danger\">Delete this workout</button> <span id=\"result\" class=\"error\"></span></p>" : "")
             """

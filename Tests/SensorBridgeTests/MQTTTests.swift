@@ -298,6 +298,8 @@ extension BridgeOutTests {
             }
             let snapshot = try #require(events.first { $0.0 == "snapshot" }?.1, "\(stream.prefix(1000))")
             #expect(snapshot["sensors"] == .object(["hr": "notifying", "power": "notifying"]), "\(snapshot["sensors"] ?? nil)")
+            // The workout's start, an instant with its offset (the live page shows it as the other pages do).
+            #expect(snapshot["start"]?.stringValue.flatMap(ISO8601.parseWithOffset) != nil, "\(snapshot["start"] ?? nil)")
             let live = try #require(events.last { $0.0 == "live" }?.1, "\(stream.prefix(1000))")
             let links = (live["sensors"]?.arrayValue ?? []).map { [$0["key"]?.stringValue, $0["link"]?.stringValue] }
             #expect(links == [["hr", "notifying"], ["power", "notifying"]], "\(live["sensors"] ?? nil)")

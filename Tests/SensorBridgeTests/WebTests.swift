@@ -204,6 +204,52 @@ extension BridgeOutTests {
             #expect(text.count > 1 && text[1].prefix(4) == ["2", "10:00", "10:00", "12:00"], "\(text)")
         }
 
+        /// One time convention: under TZ=America/New_York the JSON gives the bundled ride's start
+        /// (17:30 UTC) with its offset, `2026-11-02T12:30:00-05:00`, and the summary, `workouts
+        /// show`, `workouts list`, the web workouts list and the workout page all show that local
+        /// time with it, `2026-11-02 12:30 -05:00`; in UTC, `2026-11-02 17:30 UTC`.
+        @Test(.timeLimit(.minutes(10))) func timesAreLocalWithTheirOffsetInEveryOutput() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            let newYork = ["TZ": "America/New_York"]
+            func run(_ arguments: [String], _ environment: [String: String] = newYork) -> String {
+                let context = CommandContext(
+                    input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+                let status = SensorBridgeCLI.run(arguments + ["--store", store], context: context)
+                #expect(status == .success, "\(arguments): \(context.errors.text)")
+                return context.output.text
+            }
+            let ride = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+            let local = "2026-11-02 12:30 -05:00"
+            #expect(run(["replay", ride, "--save"]).hasPrefix("Cycling workout, \(local), 1:03:00 (active 1:00:00)\n"))
+            #expect(run(["workouts", "show", "1"]).contains("\nCycling workout, \(local), 1:03:00"))
+            #expect(run(["workouts", "list"]).contains("\n   1  \(local)  cycling      1:03:00"))
+            let shown = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]))["workout"]
+            #expect(shown?["start"] == "2026-11-02T12:30:00-05:00" && shown?["end"] == "2026-11-02T13:33:00-05:00")
+            #expect(shown?["activities"]?.arrayValue?.first?["start"] == "2026-11-02T12:30:00-05:00")
+            let listed = try JSONValue(parsing: run(["workouts", "list", "--json"]))["workouts"]?.arrayValue?.first
+            #expect(listed?["start"] == "2026-11-02T12:30:00.000-05:00")
+            #expect(ISO8601.parse(listed?["start"]?.stringValue ?? "") == ISO8601.parse("2026-11-02T17:30:00Z"))
+            // UTC: the same instants, offset Z, shown as UTC.
+            #expect(try JSONValue(parsing: run(["workouts", "show", "1", "--json"], ["TZ": "UTC"]))["workout"]?["start"] == "2026-11-02T17:30:00Z")
+            #expect(run(["workouts", "list"], ["TZ": "UTC"]).contains("\n   1  2026-11-02 17:30 UTC  cycling"))
+
+            // The pages show the server's local time, from the JSON's instants.
+            for (environment, shownTime) in [(newYork, local), (["TZ": "UTC"], "2026-11-02 17:30 UTC")] {
+                let port = try freeLoopbackPort()
+                let base = "http://127.0.0.1:\(port)"
+                let web = Running(["web", "--http", "\(port)", "--store", store], environment: environment)
+                try Running.waitUntilServing(base + "/api/workouts")
+                defer { _ = web.stop() }
+                let list = try Self.curl(base + "/workouts").text
+                #expect(list.contains("<th>Start</th>") && list.contains("<td>\(shownTime)</td>"), "\(list)")
+                let page = try Self.curl(base + "/workouts/1").text
+                #expect(page.contains("<tr><th>Start</th><td>\(shownTime)</td></tr>"), "\(page)")
+            }
+        }
+
         /// `web` over a PostgreSQL store shared by bridges: its answers are the commands' over it.
         @Test(
             .timeLimit(.minutes(10)),

@@ -101,7 +101,7 @@ enum WorkoutsCommand {
         let store = try StoreLocation.openForReading(arguments, context)
         let workouts = try store.workouts(matching: filter)
         if arguments.has("json") {
-            context.output.line(JSONValue.object(["workouts": .array(workouts.map(json))]).serialized)
+            context.output.line(JSONValue.object(["workouts": .array(workouts.map { json($0, timeZone: context.timeZone) })]).serialized)
             return .success
         }
         guard !workouts.isEmpty else {
@@ -115,9 +115,14 @@ enum WorkoutsCommand {
         func athlete(_ text: String) -> String {
             athleteWidth.map { "  " + text.padding(toLength: $0, withPad: " ", startingAt: 0) } ?? ""
         }
-        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP\(athlete("Athlete"))  Bridge")
-        for w in workouts {
-            let head = "\(String(w.id.rawValue).leftPadded(4))  \(context.localTime(w.startDate))  "
+        // Local times with their offset (`2026-11-02 17:30 UTC`, `... -05:00`), as wide as the widest.
+        let starts = workouts.map { context.localTime($0.startDate) }
+        let startWidth = starts.map(\.count).max() ?? 0
+        context.output.line(
+            "  ID  \("Start".padding(toLength: startWidth, withPad: " ", startingAt: 0))  Activity     Duration    Active  Avg HR  Avg W    NP"
+                + "\(athlete("Athlete"))  Bridge")
+        for (w, start) in zip(workouts, starts) {
+            let head = "\(String(w.id.rawValue).leftPadded(4))  \(start.padding(toLength: startWidth, withPad: " ", startingAt: 0))  "
                 + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
             guard let duration = w.duration, let active = w.activeDuration else {
                 let until = w.recordedUntil.map(\.clockText) ?? "?"
@@ -142,7 +147,7 @@ enum WorkoutsCommand {
         return .success
     }
 
-    static func json(_ w: WorkoutListing) -> JSONValue {
+    static func json(_ w: WorkoutListing, timeZone: TimeZone) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var object = JSONObject()
         object.append("id", .number(Double(w.id.rawValue)))
@@ -150,7 +155,7 @@ enum WorkoutsCommand {
         object.append("bridge", .string(w.identity.bridge.rawValue))
         object.append("athlete", w.identity.athlete.map { .string($0.rawValue) } ?? .null)
         object.append("state", .string(w.isFinished ? "finished" : "unfinished"))
-        object.append("start", .string(WorkoutJSON.iso(w.startDate)))
+        object.append("start", .string(WorkoutJSON.iso(w.startDate, in: timeZone)))
         object.append("activityType", .string(w.activityType.rawValue))
         if let type = w.figuresOf { object.append("figuresOf", .string(type.rawValue)) }
         object.append("duration", number(w.duration?.seconds))
@@ -243,13 +248,14 @@ enum WorkoutsCommand {
         let now = try store.profileNow(of: identity.athlete)
         if arguments.has("json") {
             context.output.line(
-                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), profileNow: now)
+                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), profileNow: now,
+                    timeZone: context.timeZone)
                     .serialized)
         } else {
             context.output.line(
                 "Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge)"
                     + (identity.athlete.map { " for \($0)" } ?? "") + ")")
-            context.output.write(WorkoutSummary.text(workout, profileNow: now))
+            context.output.write(WorkoutSummary.text(workout, profileNow: now, timeZone: context.timeZone))
         }
         return .success
     }
@@ -285,7 +291,7 @@ enum WorkoutsCommand {
         Usage: sensorbridge workouts delete ID [--yes] [--store PATH]
 
         Deletes a stored workout with its samples, events and zone groups. There is no undo. On a
-        terminal it asks first ("Delete workout 12 (2026-11-30 18:02, cycling, 1:02:11)? [y/N]");
+        terminal it asks first ("Delete workout 12 (2026-11-30 18:02 +01:00, cycling, 1:02:11)? [y/N]");
         from a script or a pipe (standard input not a terminal) it deletes without asking. Its id
         is never given to another workout.
 

@@ -38,6 +38,8 @@ final class LiveFeed: Sendable {
         var values: [String: Double] = [:]
         var zones: [String: JSONValue] = [:]
         var workoutState = "waiting"
+        /// The workout's start, an instant with its UTC offset (`TimeText`).
+        var start: String?
         var statistics: JSONValue = .null
         var relay: RelayStatus?
         var elapsed = 0.0
@@ -81,10 +83,16 @@ final class LiveFeed: Sendable {
 
     /// Follows `session` until it finishes, on a thread of its own; `controls` act on it meanwhile.
     /// `anchor` is the session's time zero; `model` the live screens' model of the workout (its
-    /// sensors, zones, FTP and targets), as the terminal dashboard has it.
-    func follow(_ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel) {
+    /// sensors, zones, FTP and targets), as the terminal dashboard has it; `start` the workout's
+    /// start, given with its offset in `timeZone` (the command's).
+    func follow(
+        _ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel,
+        start: Date? = nil, timeZone: TimeZone = .current
+    ) {
         let subscription = session.subscribe(capacity: 4096, samples: true)
+        let startText = start.map { TimeText.instant($0, in: timeZone) }
         state.withLock { s in
+            s.start = startText
             s.controls = controls
             s.model = model
             s.anchor = anchor
@@ -95,7 +103,7 @@ final class LiveFeed: Sendable {
             s.elapsed = 0
             s.lapStart = 0
         }
-        broadcast("state", .object(["state": .string("collecting")]))
+        broadcast("state", .object(["state": .string("collecting"), "start": startText.map(JSONValue.string) ?? .null]))
         // Named from inside: on Linux, a name set before `start` never reaches the kernel (`top -H`, perf).
         Thread { [self] in
             Thread.current.name = "sb.live"
@@ -231,7 +239,8 @@ final class LiveFeed: Sendable {
 
     private static func snapshot(_ s: State) -> JSONValue {
         return .object([
-            "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
+            "state": .string(s.workoutState), "start": s.start.map(JSONValue.string) ?? .null, "t": .number(s.elapsed),
+            "lapStart": .number(s.lapStart),
             "values": object(s.values, JSONValue.number), "zones": object(s.zones) { $0 },
             "sensors": object(s.model?.sensorStatesNow ?? [:]) { .string($0.rawValue) }, "statistics": s.statistics,
             "live": s.page ?? .null, "relay": s.relay?.json ?? .null,

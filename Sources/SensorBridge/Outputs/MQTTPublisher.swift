@@ -33,8 +33,9 @@ final class MQTTPublisher: Sendable {
         var stopping = false
     }
 
-    init(_ broker: MQTTBroker, log: @escaping @Sendable (String) -> Void) {
-        topics = MQTTTopics(broker: broker)
+    /// `timeZone`: the zone whose offset the published instants carry (the command's `TZ`).
+    init(_ broker: MQTTBroker, timeZone: TimeZone, log: @escaping @Sendable (String) -> Void) {
+        topics = MQTTTopics(broker: broker, timeZone: timeZone)
         self.log = log
         let options = MQTTConnectionOptions(
             host: broker.host, port: broker.port, tls: broker.tls, username: broker.username, password: broker.password,

@@ -5,17 +5,20 @@ import WorkoutStore
 import Zones
 
 /// The JSON shape of a workout that `replay --json` and `workouts show --json` print.
-/// Dates are ISO 8601; durations and event times are seconds (event times from the workout start).
+/// Dates are instants with their UTC offset in the command's time zone (`TimeText`); durations and
+/// event times are seconds (event times from the workout start).
 /// `profile` is the profile the workout was recorded with, as `profile show --json` prints one.
 enum WorkoutJSON {
     /// `{"id": 12, "workout": {...}, "zoneUpdates": [...]}`: the id of a stored workout, the workout,
     /// and with `zoneUpdates` every change of the current zone.
     /// `profileNow` is the rider's profile now, for the load (`Workout.load(now:on:)`): of a workout
     /// stored before workouts kept their profile, and of one recorded without a threshold set since.
+    /// `timeZone` is the zone whose offset the instants carry (`CommandContext.timeZone`).
     static func object(
         _ workout: Workout, id: WorkoutID? = nil, identity: WorkoutIdentity? = nil, zoneUpdates: Bool,
-        profileNow: WorkoutProfile? = nil
+        profileNow: WorkoutProfile? = nil, timeZone: TimeZone
     ) -> JSONValue {
+        func iso(_ workout: Workout, _ time: Duration) -> String { Self.iso(workout, time, in: timeZone) }
         var w = JSONObject()
         w.append("start", .string(iso(workout, workout.start)))
         w.append("end", .string(iso(workout, workout.end)))
@@ -122,8 +125,9 @@ enum WorkoutJSON {
         return .object(object)
     }
 
-    static func iso(_ workout: Workout, _ time: Duration) -> String {
-        ISO8601.format(workout.startDate.timeIntervalSince1970 + (time - workout.start).seconds)
+    /// The instant of the workout's `time`, with its offset in `zone`.
+    static func iso(_ workout: Workout, _ time: Duration, in zone: TimeZone) -> String {
+        TimeText.instant(workout.startDate + (time - workout.start).seconds, in: zone)
     }
 
     static func zoneGroups(_ groups: [QuantityType: WorkoutZoneGroup]) -> JSONValue {
@@ -218,11 +222,15 @@ enum WorkoutJSON {
         return .object(object)
     }
 
-    /// `2026-11-02T17:30:00.000Z`, as the workout's dates: UTC, always with milliseconds (rounded),
-    /// as `ISO8601DateFormatter` with `.withFractionalSeconds` writes them, without making one per
+    /// `2026-11-02T17:30:00.000Z`: UTC, always with milliseconds (rounded), as
+    /// `ISO8601DateFormatter` with `.withFractionalSeconds` writes them, without making one per
     /// call (each took about 0.1 ms on ICU, 95 % of `workouts list --json` over 1,000 workouts).
     static func iso(_ date: Date) -> String {
-        let text = ISO8601.format(date.timeIntervalSince1970)
-        return text.contains(".") ? text : String(text.dropLast()) + ".000Z"
+        ISO8601.format(date.timeIntervalSince1970, offset: 0, alwaysMilliseconds: true)
+    }
+
+    /// `2026-11-02T12:30:00.000-05:00`: as `iso(_:)`, with the offset of `zone` (`TimeText`).
+    static func iso(_ date: Date, in zone: TimeZone) -> String {
+        TimeText.instant(date, in: zone, alwaysMilliseconds: true)
     }
 }

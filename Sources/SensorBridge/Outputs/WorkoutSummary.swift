@@ -9,9 +9,12 @@ enum WorkoutSummary {
     /// - Parameter profileNow: the rider's profile now, for the training load
     ///   (`Workout.load(now:on:)`): of a workout stored before workouts kept the one they were
     ///   recorded with, and of one recorded without a threshold set since.
-    static func text(_ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil) -> String {
+    /// - Parameter timeZone: the start is shown in it, with its offset (`TimeText`).
+    static func text(
+        _ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil, timeZone: TimeZone
+    ) -> String {
         var lines: [String] = []
-        let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
+        let date = TimeText.local(workout.startDate, in: timeZone)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
         lines.append(
             "\(activities.capitalized) workout, \(date), \(workout.duration.clockText) (active \(workout.activeDuration.clockText))")

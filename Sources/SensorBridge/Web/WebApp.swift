@@ -146,6 +146,9 @@ final class WebApp: Sendable {
     let environment: [String: String]
     let access: WebAccess
     let live: LiveFeed?
+    /// The zone the pages show times in (`TZ` when it names one, else the system's), as the
+    /// command line does, whatever offset the JSON they are built from carries.
+    var timeZone: TimeZone { environment["TZ"].flatMap { TimeZone(identifier: $0) } ?? .current }
 
     init(storePath: String?, environment: [String: String], access: WebAccess, live: LiveFeed?) {
         self.storePath = storePath
@@ -228,7 +231,7 @@ final class WebApp: Sendable {
         case .workoutsPage:
             let list = command(["workouts", "list"], ["json"], type: "application/json")
             guard list.status == 200, let json = list.json else { return errorPage(list, viewer) }
-            return html(WebPages.workouts(json, viewer: viewer, live: live != nil))
+            return html(WebPages.workouts(json, viewer: viewer, live: live != nil, timeZone: timeZone))
         case .workoutPage(let id):
             guard Int64(id).map({ $0 > 0 }) ?? false else { return error(404, "no such workout: give an id from /workouts") }
             let shown = command(["workouts", "show"], ["json"], positionals: [id], type: "application/json")
@@ -239,7 +242,7 @@ final class WebApp: Sendable {
                 // Inline: the XML declaration belongs to a file, not to a page.
                 if chart.hasPrefix("<?xml"), let end = chart.range(of: "?>") { chart = String(chart[end.upperBound...]) }
             }
-            return html(WebPages.workout(json, chart: chart, viewer: viewer, live: live != nil))
+            return html(WebPages.workout(json, chart: chart, viewer: viewer, live: live != nil, timeZone: timeZone))
         case .zonesPage:
             var query = request.query
             query["quantity"] = query["quantity"] ?? "heart-rate"

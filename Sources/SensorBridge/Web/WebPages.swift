@@ -109,6 +109,7 @@ enum WebPages {
     static func live(viewer: Viewer) -> String {
         let body = """
             <h1>Live <span id="state" class="muted">connecting…</span></h1>
+            <p class="muted">Started <span id="start">--</span></p>
             <div class="tiles">
               <div class="tile"><b id="heartRate">--</b><span>heart rate, bpm</span></div>
               <div class="tile"><b id="power">--</b><span>power, W</span></div>
@@ -141,6 +142,10 @@ enum WebPages {
               x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
             const value = v => v == null ? '--' : String(Math.round(v));
             const names = {heartRate: 'Heart-rate zone', cyclingPower: 'Power zone'};
+            // An instant with its offset (2026-11-02T12:30:00-05:00) as every page shows times: 2026-11-02 12:30 -05:00.
+            const localTime = t => { const zone = (t.match(/(Z|[+-][0-9][0-9]:[0-9][0-9])$/) || ['', ''])[1];
+              return t.slice(0, 16).replace('T', ' ') + ' ' + (zone === 'Z' ? 'UTC' : zone); };
+            const started = t => { if (t) show('start', localTime(t)); };
             function render(p) {
               if (!p) return;
               for (const k of ['heartRate', 'power', 'power3s', 'power10s', 'cadence']) show(k, value(p[k]));
@@ -195,10 +200,10 @@ enum WebPages {
             }
             const source = new EventSource('/api/live');
             const relay = r => show('relay', r ? r.summary : '');
-            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); render(s.live); relay(s.relay); });
+            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); started(s.start); render(s.live); relay(s.relay); });
             source.addEventListener('relay', e => relay(JSON.parse(e.data)));
             source.addEventListener('live', e => render(JSON.parse(e.data)));
-            source.addEventListener('state', e => show('state', JSON.parse(e.data).state));
+            source.addEventListener('state', e => { const s = JSON.parse(e.data); show('state', s.state); started(s.start); });
             source.addEventListener('ended', () => show('state', 'ended'));
             source.onerror = () => show('state', 'reconnecting…');
             for (const b of document.querySelectorAll('button[data-action]')) {
@@ -213,11 +218,16 @@ enum WebPages {
 
     // MARK: Workouts
 
-    /// The list, from `workouts list --json`.
-    static func workouts(_ list: JSONValue, viewer: Viewer, live: Bool) -> String {
+    /// A JSON instant as the pages show times: local time in `zone` with its offset (`TimeText`).
+    static func time(_ instant: JSONValue?, in zone: TimeZone) -> String {
+        instant?.stringValue.flatMap { TimeText.local(instant: $0, in: zone) } ?? ""
+    }
+
+    /// The list, from `workouts list --json`; times in `timeZone`.
+    static func workouts(_ list: JSONValue, viewer: Viewer, live: Bool, timeZone: TimeZone = .current) -> String {
         let rows = (list["workouts"]?.arrayValue ?? []).map { w -> String in
             let id = Int(w["id"]?.doubleValue ?? 0)
-            let start = (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ").prefix(16)
+            let start = time(w["start"], in: timeZone)
             return """
                 <tr><td><a href="/workouts/\(id)">\(id)</a></td><td>\(XMLText.escaped(String(start)))</td>\
                 <td>\(XMLText.escaped(w["activityType"]?.stringValue ?? ""))</td><td>\(clock(w["duration"]?.doubleValue))</td>\
@@ -228,20 +238,20 @@ enum WebPages {
         let body = """
             <h1>Workouts</h1>
             \(rows.isEmpty ? "<p class=\"muted\">No workouts yet.</p>" : """
-            <table><tr><th>Id</th><th>Start (UTC)</th><th>Activity</th><th>Duration</th><th>Avg bpm</th><th>Avg W</th><th>State</th></tr>
+            <table><tr><th>Id</th><th>Start</th><th>Activity</th><th>Duration</th><th>Avg bpm</th><th>Avg W</th><th>State</th></tr>
             \(rows.joined(separator: "\n"))</table>
             """)
             """
         return page(title: "Workouts", here: "/workouts", viewer: viewer, live: live, body: body)
     }
 
-    /// One workout, from `workouts show ID --json` and its SVG chart.
-    static func workout(_ shown: JSONValue, chart: String, viewer: Viewer, live: Bool) -> String {
+    /// One workout, from `workouts show ID --json` and its SVG chart; times in `timeZone`.
+    static func workout(_ shown: JSONValue, chart: String, viewer: Viewer, live: Bool, timeZone: TimeZone = .current) -> String {
         let id = Int(shown["id"]?.doubleValue ?? 0)
         let w = shown["workout"] ?? .null
         let stats = w["statistics"] ?? .null
         var summary: [(String, String)] = [
-            ("Start (UTC)", (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ")),
+            ("Start", time(w["start"], in: timeZone)),
             ("Activity", w["activityType"]?.stringValue ?? ""), ("Duration", clock(w["duration"]?.doubleValue)),
             ("Active", clock(w["activeDuration"]?.doubleValue)),
         ]

@@ -4,8 +4,10 @@ public import Workouts
 public import Zones
 
 /// The live dashboard's inputs folded into what it shows: samples as they are decoded, the
-/// builder's outputs (zone updates, which come only on a change, and pause/resume), and the
-/// sensors' link events. Pure: times are offsets from the session anchor, and `state(at:)`
+/// builder's outputs (zone updates, which come only on a change, pause/resume, sensor states), and
+/// the sensors' link events. Each sensor's state comes from the session's stream by the rule MQTT
+/// publishes (`SensorStates`); link events add only when the next connection attempt is due and
+/// the battery. Pure: times are offsets from the session anchor, and `state(at:)`
 /// extrapolates the zone totals of the last update to the moment drawn.
 public struct DashboardModel: Sendable {
     /// How long a value stays on screen without a newer sample: the zone rule's hold of its
@@ -35,7 +37,10 @@ public struct DashboardModel: Sendable {
     private var ride = StatisticsAccumulator(start: .zero)
     private var lapStatistics = StatisticsAccumulator(start: .zero)
     private var coaches: [TargetZoneCoach]
+    /// The sensors in display order (their `link` is made from `sensorStates` when drawn).
     private var sensors: [DashboardState.Sensor]
+    /// Each sensor's state, from the session's samples and events (what MQTT publishes).
+    private var sensorStates: SensorStates
     /// When each lost sensor's next connection attempt is due.
     private var retryAt: [String: Duration] = [:]
     private var pausedAt: Duration?
@@ -61,6 +66,7 @@ public struct DashboardModel: Sendable {
         sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = []
     ) {
         self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
+        sensorStates = SensorStates(keys: sensorKeys, sensors: sensors.map(\.key))
         zones = configurations.map { ZoneTrack(group: WorkoutZoneGroup(configuration: $0), current: nil, since: .zero) }
         self.sensorKeys = sensorKeys
         self.functionalThresholdPower = functionalThresholdPower
@@ -68,6 +74,7 @@ public struct DashboardModel: Sendable {
     }
 
     public mutating func add(_ sample: Sample) {
+        if let (key, state) = sensorStates.add(sample) { changed(key, to: state) }
         latest[sample.type] = sample
         ride.add(sample)
         lapStatistics.add(sample)
@@ -79,6 +86,7 @@ public struct DashboardModel: Sendable {
     }
 
     public mutating func apply(_ output: WorkoutBuilderOutput) {
+        if let (key, state) = sensorStates.apply(output) { changed(key, to: state) }
         switch output {
         case .zoneUpdate(let update):
             guard let index = zones.firstIndex(where: { $0.group.configuration.quantityType == update.quantityType }) else {
@@ -106,52 +114,50 @@ public struct DashboardModel: Sendable {
             lapStart = event.time
             lapStatistics = StatisticsAccumulator(start: event.time)
             if pausedAt != nil { lapStatistics.pause(at: event.time) }
-        case .event(let event):
-            guard case .sensorState(let key, let state) = event.kind else { return }
-            switch state {
-            case .stale: setLink(key, .stale)
-            case .noContact: setLink(key, .noContact)
-            case .invalid: setLink(key, .invalid)
-            case .notifying: setLink(key, .connected)
-            case .connecting, .lost: break
-            }
         default:
             break
         }
     }
 
+    /// Each sensor's state now, by its session key: what MQTT's `sensor/KEY` says.
+    public var sensorStatesNow: [String: SensorState] { sensorStates.states }
+
+    /// `key`'s values count (`notifying`), as the session says with its first value: for a model
+    /// fed by hand.
     public mutating func connected(_ key: String) {
-        setLink(key, .connected)
-        retryAt[key] = nil
+        sensorStates.set(key, .notifying)
+        changed(key, to: .notifying)
     }
 
+    /// `key` is lost, as the session says when its link drops, and its next attempt is due at `time`:
+    /// for a model fed by hand.
     public mutating func lost(_ key: String, retryAt time: Duration) {
-        setLink(key, .lost(retryIn: nil))
+        sensorStates.set(key, .lost)
+        changed(key, to: .lost)
         retryAt[key] = time
     }
 
     /// A connection attempt failed; the next is due at `time` (nil: once the sensor advertises).
     public mutating func attemptFailed(_ key: String, retryAt time: Duration?) {
-        if let index = sensors.firstIndex(where: { $0.key == key }), sensors[index].link == .connected {
-            sensors[index].link = .lost(retryIn: nil)
-        }
         retryAt[key] = time
     }
 
-    /// A measurement went silent; `connected` again when its values come back.
-    public mutating func stale(_ key: String) { setLink(key, .stale) }
+    /// `key`'s values went silent (`stale`), as the session says: for a model fed by hand.
+    public mutating func stale(_ key: String) {
+        sensorStates.set(key, .stale)
+        changed(key, to: .stale)
+    }
 
-    /// A link event of the sensors (`SensorLinks`), `now` on the session's clock that starts at `anchor`.
+    /// A link event of the sensors (`SensorLinks`), `now` on the session's clock that starts at
+    /// `anchor`: when a lost or connecting sensor's next attempt is due, and its battery. Its state
+    /// is the session's, which hears of the link's loss and return from the same events.
     public mutating func apply(_ event: SensorLinkEvent, now: Duration, anchor: ContinuousClock.Instant) {
         switch event {
-        case .connected(let key, _): connected(key)
-        case .lost(let key, let at): lost(key, retryAt: at - anchor + SensorLinks.minimumBackoff)
+        case .connected(let key, _), .notifying(let key, _): retryAt[key] = nil
+        case .lost(let key, let at): retryAt[key] = at - anchor + SensorLinks.minimumBackoff
         case .attemptFailed(let key, _, let retryIn): attemptFailed(key, retryAt: retryIn.map { now + $0 })
         case .value(let key, let uuid, let bytes) where uuid == 0x2A19 && bytes.count == 1: battery(key, percent: Int(bytes[0]))
-        case .value: break
-        case .stale(let key, _, _): stale(key)
-        case .notifying(let key, _): connected(key)
-        case .socketClosed: break
+        case .value, .stale, .socketClosed: break
         }
     }
 
@@ -162,10 +168,13 @@ public struct DashboardModel: Sendable {
     /// A message for the person, shown for `messageLifetime` from `now`.
     public mutating func show(_ text: String, at now: Duration) { message = (text, now) }
 
-    private mutating func setLink(_ key: String, _ link: DashboardState.Link) {
-        if let index = sensors.firstIndex(where: { $0.key == key }) { sensors[index].link = link }
-        guard link != .connected else { return }
-        // Values of a sensor that stopped counting go at once, not when they grow stale.
+    /// `key`'s state became `state`: a sensor whose values count again needs no retry; the values
+    /// of one that stopped counting go at once, not when they grow stale.
+    private mutating func changed(_ key: String, to state: SensorState) {
+        guard state != .notifying else {
+            retryAt[key] = nil
+            return
+        }
         for (type, sample) in latest where sensorKeys[sample.sensor] == key { latest[type] = nil }
         recentPower.removeAll { sensorKeys[$0.sensor] == key }
     }
@@ -221,11 +230,15 @@ public struct DashboardModel: Sendable {
         state.sensors = sensors.map { sensor in
             var sensor = sensor
             let retryIn = retryAt[sensor.key].flatMap { $0 > now ? $0 - now : nil }
-            switch sensor.link {
-            case .connecting: sensor.link = .connecting(retryIn: retryIn)
-            case .lost: sensor.link = .lost(retryIn: retryIn)
-            case .connected, .stale, .noContact, .invalid: break
-            }
+            sensor.link =
+                switch sensorStates[sensor.key] ?? .connecting {
+                case .connecting: .connecting(retryIn: retryIn)
+                case .notifying: .connected
+                case .stale: .stale
+                case .noContact: .noContact
+                case .invalid: .invalid
+                case .lost: .lost(retryIn: retryIn)
+                }
             return sensor
         }
         state.message = message.flatMap { now - $0.at < Self.messageLifetime ? $0.text : nil }

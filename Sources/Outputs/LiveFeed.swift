@@ -1,6 +1,6 @@
 public import BlueZ
 import Export
-import Foundation
+public import Foundation
 public import HTTP
 public import SensorCore
 public import Session
@@ -40,7 +40,8 @@ public final class LiveFeed: Sendable {
         var values: [String: Double] = [:]
         var zones: [String: JSONValue] = [:]
         var workoutState = "waiting"
-        var sensors: [String: String] = [:]
+        /// The workout's start, an instant with its UTC offset (`TimeText`).
+        var start: String?
         var statistics: JSONValue = .null
         var relay: RelayStatus?
         var elapsed = 0.0
@@ -84,10 +85,16 @@ public final class LiveFeed: Sendable {
 
     /// Follows `session` until it finishes, on a thread of its own; `controls` act on it meanwhile.
     /// `anchor` is the session's time zero; `model` the live screens' model of the workout (its
-    /// sensors, zones, FTP and targets), as the terminal dashboard has it.
-    public func follow(_ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel) {
+    /// sensors, zones, FTP and targets), as the terminal dashboard has it; `start` the workout's
+    /// start, given with its offset in `timeZone` (the command's).
+    public func follow(
+        _ session: WorkoutSession, controls: SessionControls, anchor: ContinuousClock.Instant, model: DashboardModel,
+        start: Date? = nil, timeZone: TimeZone = .current
+    ) {
         let subscription = session.subscribe(capacity: 4096, samples: true)
+        let startText = start.map { TimeText.instant($0, in: timeZone) }
         state.withLock { s in
+            s.start = startText
             s.controls = controls
             s.model = model
             s.anchor = anchor
@@ -98,7 +105,7 @@ public final class LiveFeed: Sendable {
             s.elapsed = 0
             s.lapStart = 0
         }
-        broadcast("state", .object(["state": .string("collecting")]))
+        broadcast("state", .object(["state": .string("collecting"), "start": startText.map(JSONValue.string) ?? .null]))
         // Named from inside: on Linux, a name set before `start` never reaches the kernel (`top -H`, perf).
         Thread { [self] in
             Thread.current.name = "sb.live"
@@ -191,7 +198,6 @@ public final class LiveFeed: Sendable {
             case .sensorState(let sensor, let sensorState):
                 object.append("device", .string(sensor))
                 object.append("state", .string(sensorState.rawValue))
-                state.withLock { $0.sensors[sensor] = sensorState.rawValue }
             case .sensorLost(let sensor), .sensorRegained(let sensor): object.append("device", .string(sensor))
             case .lap: state.withLock { $0.lapStart = event.time.seconds }
             case .activity(let type): object.append("activityType", .string(type.rawValue))
@@ -235,9 +241,10 @@ public final class LiveFeed: Sendable {
 
     private static func snapshot(_ s: State) -> JSONValue {
         return .object([
-            "state": .string(s.workoutState), "t": .number(s.elapsed), "lapStart": .number(s.lapStart),
+            "state": .string(s.workoutState), "start": s.start.map(JSONValue.string) ?? .null, "t": .number(s.elapsed),
+            "lapStart": .number(s.lapStart),
             "values": object(s.values, JSONValue.number), "zones": object(s.zones) { $0 },
-            "sensors": object(s.sensors, JSONValue.string), "statistics": s.statistics,
+            "sensors": object(s.model?.sensorStatesNow ?? [:]) { .string($0.rawValue) }, "statistics": s.statistics,
             "live": s.page ?? .null, "relay": s.relay?.json ?? .null,
         ])
     }
@@ -250,7 +257,8 @@ public final class LiveFeed: Sendable {
     }
 
     /// What the live page shows, as the `live` event carries it: times in seconds, zones with
-    /// their colours (`ZonePalette`'s, as the SVG chart's), sensors with their link.
+    /// their colours (`ZonePalette`'s, as the SVG chart's), sensors with their state in MQTT's words
+    /// (`SensorState`: `notifying` where the terminal says connected) and when a retry is due.
     public static func json(_ state: DashboardState) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 10).rounded() / 10) } ?? .null }
         let zones: [JSONValue] = state.zones.map { zones in
@@ -266,7 +274,7 @@ public final class LiveFeed: Sendable {
             let (link, retryIn): (String, Duration?) =
                 switch sensor.link {
                 case .connecting(let retry): ("connecting", retry)
-                case .connected: ("connected", nil)
+                case .connected: ("notifying", nil)
                 case .stale: ("stale", nil)
                 case .noContact: ("noContact", nil)
                 case .invalid: ("invalid", nil)

@@ -26,15 +26,16 @@ public final class MQTTPublisher: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     private struct Shared {
-        /// The workout being followed, and what its events' sensors are called.
-        var following: (subscription: SessionSubscription, sensors: [SensorID: String])?
+        /// The workout being followed, and its sensors' states when it started (`SensorStates`).
+        var following: (subscription: SessionSubscription, sensors: SensorStates)?
         /// Waits for the followed session to finish, then goes out after its last event.
         var summary: MQTTMessage?
         var stopping = false
     }
 
-    public init(_ broker: MQTTBroker, log: @escaping @Sendable (String) -> Void) {
-        topics = MQTTTopics(broker: broker)
+    /// `timeZone`: the zone whose offset the published instants carry (the command's `TZ`).
+    public init(_ broker: MQTTBroker, timeZone: TimeZone, log: @escaping @Sendable (String) -> Void) {
+        topics = MQTTTopics(broker: broker, timeZone: timeZone)
         self.log = log
         let options = MQTTConnectionOptions(
             host: broker.host, port: broker.port, tls: broker.tls, username: broker.username, password: broker.password,
@@ -78,8 +79,9 @@ public final class MQTTPublisher: Sendable {
         let subscription = session.subscribe()
         client?.publish(topics.workoutState(.collecting))
         client?.publish(topics.started(start))
-        for key in sensors.values.sorted() { client?.publish(topics.sensorState(key, .connecting)) }
-        state.withLock { $0.following = (subscription, sensors) }
+        let states = SensorStates(keys: sensors)
+        for (key, state) in states.states.sorted(by: { $0.key < $1.key }) { client?.publish(topics.sensorState(key, state)) }
+        state.withLock { $0.following = (subscription, states) }
         wake.signal()
     }
 
@@ -105,29 +107,27 @@ public final class MQTTPublisher: Sendable {
     /// The thread: the current session's events to messages, until `stop`.
     private func follow() {
         var live = LiveValues()
-        var sensorStates: [String: SensorState] = [:]
+        // The followed workout's sensor states, by the rule the live page and the dashboard follow too.
+        var sensorStates: (of: ObjectIdentifier, states: SensorStates)?
         var latest = Duration.zero
         var skipped = 0
         while true {
             let (following, summary, stopping) = state.withLock { ($0.following, $0.summary, $0.stopping) }
             if let following, !following.subscription.isFinished {
+                let followed = ObjectIdentifier(following.subscription)
+                if sensorStates?.of != followed { sensorStates = (followed, following.sensors) }
                 if let event = following.subscription.next(timeout: .milliseconds(100)) {
+                    let change = sensorStates?.states.apply(event)
                     switch event {
                     case .sample(let sample):
                         latest = max(latest, sample.time)
                         if let message = live.add(sample, now: .now, topics: topics) { client?.publish(message) }
-                        // A sensor's first value (or its first after a reconnection) makes no event.
-                        if let key = following.sensors[sample.sensor], sensorStates[key] == nil || sensorStates[key] == .connecting
-                            || sensorStates[key] == .lost
-                        {
-                            sensorStates[key] = .notifying
-                            client?.publish(topics.sensorState(key, .notifying))
-                        }
                     case .output(let output):
-                        apply(output, sensorStates: &sensorStates, latest: &latest)
+                        apply(output, latest: &latest)
                     case .dropped(let count):
                         skipped += count
                     }
+                    if let (key, state) = change { client?.publish(topics.sensorState(key, state)) }
                 }
                 for message in live.due(now: .now, topics: topics) { client?.publish(message) }
                 continue
@@ -136,7 +136,7 @@ public final class MQTTPublisher: Sendable {
             if following != nil {
                 state.withLock { $0.following = nil }
                 if skipped > 0 { log("MQTT: \(skipped) session events were skipped (the publisher fell behind)") }
-                (sensorStates, latest, skipped) = ([:], .zero, 0)
+                (sensorStates, latest, skipped) = (nil, .zero, 0)
             }
             if let summary {
                 client?.publish(summary)
@@ -147,7 +147,8 @@ public final class MQTTPublisher: Sendable {
         }
     }
 
-    private func apply(_ output: WorkoutBuilderOutput, sensorStates: inout [String: SensorState], latest: inout Duration) {
+    /// What `output` publishes besides sensor states (`SensorStates` gives those).
+    private func apply(_ output: WorkoutBuilderOutput, latest: inout Duration) {
         switch output {
         case .zoneUpdate(let update):
             latest = max(latest, update.time)
@@ -157,19 +158,7 @@ public final class MQTTPublisher: Sendable {
             client?.publish(topics.workoutState(builderState))
         case .event(let event):
             latest = max(latest, event.time)
-            let sensorState: (String, SensorState)? =
-                switch event.kind {
-                case .sensorLost(let key): (key, .lost)
-                case .sensorRegained(let key): (key, .connecting)
-                case .sensorState(let key, let state): (key, state)
-                case .pause, .resume, .lap, .activity: nil
-                }
-            if let (key, state) = sensorState {
-                sensorStates[key] = state
-                client?.publish(topics.sensorState(key, state))
-            } else if let message = topics.event(event) {
-                client?.publish(message)
-            }
+            if let message = topics.event(event) { client?.publish(message) }
         case .statistics(_, let at):
             latest = max(latest, at)
         }

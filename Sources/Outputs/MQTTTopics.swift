@@ -21,6 +21,8 @@ public import Zones
 /// `homeassistant/sensor/BRIDGE-ID_THING/config`.
 public struct MQTTTopics: Sendable {
     public let broker: MQTTBroker
+    /// The zone whose offset the instants carry (`TimeText`: `record` and `serve`'s `TZ`).
+    public var timeZone: TimeZone = .current
 
     /// The live quantities: the type, the topic's last level, the unit, Home Assistant's name, device class and icon.
     public static let live: [(type: QuantityType, topic: String, unit: String, name: String, deviceClass: String?, icon: String)] = [
@@ -58,9 +60,9 @@ public struct MQTTTopics: Sendable {
         }
     }
 
-    /// `{"type":"start","t":0,"start":"2026-11-02T17:30:00Z"}`.
+    /// `{"type":"start","t":0,"start":"2026-11-02T17:30:00Z"}` (the start with its offset in `timeZone`).
     public func started(_ date: Date) -> MQTTMessage {
-        let object: JSONObject = ["type": "start", "t": 0, "start": .string(ISO8601.format(date.timeIntervalSince1970))]
+        let object: JSONObject = ["type": "start", "t": 0, "start": .string(TimeText.instant(date, in: timeZone))]
         return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
     }
 
@@ -82,7 +84,7 @@ public struct MQTTTopics: Sendable {
     public func summary(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) -> MQTTMessage {
         MQTTMessage(
             topic: broker.base + "workout/summary",
-            text: WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: false).serialized,
+            text: WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: false, timeZone: timeZone).serialized,
             qos: .atLeastOnce, retain: true)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SensorCore
 public import Workouts
 import WorkoutStore
@@ -9,9 +9,12 @@ public enum WorkoutSummary {
     /// - Parameter profileNow: the rider's profile now, for the training load
     ///   (`Workout.load(now:on:)`): of a workout stored before workouts kept the one they were
     ///   recorded with, and of one recorded without a threshold set since.
-    public static func text(_ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil) -> String {
+    /// - Parameter timeZone: the start is shown in it, with its offset (`TimeText`).
+    public static func text(
+        _ workout: Workout, missingZonesHint: String? = nil, profileNow: WorkoutProfile? = nil, timeZone: TimeZone
+    ) -> String {
         var lines: [String] = []
-        let date = ISO8601.format(workout.startDate.timeIntervalSince1970)
+        let date = TimeText.local(workout.startDate, in: timeZone)
         let activities = workout.activities.map(\.activityType.rawValue).joined(separator: " + ")
         lines.append(
             "\(activities.capitalized) workout, \(date), \(workout.duration.clockText) (active \(workout.activeDuration.clockText))")
@@ -124,16 +127,19 @@ public enum WorkoutSummary {
         return parts.isEmpty ? nil : parts.joined(separator: "  ")
     }
 
-    /// The laps: start, duration, heart rate, power and NP, then time in each zone by lap.
+    /// The laps: start, active time (without pauses, what the lap's figures and zones count),
+    /// elapsed time (start to end, pauses included), heart rate, power and NP, then time in each
+    /// zone by lap. The web page's lap table has the same columns.
     public static func lapTable(_ workout: Workout) -> [String] {
         let laps = workout.lapSummaries()
         func figure(_ value: Double?, _ width: Int) -> String { (value.map(whole) ?? "-").leftPadded(width) }
-        var lines = ["Laps", "  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W"]
+        var lines = ["Laps", "  Lap    Start    Active   Elapsed  Avg HR  Max HR  Avg W   NP W"]
         for (index, lap) in laps.enumerated() {
             let s = lap.statistics
             lines.append(
                 String(index + 1).leftPadded(5) + (lap.range.lowerBound - workout.start).clockText.leftPadded(9)
-                    + lap.timerTime.clockText.leftPadded(10) + figure(s.heartRate?.average, 8)
+                    + lap.timerTime.clockText.leftPadded(10)
+                    + (lap.range.upperBound - lap.range.lowerBound).clockText.leftPadded(10) + figure(s.heartRate?.average, 8)
                     + figure(s.heartRate?.maximum, 8) + figure(s.cyclingPower?.average, 7)
                     + figure(s.cyclingPower?.normalized, 7))
         }

@@ -185,13 +185,12 @@ public struct CommandContext {
         return calendar
     }
 
-    /// `2026-11-02 18:30` in `timeZone`.
-    func localTime(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+    /// `2026-11-02 18:30 +01:00` (`... UTC`): `date` in `timeZone` with its offset (`TimeText`).
+    func localTime(_ date: Date) -> String { TimeText.local(date, in: timeZone) }
+
+    /// `2026-11-02T18:30:00+01:00`: `date` as JSON gives it, in `timeZone` (`TimeText`).
+    func instant(_ date: Date, alwaysMilliseconds: Bool = false) -> String {
+        TimeText.instant(date, in: timeZone, alwaysMilliseconds: alwaysMilliseconds)
     }
 
     public static func standard() -> CommandContext {

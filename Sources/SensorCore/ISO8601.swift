@@ -4,7 +4,10 @@
 public enum ISO8601 {
     /// Parses a date-time with a `T` (or space) separator, optional fraction and a `Z` or ±HH:MM
     /// offset; nil for anything else, including impossible dates such as February 30.
-    public static func parse(_ text: String) -> Double? {
+    public static func parse(_ text: String) -> Double? { parseWithOffset(text)?.seconds }
+
+    /// As `parse`, with the offset the text gives (seconds east of UTC, 0 for `Z`).
+    public static func parseWithOffset(_ text: String) -> (seconds: Double, offset: Int)? {
         let b = Array(text.utf8)
         func number(_ from: Int, _ count: Int) -> Int? {
             guard from + count <= b.count else { return nil }
@@ -56,7 +59,7 @@ public enum ISO8601 {
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset
         // One division, so that `2026-...T07:00:00.250Z` is exactly 1795935600250 / 1000.
-        return (Double(seconds) * fractionScale + Double(fractionDigits)) / fractionScale
+        return ((Double(seconds) * fractionScale + Double(fractionDigits)) / fractionScale, offset)
     }
 
     /// `2026-11-29T07:00:00Z`, with `.250` milliseconds when the time has a fraction (rounded to the millisecond).
@@ -75,6 +78,24 @@ public enum ISO8601 {
         var text = "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
         if fraction != 0 { text += "." + String(String(fraction + 1000).dropFirst()) }
         return text + "Z"
+    }
+
+    /// `2026-11-29T08:00:00+01:00`: the time as the wall clock `offset` seconds east of UTC shows
+    /// it (whole minutes; `Z` for 0, as `format`), with milliseconds as `format` writes them, or
+    /// always (`.000`) when `alwaysMilliseconds`.
+    public static func format(_ secondsSince1970: Double, offset: Int, alwaysMilliseconds: Bool = false) -> String {
+        let offset = offset / 60 * 60
+        var text = String(format(secondsSince1970 + Double(offset)).dropLast())
+        if alwaysMilliseconds, !text.contains(".") { text += ".000" }
+        return text + offsetText(offset)
+    }
+
+    /// `Z` for 0, else `+01:00`, `-05:00`, `+05:45` (seconds east of UTC, whole minutes).
+    public static func offsetText(_ offset: Int) -> String {
+        guard offset / 60 != 0 else { return "Z" }
+        let minutes = abs(offset) / 60
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
     }
 
     /// The UTC calendar day of a time.

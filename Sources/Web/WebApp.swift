@@ -102,7 +102,7 @@ public final class WebApp: Sendable {
             return html(WebPages.live(viewer: viewer))
         case .workoutsPage:
             do {
-                return html(WebPages.workouts(try workoutList(), viewer: viewer, live: live != nil))
+                return html(WebPages.workouts(try workoutList(), viewer: viewer, live: live != nil, timeZone: timeZone))
             } catch {
                 return errorPage(error, viewer)
             }
@@ -113,7 +113,7 @@ public final class WebApp: Sendable {
                 var chart = String(decoding: ExportFormat.svg.encode(workout, timeZone: timeZone), as: UTF8.self)
                 // Inline: the XML declaration belongs to a file, not to a page.
                 if chart.hasPrefix("<?xml"), let end = chart.range(of: "?>") { chart = String(chart[end.upperBound...]) }
-                return html(WebPages.workout(json, chart: chart, viewer: viewer, live: live != nil))
+                return html(WebPages.workout(json, chart: chart, viewer: viewer, live: live != nil, timeZone: timeZone))
             } catch {
                 return errorPage(error, viewer)
             }
@@ -332,7 +332,7 @@ public final class WebApp: Sendable {
 
     /// `workouts list --json`: every rider's workouts.
     private func workoutList() throws -> JSONValue {
-        .object(["workouts": .array(try openForReading().workouts(matching: WorkoutFilter()).map(WorkoutJSON.listing))])
+        .object(["workouts": .array(try openForReading().workouts(matching: WorkoutFilter()).map { WorkoutJSON.listing($0, timeZone: timeZone) })])
     }
 
     /// `workouts show ID --json`, and the workout.
@@ -341,7 +341,7 @@ public final class WebApp: Sendable {
         let workout = try store.workout(id)
         let identity = try store.identity(of: id)
         let json = WorkoutJSON.object(
-            workout, id: id, identity: identity, zoneUpdates: false, profileNow: try store.profileNow(of: identity.athlete))
+            workout, id: id, identity: identity, zoneUpdates: false, profileNow: try store.profileNow(of: identity.athlete), timeZone: timeZone)
         return (json, workout)
     }
 

@@ -110,6 +110,7 @@ enum WebPages {
     static func live(viewer: Viewer) -> String {
         let body = """
             <h1>Live <span id="state" class="muted">connecting…</span></h1>
+            <p class="muted">Started <span id="start">--</span></p>
             <div class="tiles">
               <div class="tile"><b id="heartRate">--</b><span>heart rate, bpm</span></div>
               <div class="tile"><b id="power">--</b><span>power, W</span></div>
@@ -142,6 +143,10 @@ enum WebPages {
               x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
             const value = v => v == null ? '--' : String(Math.round(v));
             const names = {heartRate: 'Heart-rate zone', cyclingPower: 'Power zone'};
+            // An instant with its offset (2026-11-02T12:30:00-05:00) as every page shows times: 2026-11-02 12:30 -05:00.
+            const localTime = t => { const zone = (t.match(/(Z|[+-][0-9][0-9]:[0-9][0-9])$/) || ['', ''])[1];
+              return t.slice(0, 16).replace('T', ' ') + ' ' + (zone === 'Z' ? 'UTC' : zone); };
+            const started = t => { if (t) show('start', localTime(t)); };
             function render(p) {
               if (!p) return;
               for (const k of ['heartRate', 'power', 'power3s', 'power10s', 'cadence']) show(k, value(p[k]));
@@ -196,10 +201,10 @@ enum WebPages {
             }
             const source = new EventSource('/api/live');
             const relay = r => show('relay', r ? r.summary : '');
-            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); render(s.live); relay(s.relay); });
+            source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); started(s.start); render(s.live); relay(s.relay); });
             source.addEventListener('relay', e => relay(JSON.parse(e.data)));
             source.addEventListener('live', e => render(JSON.parse(e.data)));
-            source.addEventListener('state', e => show('state', JSON.parse(e.data).state));
+            source.addEventListener('state', e => { const s = JSON.parse(e.data); show('state', s.state); started(s.start); });
             source.addEventListener('ended', () => show('state', 'ended'));
             source.onerror = () => show('state', 'reconnecting…');
             for (const b of document.querySelectorAll('button[data-action]')) {
@@ -214,11 +219,16 @@ enum WebPages {
 
     // MARK: Workouts
 
-    /// The list, from `workouts list --json`.
-    static func workouts(_ list: JSONValue, viewer: Viewer, live: Bool) -> String {
+    /// A JSON instant as the pages show times: local time in `zone` with its offset (`TimeText`).
+    static func time(_ instant: JSONValue?, in zone: TimeZone) -> String {
+        instant?.stringValue.flatMap { TimeText.local(instant: $0, in: zone) } ?? ""
+    }
+
+    /// The list, from `workouts list --json`; times in `timeZone`.
+    static func workouts(_ list: JSONValue, viewer: Viewer, live: Bool, timeZone: TimeZone = .current) -> String {
         let rows = (list["workouts"]?.arrayValue ?? []).map { w -> String in
             let id = Int(w["id"]?.doubleValue ?? 0)
-            let start = (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ").prefix(16)
+            let start = time(w["start"], in: timeZone)
             return """
                 <tr><td><a href="/workouts/\(id)">\(id)</a></td><td>\(XMLText.escaped(String(start)))</td>\
                 <td>\(XMLText.escaped(w["activityType"]?.stringValue ?? ""))</td><td>\(clock(w["duration"]?.doubleValue))</td>\
@@ -229,20 +239,20 @@ enum WebPages {
         let body = """
             <h1>Workouts</h1>
             \(rows.isEmpty ? "<p class=\"muted\">No workouts yet.</p>" : """
-            <table><tr><th>Id</th><th>Start (UTC)</th><th>Activity</th><th>Duration</th><th>Avg bpm</th><th>Avg W</th><th>State</th></tr>
+            <table><tr><th>Id</th><th>Start</th><th>Activity</th><th>Duration</th><th>Avg bpm</th><th>Avg W</th><th>State</th></tr>
             \(rows.joined(separator: "\n"))</table>
             """)
             """
         return page(title: "Workouts", here: "/workouts", viewer: viewer, live: live, body: body)
     }
 
-    /// One workout, from `workouts show ID --json` and its SVG chart.
-    static func workout(_ shown: JSONValue, chart: String, viewer: Viewer, live: Bool) -> String {
+    /// One workout, from `workouts show ID --json` and its SVG chart; times in `timeZone`.
+    static func workout(_ shown: JSONValue, chart: String, viewer: Viewer, live: Bool, timeZone: TimeZone = .current) -> String {
         let id = Int(shown["id"]?.doubleValue ?? 0)
         let w = shown["workout"] ?? .null
         let stats = w["statistics"] ?? .null
         var summary: [(String, String)] = [
-            ("Start (UTC)", (w["start"]?.stringValue ?? "").replacingOccurrences(of: "T", with: " ")),
+            ("Start", time(w["start"], in: timeZone)),
             ("Activity", w["activityType"]?.stringValue ?? ""), ("Duration", clock(w["duration"]?.doubleValue)),
             ("Active", clock(w["activeDuration"]?.doubleValue)),
         ]
@@ -256,10 +266,18 @@ enum WebPages {
         if let c = stats["cadence"], c != .null { summary.append(("Cadence", "avg \(number(c["average"]?.doubleValue)) rpm")) }
         let summaryRows = summary.map { "<tr><th>\(XMLText.escaped($0.0))</th><td>\(XMLText.escaped($0.1))</td></tr>" }.joined()
 
+        // The columns of the command line's lap table: active time (pauses left out), elapsed
+        // time, heart rate, power and NP.
         let laps = (w["laps"]?.arrayValue ?? []).enumerated().map { index, lap -> String in
             let start = lap["start"]?.doubleValue ?? 0
             let end = lap["end"]?.doubleValue ?? 0
-            return "<tr><td>\(index + 1)</td><td>\(clock(start))</td><td>\(clock(end - start))</td></tr>"
+            let s = lap["statistics"] ?? .null
+            let figures = [
+                s["heartRate"]?["average"], s["heartRate"]?["maximum"], s["cyclingPower"]?["average"],
+                s["cyclingPower"]?["normalized"],
+            ].map { "<td>\(number($0?.doubleValue))</td>" }.joined()
+            return "<tr><td>\(index + 1)</td><td>\(clock(start))</td><td>\(clock(lap["activeDuration"]?.doubleValue))</td>"
+                + "<td>\(clock(end - start))</td>\(figures)</tr>"
         }
         let activities = (w["activities"]?.arrayValue ?? []).map { activity -> String in
             let groups = activity["zoneGroups"]?.objectValue?.pairs ?? []
@@ -276,7 +294,7 @@ enum WebPages {
             <p>Download: \(downloads)</p>
             <div class="chart" id="chart">\(chart)</div>
             <h2>Laps</h2>
-            \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table><tr><th>Lap</th><th>Start</th><th>Duration</th></tr>\(laps.joined())</table>")
+            \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table id=\"laps\"><tr><th>Lap</th><th>Start</th><th>Active</th><th>Elapsed</th><th>Avg HR</th><th>Max HR</th><th>Avg W</th><th>NP W</th></tr>\(laps.joined())</table>")
             \(activities.joined())
             \(viewer.canChange ? "<p><button id=\"delete\" class=\"danger\">Delete this workout</button> <span id=\"result\" class=\"error\"></span></p>" : "")
             """
@@ -341,9 +359,14 @@ enum WebPages {
             let value = profile[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? $0.doubleValue.map { number($0) }) } ?? ""
             return "<label>\(label) <input name=\"\(option)\" value=\"\(XMLText.escaped(value))\" size=\"10\"></label>"
         }.joined()
+        /// The boundaries field of a quantity: the rider's preferred zones (source `user`, as `zones
+        /// show --json` says) as its value; otherwise empty, the zones in effect (the system zones
+        /// the profile gives) only as its placeholder.
         func boundaries(_ key: String) -> String {
             let zones = preferred[key]?["zones"]?.arrayValue ?? []
-            return zones.compactMap { $0["maximum"]?.doubleValue.map { number($0) } }.joined(separator: ",")
+            let list = zones.compactMap { $0["maximum"]?.doubleValue.map { number($0) } }.joined(separator: ",")
+            guard preferred[key]?["source"]?.stringValue != "user" else { return "value=\"\(XMLText.escaped(list))\"" }
+            return "value=\"\"" + (list.isEmpty ? "" : " placeholder=\"\(XMLText.escaped(list)) (from your profile)\"")
         }
         let body = """
             <h1>Time in zone</h1>
@@ -357,9 +380,10 @@ enum WebPages {
             <h2>Profile</h2>
             <form id="profile">\(inputs)<button>Save</button> <span class="result"></span></form>
             <h2>Preferred zones</h2>
-            <p class="muted">Upper boundaries of every zone but the last, low to high (3 to 9 zones): for example 120,140,155,170.</p>
-            <form class="zones" data-quantity="heart-rate"><label>Heart rate <input name="boundaries" value="\(boundaries("heartRate"))" size="24"></label><button>Save</button> <span class="result"></span></form>
-            <form class="zones" data-quantity="power"><label>Power <input name="boundaries" value="\(boundaries("cyclingPower"))" size="24"></label><button>Save</button> <span class="result"></span></form>
+            <p class="muted">Upper boundaries of every zone but the last, low to high (3 to 9 zones): for example 120,140,155,170. \
+            A field left empty has no preferred zones: the zones your profile gives (greyed in it) are used.</p>
+            <form class="zones" data-quantity="heart-rate"><label>Heart rate <input name="boundaries" \(boundaries("heartRate")) size="32"></label><button>Save</button> <span class="result"></span></form>
+            <form class="zones" data-quantity="power"><label>Power <input name="boundaries" \(boundaries("cyclingPower")) size="32"></label><button>Save</button> <span class="result"></span></form>
             </fieldset>
             """
         let script = """

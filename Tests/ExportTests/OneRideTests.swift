@@ -140,7 +140,9 @@ import Outputs
             return fields.count >= 5 && Int(fields[0]) != nil && fields[1].contains(":") && fields[2].contains(":") ? fields : nil
         }.prefix(laps.count)
         #expect(lapRows.map { Self.seconds($0[2]) } == laps.map(\.active), "\(lapRows)")
-        #expect(lapRows.map { Double($0[3]) } == laps.map { $0.heartRate?.rounded() })
+        // Active time, then elapsed time (pauses included), then the average heart rate.
+        #expect(zip(lapRows, laps).allSatisfy { row, lap in Self.seconds(row[3]) >= lap.active.rounded() }, "\(lapRows)")
+        #expect(lapRows.map { Double($0[4]) } == laps.map { $0.heartRate?.rounded() })
 
         // FIT, read by Garmin's own SDK.
         if FITCheck.unavailableReason == nil {

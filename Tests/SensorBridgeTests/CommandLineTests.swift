@@ -358,7 +358,7 @@ import Outputs
 
     @Test func deleteAndResetAskOnATerminalOnly() throws {
         for _ in 0..<3 { run(["replay", capture("run-30min-hr.jsonl"), "--save"]) }
-        let question = "Delete workout 1 (2026-11-01 07:00, running, 30:00)? [y/N] "
+        let question = "Delete workout 1 (2026-11-01 07:00 UTC, running, 30:00)? [y/N] "
         // No: nothing deleted, status 1.
         for answer in ["n\n", "\n", "", "nope\n"] {
             let declined = runCLI(
@@ -407,7 +407,7 @@ import Outputs
             child.standardError = terminal.follower
             child.standardOutput = FileHandle.nullDevice
             try ChildLaunch.run(child)
-            let asked = terminal.waitFor("Delete workout 1 (2026-11-01 07:00, running, 30:00)? [y/N] ", timeout: .seconds(30))
+            let asked = terminal.waitFor("Delete workout 1 (2026-11-01 07:00 UTC, running, 30:00)? [y/N] ", timeout: .seconds(30))
             if !asked { child.terminate() }
             #expect(asked, "\(terminal.screen)")
             terminal.type(answer)

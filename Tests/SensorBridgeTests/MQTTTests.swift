@@ -266,6 +266,49 @@ extension BridgeOutTests {
             #expect(subscriber.waitFor { $0.topic == "sensorbridge/garage/status" && $0.payload == "offline" })
         }
 
+        /// `serve --http --mqtt`: the sensors connect before the workout starts; once they notify,
+        /// the live page's feed (`/api/live`: the snapshot's states and the `live` event's sensors)
+        /// says what MQTT's `sensor/KEY` says, `notifying`, not `connecting`.
+        @Test(.timeLimit(.minutes(10))) func serveShowsTheSensorsOnTheLivePageAsMQTTPublishesThem() throws {
+            let broker = try MosquittoBroker()
+            let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 1)
+            defer { mock.stop() }
+            let subscriber = try MQTTSubscriber(broker, topics: ["sensorbridge/garage/#"])
+            #expect(subscriber.waitUntilSubscribed(), "\(subscriber.output)")
+            let port = try freeLoopbackPort()
+            let base = "http://127.0.0.1:\(port)"
+            let serving = ServeCommandTests.Serving(
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--http", "\(port)", "--mqtt", broker.url, "--bridge-id", "garage"])
+            try WebTests.Running.waitUntilServing(base + "/")
+            #expect(serving.waitForNotifications(20))
+            for key in ["hr", "power"] {
+                #expect(
+                    subscriber.waitFor { $0.topic == "sensorbridge/garage/sensor/\(key)" && $0.payload == "notifying" },
+                    "\(key): \(subscriber.output)")
+            }
+            let stream = try WebTests.curl(base + "/api/live", ["--max-time", "2", "-N"]).text
+            let run = serving.stop()
+            #expect(run.status == .success, "\(run.errors)")
+            // `event: NAME\ndata: JSON` blocks.
+            let events = stream.components(separatedBy: "\n\n").compactMap { block -> (String, JSONValue)? in
+                let lines = block.split(separator: "\n")
+                guard lines.count == 2, lines[0].hasPrefix("event: "), lines[1].hasPrefix("data: "),
+                    let data = try? JSONValue(parsing: String(lines[1].dropFirst(6)))
+                else { return nil }
+                return (String(lines[0].dropFirst(7)), data)
+            }
+            let snapshot = try #require(events.first { $0.0 == "snapshot" }?.1, "\(stream.prefix(1000))")
+            #expect(snapshot["sensors"] == .object(["hr": "notifying", "power": "notifying"]), "\(snapshot["sensors"] ?? nil)")
+            // The workout's start, an instant with its offset (the live page shows it as the other pages do).
+            #expect(snapshot["start"]?.stringValue.flatMap(ISO8601.parseWithOffset) != nil, "\(snapshot["start"] ?? nil)")
+            let live = try #require(events.last { $0.0 == "live" }?.1, "\(stream.prefix(1000))")
+            let links = (live["sensors"]?.arrayValue ?? []).map { [$0["key"]?.stringValue, $0["link"]?.stringValue] }
+            #expect(links == [["hr", "notifying"], ["power", "notifying"]], "\(live["sensors"] ?? nil)")
+            let published = subscriber.messages.filter { $0.topic.hasPrefix("sensorbridge/garage/sensor/") }
+            #expect(published.last { $0.topic.hasSuffix("/hr") }?.payload == "notifying")
+            #expect(published.last { $0.topic.hasSuffix("/power") }?.payload == "notifying")
+        }
+
         /// The README's example, as written but for the broker's address: the record command, and
         /// mosquitto_sub showing its topics.
         @Test(.timeLimit(.minutes(10))) func theREADMEExampleRecordsAndMosquittoSubShowsIt() throws {

@@ -42,7 +42,7 @@ import Outputs
         #expect(human.errors.contains("saving workout 2 to \(store)"))
         let shown = run(["workouts", "show", "2"]).output
         #expect(shown.hasPrefix("Workout 2 ("))
-        #expect(shown.contains(", recorded by bridge \(BridgeID.hostDefault))\nRunning workout, 2026-11-01T07:00:00Z, 30:00"))
+        #expect(shown.contains(", recorded by bridge \(BridgeID.hostDefault))\nRunning workout, 2026-11-01 07:00 UTC, 30:00"))
         // Events are part of the same shape.
         let events = try JSONValue(parsing: run(["workouts", "show", "1", "--json", "--events"]).output)
         #expect(events["zoneUpdates"]?.arrayValue?.count == 6)
@@ -90,7 +90,7 @@ import Outputs
         #expect(ride["state"] == "finished" && ride["activityType"] == "cycling" && ride["duration"] == 3780)
         #expect(ride["start"] == "2026-11-02T17:30:00.000Z" && ride["activeDuration"] == 3600)
         let text = run(["workouts", "list"]).output
-        #expect(text.contains("\n   1  2026-11-02 17:30  cycling      1:03:00   1:00:00"))
+        #expect(text.contains("\n   1  2026-11-02 17:30 UTC  cycling      1:03:00   1:00:00"))
         #expect(runCLI(["workouts", "list", "--from", "2026-11-31", "--store", store]).status == .usage)
         #expect(runCLI(["workouts", "list", "--from", "2026-11-05", "--to", "2026-11-01", "--store", store]).status == .usage)
     }
@@ -168,8 +168,9 @@ import Outputs
         }
         let shown = run(["workouts", "show", "1"]).output
         #expect(shown.contains("  Load         TSS 71  IF 0.84 (FTP 250 W)  TRIMP 198  hard\n"))
-        #expect(shown.contains("Laps\n  Lap    Start      Time  Avg HR  Max HR  Avg W   NP W\n"))
-        #expect(shown.contains("    2    10:00     10:00     135     137    165    165\n"))
+        #expect(shown.contains("Laps\n  Lap    Start    Active   Elapsed  Avg HR  Max HR  Avg W   NP W\n"))
+        // Lap 2 holds the 2-minute pause: 10 minutes active, 12 elapsed.
+        #expect(shown.contains("    2    10:00     10:00     12:00     135     137    165    165\n"))
         #expect(shown.contains("Power zones by lap\n  Lap       Z1       Z2"))
 
         // By day: the run (no FTP use, no threshold heart rate) has no load; the ride and the
@@ -305,7 +306,7 @@ import Outputs
         }
         #expect(activities.last?["activeDuration"] == 480)
         let text = run(["workouts", "list", "--activity", "running"]).output
-        #expect(text.contains("\n   1  2026-11-03 09:00  multisport      8:00      8:00"), "\(text)")
+        #expect(text.contains("\n   1  2026-11-03 09:00 UTC  multisport      8:00      8:00"), "\(text)")
         #expect(text.hasSuffix("\nA multisport workout's figures are those of its running alone.\n"), "\(text)")
     }
 

@@ -151,12 +151,104 @@ extension BridgeOutTests {
                 .contains(#""lactateThresholdHeartRate":165,"heartRateZoneModel":"lthr""#))
             let zonesPage = try Self.curl(base + "/zones").text
             #expect(zonesPage.contains(#"<input name="lthr" value="165""#) && zonesPage.contains(#"<input name="hr-model" value="lthr""#))
-            #expect(zonesPage.contains(#"value="134,149,155,165,170,175""#))  // Friel's zones of 165 are in effect
+            // Friel's zones of 165 are in effect but not preferred: the fields are empty, the zones only their hint.
+            #expect(zonesPage.contains(#"<input name="boundaries" value="" placeholder="134,149,155,165,170,175 (from your profile)""#))
+            #expect(!zonesPage.contains(#"value="134,149,155,165,170,175""#))
+            #expect(zonesPage.components(separatedBy: #"<input name="boundaries" value="" placeholder="#).count == 3)
             let implausible = try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"1,2"}"#])
             #expect(implausible.status == 400 && implausible.text.contains("give heart-rate boundaries from 30 to 250 bpm"), "\(implausible.text)")
             #expect(try Self.curl(base + "/api/zones/heart-rate", withToken + ["--data", #"{"boundaries":"120,140,155,170"}"#]).status == 204)
+            // Preferred zones (`zones show --json`: source user) fill their field; power has none.
+            let preferredPage = try Self.curl(base + "/zones").text
+            #expect(preferredPage.contains(#"<input name="boundaries" value="120,140,155,170" size="#))
+            #expect(preferredPage.components(separatedBy: #"<input name="boundaries" value="" placeholder="#).count == 2)
             #expect(try Self.curl(base + "/api/workouts/1/delete", withToken).status == 204)
             #expect(try Self.curl(base + "/api/workouts/1").status == 404)
+        }
+
+        /// The cells of each row of the page's table `id`, tags stripped (the header row first).
+        static func tableRows(_ page: String, id: String) -> [[String]] {
+            guard let start = page.range(of: "<table id=\"\(id)\">"),
+                let end = page.range(of: "</table>", range: start.upperBound..<page.endIndex)
+            else { return [] }
+            return page[start.upperBound..<end.lowerBound].components(separatedBy: "</tr>").compactMap { row in
+                let cells = row.matches(of: /<t[dh][^>]*>(.*?)<\/t[dh]>/).map { String($0.1) }
+                return cells.isEmpty ? nil : cells
+            }
+        }
+
+        /// The lap table of the workout page and of `workouts show` label their times alike,
+        /// `Active` (pauses left out) and `Elapsed`, and give the same figures: the bundled ride's
+        /// second lap holds a 2-minute pause, 10:00 active and 12:00 elapsed in both.
+        @Test(.timeLimit(.minutes(10))) func theLapTablesLabelActiveAndElapsedTimeAndAgree() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            let ride = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+            #expect(Self.cli(["replay", ride, "--save", "--store", store] + ReplayCommandTests.profile).status == .success)
+            let port = try freeLoopbackPort()
+            let base = "http://127.0.0.1:\(port)"
+            let web = Running(["web", "--http", "\(port)", "--store", store], environment: ["TZ": "UTC"])
+            try Running.waitUntilServing(base + "/api/workouts")
+            defer { _ = web.stop() }
+
+            let page = try Self.tableRows(Self.curl(base + "/workouts/1").text, id: "laps")
+            let shown = String(decoding: Self.cli(["workouts", "show", "1", "--store", store]).output, as: UTF8.self)
+                .split(separator: "\n").map(String.init)
+            let header = try #require(shown.firstIndex { $0.hasPrefix("  Lap    Start") }, "\(shown)")
+            let text = shown[(header + 1)...].prefix { $0.first == " " && $0.split(separator: " ").count == 8 }
+                .map { $0.split(separator: " ").map { $0 == "-" ? "--" : String($0) } }
+            #expect(shown[header] == "  Lap    Start    Active   Elapsed  Avg HR  Max HR  Avg W   NP W")
+            #expect(page.first == ["Lap", "Start", "Active", "Elapsed", "Avg HR", "Max HR", "Avg W", "NP W"])
+            #expect(text.count == 7 && Array(page.dropFirst()) == text, "page \(page), text \(text)")
+            #expect(text.count > 1 && text[1].prefix(4) == ["2", "10:00", "10:00", "12:00"], "\(text)")
+        }
+
+        /// One time convention: under TZ=America/New_York the JSON gives the bundled ride's start
+        /// (17:30 UTC) with its offset, `2026-11-02T12:30:00-05:00`, and the summary, `workouts
+        /// show`, `workouts list`, the web workouts list and the workout page all show that local
+        /// time with it, `2026-11-02 12:30 -05:00`; in UTC, `2026-11-02 17:30 UTC`.
+        @Test(.timeLimit(.minutes(10))) func timesAreLocalWithTheirOffsetInEveryOutput() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            let newYork = ["TZ": "America/New_York"]
+            func run(_ arguments: [String], _ environment: [String: String] = newYork) -> String {
+                let context = CommandContext(
+                    input: LineReader(text: ""), output: TextOutput(), errors: TextOutput(), environment: environment)
+                let status = SensorBridgeCLI.run(arguments + ["--store", store], context: context)
+                #expect(status == .success, "\(arguments): \(context.errors.text)")
+                return context.output.text
+            }
+            let ride = ReplayCommandTests.captures.appendingPathComponent("ride-60min-hr-power.jsonl").path
+            let local = "2026-11-02 12:30 -05:00"
+            #expect(run(["replay", ride, "--save"]).hasPrefix("Cycling workout, \(local), 1:03:00 (active 1:00:00)\n"))
+            #expect(run(["workouts", "show", "1"]).contains("\nCycling workout, \(local), 1:03:00"))
+            #expect(run(["workouts", "list"]).contains("\n   1  \(local)  cycling      1:03:00"))
+            let shown = try JSONValue(parsing: run(["workouts", "show", "1", "--json"]))["workout"]
+            #expect(shown?["start"] == "2026-11-02T12:30:00-05:00" && shown?["end"] == "2026-11-02T13:33:00-05:00")
+            #expect(shown?["activities"]?.arrayValue?.first?["start"] == "2026-11-02T12:30:00-05:00")
+            let listed = try JSONValue(parsing: run(["workouts", "list", "--json"]))["workouts"]?.arrayValue?.first
+            #expect(listed?["start"] == "2026-11-02T12:30:00.000-05:00")
+            #expect(ISO8601.parse(listed?["start"]?.stringValue ?? "") == ISO8601.parse("2026-11-02T17:30:00Z"))
+            // UTC: the same instants, offset Z, shown as UTC.
+            #expect(try JSONValue(parsing: run(["workouts", "show", "1", "--json"], ["TZ": "UTC"]))["workout"]?["start"] == "2026-11-02T17:30:00Z")
+            #expect(run(["workouts", "list"], ["TZ": "UTC"]).contains("\n   1  2026-11-02 17:30 UTC  cycling"))
+
+            // The pages show the server's local time, from the JSON's instants.
+            for (environment, shownTime) in [(newYork, local), (["TZ": "UTC"], "2026-11-02 17:30 UTC")] {
+                let port = try freeLoopbackPort()
+                let base = "http://127.0.0.1:\(port)"
+                let web = Running(["web", "--http", "\(port)", "--store", store], environment: environment)
+                try Running.waitUntilServing(base + "/api/workouts")
+                defer { _ = web.stop() }
+                let list = try Self.curl(base + "/workouts").text
+                #expect(list.contains("<th>Start</th>") && list.contains("<td>\(shownTime)</td>"), "\(list)")
+                let page = try Self.curl(base + "/workouts/1").text
+                #expect(page.contains("<tr><th>Start</th><td>\(shownTime)</td></tr>"), "\(page)")
+            }
         }
 
         /// `web` over a PostgreSQL store shared by bridges: its answers are the commands' over it.

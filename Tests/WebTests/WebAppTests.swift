@@ -66,14 +66,14 @@ struct WebAppTests {
         let list = served.get("/api/workouts")
         #expect(list.status == 200)
         let listed = try Self.json(list)
-        #expect(listed == .object(["workouts": .array(try store.workouts().map(WorkoutJSON.listing))]))
+        #expect(listed == .object(["workouts": .array(try store.workouts().map { WorkoutJSON.listing($0, timeZone: Self.utc) })]))
         #expect(listed["workouts"]?.arrayValue?.first?["state"]?.stringValue == "finished")
 
         let shown = served.get("/api/workouts/1")
         #expect(shown.status == 200)
         let expected = WorkoutJSON.object(
             try store.workout(id), id: id, identity: try store.identity(of: id), zoneUpdates: false,
-            profileNow: try store.profileNow(of: nil))
+            profileNow: try store.profileNow(of: nil), timeZone: Self.utc)
         #expect(try Self.json(shown) == expected)
         #expect(try Self.json(served.get("/api/workouts/latest")) == expected)
 

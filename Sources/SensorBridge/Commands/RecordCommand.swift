@@ -163,7 +163,7 @@ enum RecordCommand {
             throw error
         }
         defer { relay?.stop() }
-        let publisher = mqtt.start(log: report)
+        let publisher = mqtt.start(timeZone: context.timeZone, log: report)
         defer { publisher?.stop() }
         let stored = recorder.map {
             WorkoutStoreJournal(recorder: $0, sensorNames: sensorNames, report: report) as any WorkoutSessionJournal
@@ -203,7 +203,7 @@ enum RecordCommand {
         // The web page and the API: live while the workout records, stopped when it is saved.
         var server: HTTPServer?
         if let web {
-            liveFeed.follow(session, controls: controls, anchor: anchor, model: model)
+            liveFeed.follow(session, controls: controls, anchor: anchor, model: model, start: start, timeZone: context.timeZone)
             server = try web.start(
                 store: try? StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: liveFeed,
                 log: report)

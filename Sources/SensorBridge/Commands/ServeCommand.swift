@@ -135,7 +135,7 @@ enum ServeCommand {
             server?.stop()
         }
         // Online from now until serve stops, across workouts.
-        let publisher = mqtt.start(log: log)
+        let publisher = mqtt.start(timeZone: context.timeZone, log: log)
         defer { publisher?.stop() }
         let routers = ServeRouters()
         // Waits out BlueZ and the sensors (`connect`); like every router it hears of a stop and of the bus lost.
@@ -386,7 +386,8 @@ enum ServeCommand {
         let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.endWorkout() })
         if let live {
             live.feed.follow(
-                session, controls: controls, anchor: first, model: setup.dashboardModel(sensors: live.sensors, sensorKeys: sensorNames))
+                session, controls: controls, anchor: first, model: setup.dashboardModel(sensors: live.sensors, sensorKeys: sensorNames),
+                start: start, timeZone: context.timeZone)
         }
         mqtt?.follow(session, start: start, sensors: sensorNames)
         let lap: @Sendable () -> Void = {
@@ -434,7 +435,9 @@ enum ServeCommand {
         if arguments.has("json") {
             // Lanes recording at once finish one at a time here.
             outputLock.withLock { _ in
-                context.output.line(WorkoutJSON.object(workout, id: id, identity: recorder?.identity, zoneUpdates: false).serialized)
+                context.output.line(
+                    WorkoutJSON.object(workout, id: id, identity: recorder?.identity, zoneUpdates: false, timeZone: context.timeZone)
+                        .serialized)
                 context.output.flush()
             }
         }

@@ -102,7 +102,8 @@ enum WorkoutsCommand {
         let store = try StoreLocation.openForReading(arguments, context)
         let workouts = try store.workouts(matching: filter)
         if arguments.has("json") {
-            context.output.line(JSONValue.object(["workouts": .array(workouts.map(WorkoutJSON.listing))]).serialized)
+            context.output.line(
+                JSONValue.object(["workouts": .array(workouts.map { WorkoutJSON.listing($0, timeZone: context.timeZone) })]).serialized)
             return .success
         }
         guard !workouts.isEmpty else {
@@ -116,9 +117,14 @@ enum WorkoutsCommand {
         func athlete(_ text: String) -> String {
             athleteWidth.map { "  " + text.padding(toLength: $0, withPad: " ", startingAt: 0) } ?? ""
         }
-        context.output.line("  ID  Start             Activity     Duration    Active  Avg HR  Avg W    NP\(athlete("Athlete"))  Bridge")
-        for w in workouts {
-            let head = "\(String(w.id.rawValue).leftPadded(4))  \(context.localTime(w.startDate))  "
+        // Local times with their offset (`2026-11-02 17:30 UTC`, `... -05:00`), as wide as the widest.
+        let starts = workouts.map { context.localTime($0.startDate) }
+        let startWidth = starts.map(\.count).max() ?? 0
+        context.output.line(
+            "  ID  \("Start".padding(toLength: startWidth, withPad: " ", startingAt: 0))  Activity     Duration    Active  Avg HR  Avg W    NP"
+                + "\(athlete("Athlete"))  Bridge")
+        for (w, start) in zip(workouts, starts) {
+            let head = "\(String(w.id.rawValue).leftPadded(4))  \(start.padding(toLength: startWidth, withPad: " ", startingAt: 0))  "
                 + w.activityType.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
             guard let duration = w.duration, let active = w.activeDuration else {
                 let until = w.recordedUntil.map(\.clockText) ?? "?"
@@ -142,6 +148,7 @@ enum WorkoutsCommand {
         }
         return .success
     }
+
     /// `--from`, `--to` (days in `calendar`, both included), `--activity` and whose.
     static func filter(_ arguments: CommandArguments, calendar: Calendar) throws -> WorkoutFilter {
         var filter = try arguments.requestValues.workoutFilter(calendar: calendar)
@@ -194,13 +201,14 @@ enum WorkoutsCommand {
         let now = try store.profileNow(of: identity.athlete)
         if arguments.has("json") {
             context.output.line(
-                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), profileNow: now)
+                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), profileNow: now,
+                    timeZone: context.timeZone)
                     .serialized)
         } else {
             context.output.line(
                 "Workout \(id) (\(identity.uuidText), recorded by bridge \(identity.bridge)"
                     + (identity.athlete.map { " for \($0)" } ?? "") + ")")
-            context.output.write(WorkoutSummary.text(workout, profileNow: now))
+            context.output.write(WorkoutSummary.text(workout, profileNow: now, timeZone: context.timeZone))
         }
         return .success
     }
@@ -236,7 +244,7 @@ enum WorkoutsCommand {
         Usage: sensorbridge workouts delete ID [--yes] [--store PATH]
 
         Deletes a stored workout with its samples, events and zone groups. There is no undo. On a
-        terminal it asks first ("Delete workout 12 (2026-11-30 18:02, cycling, 1:02:11)? [y/N]");
+        terminal it asks first ("Delete workout 12 (2026-11-30 18:02 +01:00, cycling, 1:02:11)? [y/N]");
         from a script or a pipe (standard input not a terminal) it deletes without asking. Its id
         is never given to another workout.
 

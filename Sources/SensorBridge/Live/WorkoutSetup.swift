@@ -227,12 +227,13 @@ struct WorkoutSetup {
         if case .empty = outcome { context.errors.line("sensorbridge \(command): \(emptyNote)") }
         let id = outcome.savedID
         if arguments.has("json") {
+            let identity = id.flatMap { _ in recorder?.identity }
             context.output.line(
-                WorkoutJSON.object(workout, id: id, identity: id.flatMap { _ in recorder?.identity }, zoneUpdates: arguments.has("events"))
+                WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: arguments.has("events"), timeZone: context.timeZone)
                     .serialized)
             if let id, let store { context.errors.line("sensorbridge \(command): saved as workout \(id) in \(store.path)") }
         } else {
-            context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint()))
+            context.output.write(WorkoutSummary.text(workout, missingZonesHint: missingZonesHint(), timeZone: context.timeZone))
             if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
         }
         if arguments.has("no-save") { context.errors.line("sensorbridge \(command): not saved (--no-save)") }

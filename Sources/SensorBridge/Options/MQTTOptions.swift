@@ -94,7 +94,7 @@ struct MQTTOptions {
     }
 
     /// Starts publishing when `--mqtt` was given: the connection lives until `stop`, across workouts.
-    func start(log: @escaping @Sendable (String) -> Void) -> MQTTPublisher? {
-        broker.map { MQTTPublisher($0, log: log) }
+    func start(timeZone: TimeZone, log: @escaping @Sendable (String) -> Void) -> MQTTPublisher? {
+        broker.map { MQTTPublisher($0, timeZone: timeZone, log: log) }
     }
 }

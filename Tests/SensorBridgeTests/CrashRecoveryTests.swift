@@ -113,6 +113,7 @@ import Outputs
         #expect(!(listing.output + listing.errors).contains("recover"), "\(listing.output)\(listing.errors)")
         let listed = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue?.first
         #expect(listed?["recording"] == JSONValue.bool(true))
+        #expect(listed?["state"] == JSONValue.string("recording"))
         #expect(listed?["recordingProcess"]?.doubleValue == Double(process))
         let shown = runCLI(["workouts", "show", "1", "--store", store])
         #expect(shown.status == .failure)
@@ -127,6 +128,7 @@ import Outputs
         #expect(stopped.output.contains("run 'sensorbridge workouts recover'"), "\(stopped.output)")
         let listedAfter = try JSONValue(parsing: runCLI(["workouts", "list", "--json", "--store", store]).output)["workouts"]?.arrayValue?.first
         #expect(listedAfter?["recording"] == nil)
+        #expect(listedAfter?["state"] == JSONValue.string("unfinished"))
         let shownAfter = runCLI(["workouts", "show", "1", "--store", store])
         #expect(shownAfter.errors.contains("run 'sensorbridge workouts recover'"), "\(shownAfter.errors)")
     }

@@ -81,7 +81,8 @@ enum WorkoutsCommand {
           --athlete NAME             workouts recorded for this athlete (see 'sensorbridge athletes')
           --all-athletes             every rider's workouts (the default without --athlete)
           --json                     {"workouts":[{"id":1,"uuid":"...","bridge":"garage","athlete":"Anna",
-                                     "state":"finished",...}, ...] ("athlete" null for your own profile's)
+                                     "state":"finished",...}, ...] ("athlete" null for your own profile's;
+                                     "state" finished, recording or unfinished)
         \(StoreLocation.help)
 
         Examples:

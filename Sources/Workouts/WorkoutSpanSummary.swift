@@ -33,7 +33,8 @@ public struct WorkoutSpanSummary: Sendable {
     /// in time linear in the samples and spans (issue 31: a lap every 10 s of a 24-hour ride once
     /// cost laps × samples): the samples are indexed once (`WorkoutSpanIndex`), and time in zone
     /// comes from one re-bucketing pass cut at every span's bounds. Samples or pauses out of order,
-    /// which a recording never gives, are summed span by span as before.
+    /// which a recording never gives, are summed span by span as before. A span has a zone group of
+    /// a type only when the type has time in it: a run's lap has no power zones, as the run has none.
     public static func summaries(
         of ranges: [Range<Duration>], in workout: Workout, configurations: [QuantityType: WorkoutZoneConfiguration],
         samplesByType: [QuantityType: [Sample]]
@@ -53,7 +54,7 @@ public struct WorkoutSpanSummary: Sendable {
             {
                 for position in summaries.indices {
                     guard let atStart = groups[2 * position], let atEnd = groups[2 * position + 1],
-                        let group = try? atEnd.subtracting(atStart)
+                        let group = try? atEnd.subtracting(atStart), group.totalDuration > .zero
                     else { continue }
                     summaries[position].zoneGroups[type] = group
                 }
@@ -64,7 +65,7 @@ public struct WorkoutSpanSummary: Sendable {
                 let samples = Array(all.prefix { $0.time <= range.upperBound })
                 guard let atEnd = Self.rebucket(samples, configuration, workout, until: range.upperBound),
                     let atStart = Self.rebucket(samples, configuration, workout, until: range.lowerBound),
-                    let group = try? atEnd.subtracting(atStart)
+                    let group = try? atEnd.subtracting(atStart), group.totalDuration > .zero
                 else { continue }
                 summaries[position].zoneGroups[type] = group
             }

@@ -128,6 +128,11 @@ import Outputs
             }
         }
         #expect(abs(laps.compactMap(\.energy).reduce(0, +) - (whole.energy ?? .nan)) < 1e-6)
+        // A lap has zones of what it holds, as its activity does: the run's laps no power zones.
+        #expect(laps.map { $0.zones.keys.sorted() } == [
+            ["cyclingPower", "heartRate"], ["cyclingPower", "heartRate"], ["heartRate"], ["heartRate"],
+        ])
+        #expect(activities.map { $0.zones.keys.sorted() } == [["cyclingPower", "heartRate"], ["heartRate"]])
 
         // The summary text.
         let summary = Self.text(["workouts", "show", "1"], store)

@@ -100,7 +100,8 @@ import Zones
                     let atStart = Self.rebucket(samples, configuration, workout, until: range.lowerBound),
                     let group = try? atEnd.subtracting(atStart)
                 else { continue }
-                zoneGroups[type] = group
+                // A type with no time in the span has no zone group there.
+                if group.totalDuration > .zero { zoneGroups[type] = group }
             }
         }
 

@@ -152,9 +152,9 @@ enum RecordCommand {
         }
         let liveFeed = LiveFeed()
         // The relay: checked and registered before anything records, so a box that cannot relay says why first.
-        let relay: GattRelay?
+        let wiring: LiveWiring
         do {
-            relay = try relayOptions.start(client: client, adapter: adapter, keys: devices.map(\.key), log: report) { status in
+            wiring = try LiveWiring(relayOptions, client: client, adapter: adapter, keys: devices.map(\.key), log: report) { status in
                 dashboard?.showRelay(status)
                 liveFeed.showRelay(status)
             }
@@ -162,7 +162,7 @@ enum RecordCommand {
             try? recorder?.discard()
             throw error
         }
-        defer { relay?.stop() }
+        defer { wiring.relay?.stop() }
         let publisher = mqtt.start(timeZone: context.timeZone, log: report)
         defer { publisher?.stop() }
         let stored = recorder.map {
@@ -179,19 +179,13 @@ enum RecordCommand {
         client.bus.afterEachTurn { source.publish() }
         let controls = session.makeControls(
             clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
-        let links = SensorLinks(
-            client: client, sensors: devices, notifyPath: livePath.notifyPath, autoConnect: livePath.autoConnect,
-            onNotification: { notification in
-                source.received(notification)
-                relay?.forward(notification, reencoding: relayOptions.reencode)
-            },
-            onEvent: {
-                if case .value(_, let uuid, let bytes) = $0 { relay?.setReadValue(uuid: uuid, bytes: bytes) }
-                source.linkEvent($0, names: displayNames)
-                dashboard?.linkEvent($0)
-                liveFeed.linkEvent($0)
-            },
-            onProfile: { report(LiveSensorSource.describe($0)) })
+        let links = wiring.links(
+            client: client, sensors: devices, livePath: livePath, log: report, deliver: { source.received($0) },
+            follow: { event in
+                source.linkEvent(event, names: displayNames)
+                dashboard?.linkEvent(event)
+                liveFeed.linkEvent(event)
+            })
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         // Without the system bus no sensor can come back: the workout ends and is saved.
         client.bus.whenLost {
@@ -201,14 +195,10 @@ enum RecordCommand {
 
         dashboard?.start(session.subscribe(), controls: controls)
         // The web page and the API: live while the workout records, stopped when it is saved.
-        var server: HTTPServer?
-        if let web {
+        if web != nil {
             liveFeed.follow(session, controls: controls, anchor: anchor, model: model, start: start, timeZone: context.timeZone)
-            server = try web.start(
-                store: try? StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: liveFeed,
-                log: report)
-            report("serving \(web.url(port: server!.port))")
         }
+        let server = try LiveWiring.serveWeb(web, arguments, context, live: liveFeed, log: report)
         defer {
             liveFeed.closeAll()
             server?.stop()

@@ -124,12 +124,7 @@ enum ServeCommand {
         }
         // The web page and the API for the whole run; the live feed follows each workout in turn.
         let liveFeed = web.map { _ in LiveFeed() }
-        let server = try web.map { web in
-            try web.start(
-                store: try StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: liveFeed,
-                log: log)
-        }
-        if let web, let server { log("serving \(web.url(port: server.port))") }
+        let server = try LiveWiring.serveWeb(web, arguments, context, live: liveFeed, log: log)
         defer {
             liveFeed?.closeAll()
             server?.stop()
@@ -170,22 +165,18 @@ enum ServeCommand {
         }
 
         // The relay, for as long as serve runs, across workouts.
-        let relay = try relayOptions.start(
-            client: client, adapter: try client.adapter(arguments["adapter"]), keys: lanes.flatMap(\.requests).map(\.key), log: log
+        let wiring = try LiveWiring(
+            relayOptions, client: client, adapter: try client.adapter(arguments["adapter"]), keys: lanes.flatMap(\.requests).map(\.key),
+            log: log
         ) { liveFeed?.showRelay($0) }
-        defer { relay?.stop() }
-        let links = SensorLinks(
-            client: client, sensors: lanes.flatMap(\.requests), notifyPath: livePath.notifyPath, autoConnect: livePath.autoConnect,
-            onNotification: { notification in
-                routerOfKey[notification.key]?.received(notification)
-                relay?.forward(notification, reencoding: relayOptions.reencode)
-            },
-            onEvent: { event in
-                if case .value(_, let uuid, let bytes) = event { relay?.setReadValue(uuid: uuid, bytes: bytes) }
+        defer { wiring.relay?.stop() }
+        let links = wiring.links(
+            client: client, sensors: lanes.flatMap(\.requests), livePath: livePath, log: log,
+            deliver: { routerOfKey[$0.key]?.received($0) },
+            follow: { event in
                 routerOfKey[event.key]?.linkEvent(event)
                 liveFeed?.linkEvent(event)
-            },
-            onProfile: { log(LiveSensorSource.describe($0)) })
+            })
         links.start()
         defer { links.stop() }
         if lanes.count == 1 {

@@ -35,9 +35,7 @@ enum WebCommand {
         _ = try StoreLocation.openForReading(arguments, context, noteUnfinished: false)
         let progress = Progress(output: context.errors)
         let log: @Sendable (String) -> Void = { progress.line("sensorbridge web: " + $0) }
-        let server = try options.start(
-            store: try StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: nil, log: log)
-        log("serving \(options.url(port: server.port))")
+        guard let server = try LiveWiring.serveWeb(options, arguments, context, live: nil, log: log) else { return .failure }
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         _ = control.wait(timeout: nil)

@@ -91,71 +91,13 @@ enum WorkoutLoadReport {
                 "these workouts are of several riders (\(AthleteOption.riders(athletes))), and fitness and fatigue add "
                     + "up one person's load: give --athlete NAME for one rider's, or --all-athletes to add them all up")
         }
-        let dated = workouts.map { (day: localDay(of: $0.startDate, context), stressScore: $0.load.stressScore) }
-        let start = dated.first.map { min($0.day, first) } ?? first
-        let days = TrainingLoadHistory.days(dated, from: start, through: last).filter { $0.day >= first }
-
+        let report = TrainingLoadReport(workouts, from: first, through: last, calendar: context.calendar)
         if let path = arguments["svg"] {
             let title = "Training load, \(first) to \(last)"
-            try write(TrainingLoadChart.render(days, title: title), to: path, replacing: arguments.has("force"))
+            try write(TrainingLoadChart.render(report.days, title: title), to: path, replacing: arguments.has("force"))
         }
-        let shown = workouts.filter { (first...last).contains(localDay(of: $0.startDate, context)) }
-        if arguments.has("json") {
-            var root = JSONObject()
-            root.append("days", .array(days.map(json)))
-            root.append(
-                "workouts",
-                .array(
-                    shown.map { workout in
-                        .object([
-                            "id": .number(Double(workout.id.rawValue)),
-                            "day": .string(localDay(of: workout.startDate, context).description),
-                            "athlete": workout.athlete.map { .string($0.rawValue) } ?? .null,
-                            "activityType": .string(workout.activityType.rawValue),
-                            "load": WorkoutJSON.load(workout.load),
-                        ])
-                    }))
-            context.output.line(JSONValue.object(root).serialized)
-        } else {
-            context.output.write(text(days, unscored: shown.filter { $0.load.stressScore == nil }.count))
-        }
+        context.output.write(arguments.has("json") ? report.json.serialized + "\n" : report.text)
         return .success
-    }
-
-    static func localDay(of date: Date, _ context: CommandContext) -> CalendarDate {
-        CalendarDate(date, in: context.calendar)!
-    }
-
-    static func json(_ day: TrainingLoadDay) -> JSONValue {
-        var object = JSONObject()
-        object.append("day", .string(day.day.description))
-        object.append("workouts", .number(Double(day.workouts)))
-        object.append("workoutsWithoutLoad", .number(Double(day.workoutsWithoutScore)))
-        object.append("load", .number(day.load))
-        object.append("fitness", .number(day.fitness))
-        object.append("fatigue", .number(day.fatigue))
-        object.append("form", .number(day.form))
-        return .object(object)
-    }
-
-    static func text(_ days: [TrainingLoadDay], unscored: Int) -> String {
-        var lines = [
-            "Training load by day: load (TSS, else hrTSS), fitness (CTL, 42 days), fatigue (ATL, 7 days), form (TSB)",
-            "Day          Workouts   Load  Fitness  Fatigue   Form",
-        ]
-        func one(_ value: Double) -> String { String(format: "%.1f", value) }
-        for day in days {
-            lines.append(
-                day.day.description + String(day.workouts).leftPadded(11)
-                    + WorkoutSummary.whole(day.load).leftPadded(7) + one(day.fitness).leftPadded(9)
-                    + one(day.fatigue).leftPadded(9) + one(day.form).leftPadded(7))
-        }
-        if unscored > 0 {
-            lines.append(
-                "\(unscored) workout\(unscored == 1 ? " has" : "s have") no load: power needs an FTP "
-                    + "('sensorbridge profile set --ftp 250'), heart rate needs resting, maximum and threshold heart rate.")
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Writes the chart under a temporary name and renames it into place.

@@ -75,9 +75,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // One recording from a typed plan to the stored workout (begin, finish, save; outcomes, never
-        // printed), and serve's schedule of when workouts start and end. No argument parsing.
+        // printed), and serve's schedule of when workouts start and end and its routing of each
+        // sensor's notifications to its athlete's workout. No argument parsing.
         .target(
-            name: "Recording", dependencies: ["SensorCore", "Zones", "Workouts", "WorkoutStore"], swiftSettings: swiftSettings),
+            name: "Recording",
+            dependencies: ["SensorCore", "GATT", "Zones", "Workouts", "WorkoutStore", "SampleRing", "BlueZ", "Session"],
+            swiftSettings: swiftSettings),
         // What every output shares: the JSON shapes, the text summary and reports, the named values
         // of a request, the dashboard model, the live feed (SSE) and the MQTT publisher, each a
         // follower of a session's event stream. No argument parsing, no printing.

@@ -453,93 +453,9 @@ enum ServeCommand {
     }
 }
 
-/// `serve`'s sensors as a session's source: the router hands their notifications to `source`
-/// from the first measurement until the workout ends (an idle timeout, a stop, the bus lost);
-/// then the end is pushed, at the router's end time.
-struct RoutedSensors: SensorSource {
-    let router: ServeRouter
-    let source: LiveSensorSource
-    let anchor: ContinuousClock.Instant
-
-    func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
-        router.begin(source)
-        let end = router.waitForEnd()
-        _ = ring.push(.control(SessionControl(.end, at: end - anchor)))
-    }
-}
-
-/// One of the recordings `serve` keeps going: an athlete (nil: the box's own profile) with their
-/// sensors and router. Sensor keys are unique over all lanes (`Anna/hr`); in the workout a sensor
-/// is named by its role (`hr`, `power`).
-struct ServeLane: Sendable {
-    let athlete: AthleteName?
-    let requests: [SensorRequest]
-    let router: ServeRouter
-    /// Each sensor's id in the workout, by key, and its name there.
-    let sensorIDs: [String: SensorID]
-    let sensorNames: [SensorID: String]
-
-    init(athlete: AthleteName?, requests: [SensorRequest], router: ServeRouter) {
-        self.athlete = athlete
-        self.requests = requests
-        self.router = router
-        let role = { (key: String) in key.split(separator: "/").last.map(String.init) ?? key }
-        let ids = SensorID.numbering(requests.map { role($0.key) })
-        sensorIDs = Dictionary(uniqueKeysWithValues: requests.map { ($0.key, ids[role($0.key)]!) })
-        sensorNames = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
-    }
-
-    var displayNames: [(key: String, name: String)] { requests.map { (key: $0.key, name: $0.device.name ?? $0.device.address) } }
-
-    /// `log` with the athlete's name before each line.
-    static func log(_ log: @escaping @Sendable (String) -> Void, _ athlete: AthleteName?) -> @Sendable (String) -> Void {
-        guard let athlete else { return log }
-        return { log("\(athlete): " + $0) }
-    }
-}
-
-/// Every lane's router, for what concerns them all: a stop, the bus lost, the end of a D-Bus turn.
-/// A router added after a stop starts stopped.
-final class ServeRouters: Sendable {
-    private let state = Mutex((routers: [ServeRouter](), stopped: false))
-
-    @discardableResult
-    func add(_ router: ServeRouter) -> ServeRouter {
-        let stopped = state.withLock { s in
-            s.routers.append(router)
-            return s.stopped
-        }
-        if stopped { router.stop() }
-        return router
-    }
-
-    func stopAll() {
-        for router in state.withLock({ s in s.stopped = true; return s.routers }) { router.stop() }
-    }
-
-    func busLost() {
-        for router in state.withLock({ $0.routers }) { router.busLost() }
-    }
-
-    func publish() {
-        for router in state.withLock({ $0.routers }) { router.publish() }
-    }
-}
-
 /// The command's context for lanes on threads of their own. Unchecked: each lane reads only its
 /// value members (environment, flags), logs through `ServeCommand.logging` (which gives it an
 /// error output of its own), and writes standard output only under `ServeCommand.outputLock`.
 struct SharedContext: @unchecked Sendable {
     let context: CommandContext
-}
-
-extension SensorLinkEvent {
-    /// The key of the sensor the event is about.
-    var key: String {
-        switch self {
-        case .connected(let key, _), .lost(let key, _), .attemptFailed(let key, _, _), .value(let key, _, _),
-            .stale(let key, _, _), .notifying(let key, _), .socketClosed(let key, _):
-            key
-        }
-    }
 }

@@ -1,11 +1,11 @@
-import BlueZ
+public import BlueZ
 import Foundation
-import GATT
-import Outputs
-import Recording
-import SensorCore
-import Session
+public import GATT
+public import SensorCore
+public import Session
+public import SampleRing
 import Synchronization
+public import WorkoutStore
 
 /// Between the BlueZ threads and `sensorbridge serve`'s controller: notifications and link
 /// events go through a `ServeSchedule` (under one lock) to the workout being recorded, if any; the
@@ -15,7 +15,7 @@ import Synchronization
 /// The workout's source is fed under the lock, from the D-Bus thread and, for the notifications
 /// held while the workout was set up, from the controller: each of its rings has one producer at a
 /// time, and the lock orders their pushes.
-final class ServeRouter: Sendable {
+public final class ServeRouter: Sendable {
     private struct State {
         var schedule: ServeSchedule<Parsed, SensorLinkEvent>
         var source: LiveSensorSource?
@@ -36,33 +36,33 @@ final class ServeRouter: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let log: @Sendable (String) -> Void
 
-    init(idleTimeout: Duration, log: @escaping @Sendable (String) -> Void) {
+    public init(idleTimeout: Duration, log: @escaping @Sendable (String) -> Void) {
         state = Mutex(State(schedule: ServeSchedule(idleTimeout: idleTimeout)))
         self.log = log
     }
 
-    func setNames(_ names: [String: String]) { state.withLock { $0.names = names } }
+    public func setNames(_ names: [String: String]) { state.withLock { $0.names = names } }
 
     /// Asks the controller to finish what it records and return; from any thread.
-    func stop() {
+    public func stop() {
         state.withLock { $0.stopping = true }
         wake.signal()
     }
 
-    var isStopping: Bool { state.withLock { $0.stopping } }
+    public var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// Whether the last workout ended through `endWorkout`.
-    var wasEndedOnRequest: Bool { state.withLock { $0.endedOnRequest } }
+    public var wasEndedOnRequest: Bool { state.withLock { $0.endedOnRequest } }
 
     /// Ends the workout being recorded, as if the sensors had gone idle; from any thread. The next
     /// measurement starts another.
-    func endWorkout() {
+    public func endWorkout() {
         state.withLock { $0.endRequested = true }
         wake.signal()
     }
 
     /// The D-Bus thread, when the bus connection is lost: stops like `stop`, remembering why.
-    func busLost() {
+    public func busLost() {
         state.withLock {
             $0.busLost = true
             $0.stopping = true
@@ -70,16 +70,16 @@ final class ServeRouter: Sendable {
         wake.signal()
     }
 
-    var isBusLost: Bool { state.withLock { $0.busLost } }
+    public var isBusLost: Bool { state.withLock { $0.busLost } }
 
     /// Sleeps for `duration` or until `stop`; true when stopping.
-    func sleep(_ duration: Duration) -> Bool {
+    public func sleep(_ duration: Duration) -> Bool {
         _ = wake.wait(timeout: .now() + duration.seconds)
         return isStopping
     }
 
     /// Waits for the first measurement of a workout; its arrival, or nil once stopping.
-    func waitForWorkout() -> ContinuousClock.Instant? {
+    public func waitForWorkout() -> ContinuousClock.Instant? {
         while true {
             let (stopping, first) = state.withLock { s in
                 (s.stopping, s.schedule.phase == .starting ? s.schedule.firstMeasurement : nil)
@@ -92,7 +92,7 @@ final class ServeRouter: Sendable {
 
     /// The workout is ready: `source` receives the notifications held since its first measurement,
     /// then every one until `waitForEnd` returns.
-    func begin(_ source: LiveSensorSource) {
+    public func begin(_ source: LiveSensorSource) {
         state.withLock { s in
             s.source = source
             for held in s.schedule.began() { source.received(held.notification, parsed: held.value) }
@@ -101,13 +101,13 @@ final class ServeRouter: Sendable {
     }
 
     /// Shows the workout's consumer what its source staged; after each turn of the D-Bus thread.
-    func publish() {
+    public func publish() {
         state.withLock { $0.source?.publish() }
     }
 
     /// Waits until no measurement has arrived for the idle timeout, or for `stop`; then detaches the
     /// workout's source and returns the arrival of its last measurement (its end).
-    func waitForEnd() -> ContinuousClock.Instant {
+    public func waitForEnd() -> ContinuousClock.Instant {
         while true {
             let (deadline, end) = state.withLock { s -> (ContinuousClock.Instant?, ContinuousClock.Instant?) in
                 let deadline = s.schedule.idleDeadline
@@ -124,7 +124,7 @@ final class ServeRouter: Sendable {
     }
 
     /// The D-Bus thread.
-    func received(_ notification: BlueZNotification) {
+    public func received(_ notification: BlueZNotification) {
         // Parsed once, here: whether it counts for the schedule, and the session's samples.
         let parsed = Result { try GATTValue.decode(uuid: BluetoothUUID(UInt32(notification.uuid)), bytes: notification.bytes) }
         let start = state.withLock { s in
@@ -144,13 +144,13 @@ final class ServeRouter: Sendable {
     }
 
     /// A notification with what `GATTValue.decode` made of it, held until the workout begins.
-    struct Parsed {
-        let notification: BlueZNotification
-        let value: Result<GATTValue?, any Error>
+    public struct Parsed {
+        public let notification: BlueZNotification
+        public let value: Result<GATTValue?, any Error>
     }
 
     /// Whether a notification parsed to a heart-rate, cycling-power or CSC measurement.
-    static func isMeasurement(_ parsed: Result<GATTValue?, any Error>) -> Bool {
+    public static func isMeasurement(_ parsed: Result<GATTValue?, any Error>) -> Bool {
         switch try? parsed.get() {
         case .heartRateMeasurement?, .cyclingPowerMeasurement?, .cscMeasurement?: true
         default: false
@@ -158,7 +158,7 @@ final class ServeRouter: Sendable {
     }
 
     /// The D-Bus thread (losses) and the link supervisor (the others).
-    func linkEvent(_ event: SensorLinkEvent) {
+    public func linkEvent(_ event: SensorLinkEvent) {
         let line = state.withLock { s -> String? in
             switch event {
             case .connected(let key, _):
@@ -180,5 +180,95 @@ final class ServeRouter: Sendable {
             }
         }
         if let line { log(line) }
+    }
+}
+
+/// `serve`'s sensors as a session's source: the router hands their notifications to `source`
+/// from the first measurement until the workout ends (an idle timeout, a stop, the bus lost);
+/// then the end is pushed, at the router's end time.
+public struct RoutedSensors: SensorSource {
+    public let router: ServeRouter
+    public let source: LiveSensorSource
+    public let anchor: ContinuousClock.Instant
+
+    public init(router: ServeRouter, source: LiveSensorSource, anchor: ContinuousClock.Instant) {
+        (self.router, self.source, self.anchor) = (router, source, anchor)
+    }
+
+    public func produce(into ring: SampleRing<SessionItem>, started: ContinuousClock.Instant) {
+        router.begin(source)
+        let end = router.waitForEnd()
+        _ = ring.push(.control(SessionControl(.end, at: end - anchor)))
+    }
+}
+
+/// One of the recordings `serve` keeps going: an athlete (nil: the box's own profile) with their
+/// sensors and router. Sensor keys are unique over all lanes (`Anna/hr`); in the workout a sensor
+/// is named by its role (`hr`, `power`).
+public struct ServeLane: Sendable {
+    public let athlete: AthleteName?
+    public let requests: [SensorRequest]
+    public let router: ServeRouter
+    /// Each sensor's id in the workout, by key, and its name there.
+    public let sensorIDs: [String: SensorID]
+    public let sensorNames: [SensorID: String]
+
+    public init(athlete: AthleteName?, requests: [SensorRequest], router: ServeRouter) {
+        self.athlete = athlete
+        self.requests = requests
+        self.router = router
+        let role = { (key: String) in key.split(separator: "/").last.map(String.init) ?? key }
+        let ids = SensorID.numbering(requests.map { role($0.key) })
+        sensorIDs = Dictionary(uniqueKeysWithValues: requests.map { ($0.key, ids[role($0.key)]!) })
+        sensorNames = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+    }
+
+    public var displayNames: [(key: String, name: String)] { requests.map { (key: $0.key, name: $0.device.name ?? $0.device.address) } }
+
+    /// `log` with the athlete's name before each line.
+    public static func log(_ log: @escaping @Sendable (String) -> Void, _ athlete: AthleteName?) -> @Sendable (String) -> Void {
+        guard let athlete else { return log }
+        return { log("\(athlete): " + $0) }
+    }
+}
+
+/// Every lane's router, for what concerns them all: a stop, the bus lost, the end of a D-Bus turn.
+/// A router added after a stop starts stopped.
+public final class ServeRouters: Sendable {
+    private let state = Mutex((routers: [ServeRouter](), stopped: false))
+
+    public init() {}
+
+    @discardableResult
+    public func add(_ router: ServeRouter) -> ServeRouter {
+        let stopped = state.withLock { s in
+            s.routers.append(router)
+            return s.stopped
+        }
+        if stopped { router.stop() }
+        return router
+    }
+
+    public func stopAll() {
+        for router in state.withLock({ s in s.stopped = true; return s.routers }) { router.stop() }
+    }
+
+    public func busLost() {
+        for router in state.withLock({ $0.routers }) { router.busLost() }
+    }
+
+    public func publish() {
+        for router in state.withLock({ $0.routers }) { router.publish() }
+    }
+}
+
+extension SensorLinkEvent {
+    /// The key of the sensor the event is about.
+    public var key: String {
+        switch self {
+        case .connected(let key, _), .lost(let key, _), .attemptFailed(let key, _, _), .value(let key, _, _),
+            .stale(let key, _, _), .notifying(let key, _), .socketClosed(let key, _):
+            key
+        }
     }
 }

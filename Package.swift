@@ -130,6 +130,8 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "SensorTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "DBus", "SensorCore", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GATTTests",

@@ -107,8 +107,11 @@ struct SensorLinksTests {
 
         #expect(told.values("hr") == heartRate)
         #expect(told.values("power") == power)
+        // Lost, then connected again; a drop that comes while the meter is still being set up (the
+        // mock plays as fast as it can) may add a connected and lost pair, never two of one kind in a row.
         let meterEvents = told.eventLines.filter { $0.hasSuffix(" power") }
-        #expect(meterEvents == ["connected power", "lost power", "connected power"], "\(told.eventLines)")
+        #expect(meterEvents.prefix(2) == ["connected power", "lost power"] && meterEvents.last == "connected power", "\(told.eventLines)")
+        #expect(!zip(meterEvents, meterEvents.dropFirst()).contains { $0 == $1 }, "\(told.eventLines)")
         #expect(told.eventLines.filter { $0.hasSuffix(" hr") } == ["connected hr"], "\(told.eventLines)")
         // Discovery runs while a sensor is not connected (at the start, and again after the loss
         // unless the first session still runs: the mock plays as fast as it can) and is stopped

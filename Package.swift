@@ -132,6 +132,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "SensorTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "SensorTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "DBus", "SensorCore", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GATTTests",

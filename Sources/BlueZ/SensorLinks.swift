@@ -140,6 +140,8 @@ public final class SensorLinks: Sendable {
 
     private struct Link {
         var connected = false
+        /// Whether `connect` has set the sensor up once (its read-once characteristics read then). Not
+        /// set by a value that announced the sensor first: that may come before `connect` is done.
         var everConnected = false
         /// Whether `connected` was announced (on the D-Bus thread) since the link was last lost.
         var announced = false
@@ -388,7 +390,7 @@ public final class SensorLinks: Sendable {
             let resumed = s.measurements[index].note(valueAt: now)
             let (key, uuid) = (s.measurements[index].key, s.measurements[index].uuid)
             let regained = s.links[key]?.announced == false
-            if regained { s.links[key] = Link(connected: true, everConnected: true, announced: true) }
+            if regained { s.links[key] = Link(connected: true, everConnected: s.links[key]?.everConnected ?? false, announced: true) }
             return (key, uuid, regained, resumed)
         }
         guard let m = heard else { return }
@@ -433,7 +435,7 @@ public final class SensorLinks: Sendable {
         let lost = state.withLock { s in
             keys.filter { key in
                 guard !s.stopped, s.links[key]?.connected == true else { return false }
-                s.links[key] = Link(connected: false, everConnected: true, nextAttempt: now + Self.minimumBackoff)
+                s.links[key] = Link(connected: false, everConnected: s.links[key]!.everConnected, nextAttempt: now + Self.minimumBackoff)
                 // The characteristics stay known: bluetoothd restores their StartNotify sessions when
                 // the link is back, and the values resume by themselves; the sockets it does not.
                 for index in s.measurements.indices where s.measurements[index].key == key {

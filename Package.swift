@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "SensorTestSupport", dependencies: ["SensorCore", "GATT", "Workouts", "Zones", "PostgreSQL"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "BlueZ", "SensorTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "SensorTestSupport"], swiftSettings: swiftSettings),
         .testTarget(

@@ -4,7 +4,7 @@ import Workouts
 public import WorkoutStore
 public import Zones
 
-/// Time in zone by week or month over many stored workouts, all re-bucketed into one
+/// Time in zone by day, week or month over many stored workouts, all re-bucketed into one
 /// configuration: `workouts zones` and `GET /api/zones/totals`.
 public enum ZoneTotalsReport {
     /// What to sum: a quantity, a period, the zones (given, the rider's now, or those redrawn as N
@@ -22,10 +22,10 @@ public enum ZoneTotalsReport {
                 throw RequestError("give \(values.spelled("quantity")) heart-rate or \(values.spelled("quantity")) power")
             }
             guard let periodText = values["by"] else {
-                throw RequestError("give \(values.spelled("by")) week or \(values.spelled("by")) month")
+                throw RequestError("give \(values.spelled("by")) day, week or month")
             }
             guard let period = ZoneReportPeriod(rawValue: periodText) else {
-                throw RequestError("\(values.spelled("by")) \(periodText) is not a period; give week or month")
+                throw RequestError("\(values.spelled("by")) \(periodText) is not a period; give day, week or month")
             }
             if values["zones"] != nil && values["normalize"] != nil {
                 throw RequestError("give \(values.spelled("zones")) or \(values.spelled("normalize")), not both")
@@ -111,12 +111,13 @@ public enum ZoneTotalsReport {
         text(report.totals, type: report.quantity, period: report.period, calendar: report.calendar)
     }
 
-    /// `2026-W45` (ISO week) or `2026-11`, and the period's first day `2026-11-02`.
+    /// `2026-11-02` (a day), `2026-W45` (ISO week) or `2026-11`, and the period's first day `2026-11-02`.
     private static func label(_ totals: ZoneTotals, period: ZoneReportPeriod, calendar: Calendar) -> (period: String, start: String) {
         let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear, .year, .month, .day], from: totals.periodStart)
         func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
         let start = "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))"
         switch period {
+        case .day: return (start, start)
         case .week: return ("\(parts.yearForWeekOfYear ?? 0)-W\(two(parts.weekOfYear))", start)
         case .month: return ("\(parts.year ?? 0)-\(two(parts.month))", start)
         }
@@ -147,16 +148,19 @@ public enum ZoneTotalsReport {
             case (let min, let max): "Z\(zone.index + 1) \(value(min))-\(value(max))"
             }
         }
+        // The first column fits a day (`2026-11-02`), a week (`2026-W45`) or a month (`2026-11`).
+        let width = period == .day ? 10 : 8
+        let heading = period.rawValue.prefix(1).uppercased() + period.rawValue.dropFirst()
         var lines = [
             "\(type == .heartRate ? "Heart-rate" : "Power") time in zone by \(period.rawValue), \(configuration.zones.count) zones "
                 + "(\(configuration.source.rawValue), \(unit)): " + ranges.joined(separator: ", "),
-            (period == .week ? "Week    " : "Month   ") + "  Workouts"
+            heading.padding(toLength: width, withPad: " ", startingAt: 0) + "  Workouts"
                 + configuration.zones.map { "Z\($0.index + 1)".leftPadded(9) }.joined() + "    Total",
         ]
         for total in totals {
             let name = label(total, period: period, calendar: calendar).period
             lines.append(
-                name.padding(toLength: 8, withPad: " ", startingAt: 0) + String(total.workoutCount).leftPadded(10)
+                name.padding(toLength: width, withPad: " ", startingAt: 0) + String(total.workoutCount).leftPadded(10)
                     + total.zoneGroup.durations.map { $0.clockText.leftPadded(9) }.joined()
                     + total.zoneGroup.totalDuration.clockText.leftPadded(9))
         }

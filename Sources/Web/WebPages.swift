@@ -372,7 +372,7 @@ enum WebPages {
             <h1>Time in zone</h1>
             <form method="get" action="/zones">
             <label>Quantity <select name="quantity">\(option("heart-rate", "Heart rate", quantity))\(option("power", "Power", quantity))</select></label>
-            <label>By <select name="by">\(option("week", "week", by))\(option("month", "month", by))</select></label>
+            <label>By <select name="by">\(option("day", "day", by))\(option("week", "week", by))\(option("month", "month", by))</select></label>
             <label>Zones <select name="normalize">\(option("", "as stored", normalize))\((3...9).map { option("\($0)", "\($0)", normalize) }.joined())</select></label>
             <button>Show</button></form>
             <div id="totals">\(chart)</div>

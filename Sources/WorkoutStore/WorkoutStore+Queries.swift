@@ -95,11 +95,17 @@ public struct UnfinishedWorkout: Sendable, Hashable {
     public let isRecording: Bool
 }
 
-/// The calendar periods of a zone report.
+/// The calendar periods of a zone report: a day, an ISO week (Monday to Sunday), a month.
 public enum ZoneReportPeriod: String, Sendable, Hashable, CaseIterable {
-    case week, month
+    case day, week, month
 
-    var component: Calendar.Component { self == .week ? .weekOfYear : .month }
+    var component: Calendar.Component {
+        switch self {
+        case .day: .day
+        case .week: .weekOfYear
+        case .month: .month
+        }
+    }
 }
 
 /// Time in zone over the workouts of one period, all in one configuration.

@@ -439,6 +439,16 @@ import Outputs
         #expect(weeks["periods"]?.arrayValue?.map { [$0["period"], $0["start"], $0["workouts"]] } == [
             ["2026-W44", "2026-10-26", 1], ["2026-W45", "2026-11-02", 1],
         ])
+        // By day: a period per day with a workout, named by its date, the same time in zone in all.
+        let byDay = try JSONValue(
+            parsing: run(["workouts", "zones", "--quantity", "heart-rate", "--by", "day", "--zones", "130,140,160", "--json"]).output)
+        let dayPeriods = byDay["periods"]?.arrayValue ?? []
+        #expect(byDay["by"] == "day" && dayPeriods.count == 2)
+        #expect(dayPeriods.allSatisfy { $0["period"] == $0["start"] && $0["workouts"] == 1 })
+        #expect(dayPeriods.last?["period"] == "2026-11-02")
+        #expect(dayPeriods.map { ReplayCommandTests.durations($0) } == weeks["periods"]?.arrayValue?.map { ReplayCommandTests.durations($0) })
+        let dayText = run(["workouts", "zones", "--quantity", "heart-rate", "--by", "day", "--zones", "130,140,160"]).output
+        #expect(dayText.contains("\nDay         Workouts") && dayText.contains("\n2026-11-02         1 "), "\(dayText)")
 
         // --normalize 7 redraws the zones in effect (here the system ones: 128, 141, 154, 167).
         _ = run(["profile", "set", "--age", "40", "--resting-hr", "50"])

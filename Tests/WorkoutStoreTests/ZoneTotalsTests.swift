@@ -54,7 +54,7 @@ import Zones
     /// Workouts recorded with different zones are re-bucketed into one configuration and summed by
     /// ISO week (Monday to Sunday) and by month.
     @Test(arguments: StoreBackend.available)
-    func totalsByWeekAndMonthEqualTheSumOfRebucketedWorkouts(_ backend: StoreBackend) throws {
+    func totalsByDayWeekAndMonthEqualTheSumOfRebucketedWorkouts(_ backend: StoreBackend) throws {
         let store = try backend.emptyStore()
         // Monday November 2, Sunday November 8, Monday November 9, then December 1.
         let days = [0, 6, 7, 29]
@@ -89,6 +89,12 @@ import Zones
         let months = try store.zoneTotals(in: configuration, by: .month, calendar: Self.utcCalendar)
         #expect(months.map(\.workoutCount) == [3, 1])
         #expect(months.map(\.zoneGroup.durations) == [try expected([0, 1, 2]), try expected([3])])
+
+        // By day: each workout its own day, at the day's local midnight.
+        let byDay = try store.zoneTotals(in: configuration, by: .day, calendar: Self.utcCalendar)
+        #expect(byDay.map(\.workoutCount) == [1, 1, 1, 1])
+        #expect(byDay.map(\.periodStart) == days.map { noonNovember2.addingTimeInterval(Double($0) * 86_400 - 12 * 3600) })
+        #expect(byDay.map(\.zoneGroup.durations) == [try expected([0]), try expected([1]), try expected([2]), try expected([3])])
 
         let november9On = WorkoutFilter(from: noonNovember2.addingTimeInterval(7 * 86_400 - 12 * 3600))
         let filtered = try store.zoneTotals(in: configuration, by: .month, calendar: Self.utcCalendar, matching: november9On)

@@ -13,7 +13,7 @@ enum WebCommand {
 
         Serves the stored workouts as a web page and an HTTP API (docs/HTTP.md) until Ctrl-C
         (SIGINT) or SIGTERM: the list, each workout's JSON and its FIT, TCX, CSV and SVG files,
-        and time in zone by week or month. It only reads the store.
+        and time in zone by day, week or month. It only reads the store.
 
         Options:
         \(WebOptions.help)

@@ -5,15 +5,15 @@ import Workouts
 import WorkoutStore
 import Zones
 
-/// `sensorbridge workouts zones`: time in zone by week or month over many stored workouts, all
+/// `sensorbridge workouts zones`: time in zone by day, week or month over many stored workouts, all
 /// re-bucketed into one configuration.
 enum WorkoutZonesReport {
     static let help = """
-        Usage: sensorbridge workouts zones --quantity heart-rate|power --by week|month
+        Usage: sensorbridge workouts zones --quantity heart-rate|power --by day|week|month
                    [--zones A,B,... | --normalize N] [--from DAY] [--to DAY] [--activity TYPE]
                    [--json] [--store PATH]
 
-        Time in zone summed by ISO week (Monday to Sunday) or by calendar month, in local time,
+        Time in zone summed by day, by ISO week (Monday to Sunday) or by calendar month, in local time,
         over the finished workouts ($TZ, when set, names the time zone). Every workout is re-bucketed from its raw samples into one
         set of zones, with its own pauses and holds, so workouts recorded with other zones (five
         against seven, before and after a new FTP) add up.
@@ -23,7 +23,7 @@ enum WorkoutZonesReport {
 
         Options:
           --quantity heart-rate|power
-          --by week|month
+          --by day|week|month
           --zones A,B,...            zone boundaries in bpm or W (2 to 8, increasing)
           --normalize N              N zones (3 to 9): the lowest and highest boundary of the
                                      zones in effect stay, the span between them is cut into

@@ -16,7 +16,7 @@ enum WorkoutsCommand {
           list      the workouts, oldest first, with filters
           show      one workout: its figures, training load, laps and time in zone
           delete    delete a workout and everything stored for it
-          zones     time in zone by week or month over many workouts, in one set of zones
+          zones     time in zone by day, week or month over many workouts, in one set of zones
           load      daily training load with fitness, fatigue and form
           recover   finish (or discard) workouts whose recording was interrupted
 

@@ -3,12 +3,13 @@ import SensorCore
 @testable import Outputs
 import Testing
 
-/// `workouts list --json`'s dates (`WorkoutJSON.iso`), written without a Foundation formatter, are
-/// the ones `ISO8601DateFormatter` with fractional seconds wrote before: UTC, milliseconds always,
-/// rounded.
+/// `workouts list --json`'s dates in UTC (`WorkoutJSON.iso(_:in:)`), written without a Foundation
+/// formatter, are the ones `ISO8601DateFormatter` with fractional seconds writes: milliseconds
+/// always, rounded.
 struct WorkoutJSONDateTests {
     @Test func datesAreWhatISO8601DateFormatterWrites() {
         let formatter = ISO8601DateFormatter()
+        let utc = TimeZone(identifier: "UTC")!
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var random = SplitMix64(seed: 16)
         var dates = [0, 1_767_618_000, 1_767_618_000.25, 1_767_618_000.9999, 1_767_618_000.0004, 951_782_400].map(Date.init(timeIntervalSince1970:))
@@ -21,7 +22,7 @@ struct WorkoutJSONDateTests {
             }
         }
         for date in dates {
-            #expect(WorkoutJSON.iso(date) == formatter.string(from: date), "\(date.timeIntervalSince1970)")
+            #expect(WorkoutJSON.iso(date, in: utc) == formatter.string(from: date), "\(date.timeIntervalSince1970)")
         }
     }
 }

@@ -291,10 +291,12 @@ struct FITActivityEncoding {
         add(m, at: summary.range.upperBound)
     }
 
-    /// The profile's maximum heart rate on the workout's day (measured, else estimated from the age), rounded.
+    /// The profile's maximum heart rate on the workout's day in `timeZone`, as its sessions' loads
+    /// take it (measured, else estimated from the age), rounded.
     private var maximumHeartRate: Double? {
-        let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
-        return try? profile?.maximumHeartRate(on: CalendarDate(year: day.year, month: day.month, day: day.day))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return try? profile?.maximumHeartRate(on: CalendarDate(workout.startDate, in: calendar))
     }
 
     /// `hr_zone_calc` of system zones made by `model`.

@@ -1,11 +1,14 @@
 public import Foundation
-import SensorCore
 public import Zones
 
 extension CalendarDate {
-    /// The day `date` falls on in UTC: the day a workout's load and its profile's age are taken on.
-    public init?(utcDayOf date: Date) {
-        let day = ISO8601.calendarDay(date.timeIntervalSince1970)
-        self.init(year: day.year, month: day.month, day: day.day)
+    /// The day `date` falls on in `zone`: the day a workout was recorded, for its zones and its load
+    /// (an age from a birth date), as FIT files and `workouts load` take it too.
+    public init?(localDayOf date: Date, in zone: TimeZone) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
+        self.init(year: year, month: month, day: day)
     }
 }

@@ -55,7 +55,7 @@ public enum WorkoutJSON {
         w.append("zoneGroups", zoneGroups(workout.zoneGroupsByType))
         // Each activity with its own figures: statistics, time in zone and load.
         let summaries = workout.activitySummaries()
-        let workoutLoad = workout.load(now: profileNow, on: CalendarDate(utcDayOf: workout.startDate), summaries: summaries)
+        let workoutLoad = workout.load(now: profileNow, on: CalendarDate(localDayOf: workout.startDate, in: timeZone), summaries: summaries)
         w.append(
             "activities",
             .array(

@@ -34,7 +34,7 @@ public enum WorkoutSummary {
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
-        let load = workout.load(now: profileNow, on: CalendarDate(utcDayOf: workout.startDate))
+        let load = workout.load(now: profileNow, on: CalendarDate(localDayOf: workout.startDate, in: timeZone))
         if let load = loadText(load, activities: workout.activities.map(\.activityType)) {
             lines.append("  Load         " + load)
         }

@@ -114,7 +114,7 @@ enum ServeCommand {
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
         try ProfileValues.checkModels(
-            setup.machine.preferences, arguments.requestValues, on: CalendarDate(utcDayOf: Date()))
+            setup.machine.preferences, arguments.requestValues, on: CalendarDate(localDayOf: Date(), in: context.timeZone))
 
         let control = context.recordingControl ?? RecordingControl()
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil

@@ -179,7 +179,7 @@ struct WorkoutSetup {
         -> (LiveWorkoutBuilder, WorkoutRecorder?)
     {
         // System zones are for the day of the ride (an age from a birth date depends on it).
-        let day = CalendarDate(utcDayOf: start)
+        let day = CalendarDate(localDayOf: start, in: context.timeZone)
         try ProfileValues.checkModels(machine.preferences, arguments.requestValues, on: day)
         let begun: (builder: LiveWorkoutBuilder, recorder: WorkoutRecorder?)
         do {

@@ -212,7 +212,12 @@ final class SharedStoreTests {
             result.withLock { $0 = run }
         }
         replay.start()
-        // The replay takes 2 s; the server goes away half way.
+        // The replay takes 2 s once the store is open (its journal made in the bridge's own
+        // store); the server goes away half way.
+        let opened = Date()
+        while !FileManager.default.fileExists(atPath: local), Date().timeIntervalSince(opened) < 60 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         Thread.sleep(forTimeInterval: 1)
         try #require(result.withLock { $0 } == nil, "the replay ended before the server stopped")
         try server.halt()

@@ -35,7 +35,8 @@ enum PostgreSQLSchema {
     /// own under a transaction-scoped advisory lock, so that bridges starting at once migrate one
     /// after the other and a migration another one applied first is not applied again. A database
     /// that holds tables but is not a SensorBridge store, or one at a newer version, is refused
-    /// untouched. `name` is how messages name the database (its URL without a password).
+    /// untouched; a connection lost on the way is `.server`, as a server that cannot be reached.
+    /// `name` is how messages name the database (its URL without a password).
     static func migrate(_ connection: PostgreSQLConnection, name: String) throws(WorkoutStoreError) {
         let known = version
         for migration in migrations {
@@ -56,6 +57,10 @@ enum PostgreSQLSchema {
                 }
             } catch let error as WorkoutStoreError {
                 throw error
+            } catch let error as PostgreSQLError where error.kind == .connectionLost {
+                // The server went away while the store was being opened: as unreachable as one
+                // that was down from the start.
+                throw WorkoutStoreError(error, path: name)
             } catch {
                 throw WorkoutStoreError.cannotOpen(path: name, reason: "\(error)")
             }

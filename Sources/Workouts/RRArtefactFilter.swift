@@ -27,10 +27,21 @@ struct RRArtefactFilter: Sendable {
     private(set) var pairs = 0
     private(set) var judged = 0
     private(set) var artefacts = 0
+    /// The verdicts not yet taken (true for a normal interval), in the order the intervals came,
+    /// when kept (`keepingVerdicts`): what DFA α1 windows its beats by (`DFAAlpha1Windows`).
+    private var verdicts: [Bool]?
 
-    init() {
+    init(keepingVerdicts: Bool = false) {
         run.reserveCapacity(2 * Self.neighbours + 2)
         scratch.reserveCapacity(2 * Self.neighbours)
+        if keepingVerdicts { verdicts = [] }
+    }
+
+    /// The verdicts given since `clearVerdicts()`, in the intervals' order (empty unless kept).
+    var newVerdicts: ArraySlice<Bool> { verdicts?[...] ?? [] }
+
+    mutating func clearVerdicts() {
+        verdicts?.removeAll(keepingCapacity: true)
     }
 
     /// An interval in seconds, the next of the current run.
@@ -55,7 +66,9 @@ struct RRArtefactFilter: Sendable {
     private mutating func judgeNext() {
         let interval = run[next]
         judged += 1
-        if isNormal(at: next) {
+        let normal = isNormal(at: next)
+        verdicts?.append(normal)
+        if normal {
             if let previous = previousNormal {
                 let difference = (interval - previous) * 1000
                 squares += difference * difference

@@ -51,7 +51,7 @@ public enum WorkoutJSON {
         w.append("duration", .number(workout.duration.seconds))
         w.append("activeDuration", .number(workout.activeDuration.seconds))
         w.append("activityType", .string(workout.activityType.rawValue))
-        w.append("statistics", statistics(workout.statistics))
+        w.append("statistics", statistics(workout.statistics, dfaAlpha1: workout.dfaAlpha1()))
         w.append("zoneGroups", zoneGroups(workout.zoneGroupsByType))
         // Each activity with its own figures: statistics, time in zone and load.
         let summaries = workout.activitySummaries()
@@ -206,6 +206,48 @@ public enum WorkoutJSON {
         if let ftp = later.functionalThresholdPower { borrowed.append("functionalThresholdPower", .number(Double(ftp))) }
         if let lthr = later.lactateThresholdHeartRate { borrowed.append("lactateThresholdHeartRate", .number(Double(lthr))) }
         object.append("thresholdsSetLater", later.isEmpty ? .null : .object(borrowed))
+        return .object(object)
+    }
+
+    /// A workout's statistics with its DFA α1 (`dfaAlpha1(_:)`), when it has RR intervals.
+    public static func statistics(_ s: WorkoutStatistics, dfaAlpha1 series: DFAAlpha1Series) -> JSONValue {
+        guard series.intervalCount > 0, case .object(var object) = statistics(s) else { return statistics(s) }
+        object.append("dfaAlpha1", dfaAlpha1(series))
+        return .object(object)
+    }
+
+    /// `{"mean", "windows", "refusedWindows", "thresholds", "series"}`: the mean α1 over the windows
+    /// that gave one (null for none), their count, the windows refused (too few beats, 5 % of
+    /// artefacts or more), HRVT1 and HRVT2 (`DFAThresholds`: heart rate and power, null where α1
+    /// did not cross), and each window's seconds from the start, α1, and heart rate and power held then.
+    public static func dfaAlpha1(_ series: DFAAlpha1Series) -> JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        let thresholds = series.thresholds
+        var object = JSONObject()
+        object.append("mean", number(series.mean))
+        object.append("windows", .number(Double(series.points.count)))
+        object.append("refusedWindows", .number(Double(series.refusedWindows)))
+        object.append(
+            "thresholds",
+            .object([
+                "hrvt1": .object([
+                    "alpha1": .number(DFAThresholds.first), "heartRate": number(thresholds.heartRate1),
+                    "power": number(thresholds.power1),
+                ]),
+                "hrvt2": .object([
+                    "alpha1": .number(DFAThresholds.second), "heartRate": number(thresholds.heartRate2),
+                    "power": number(thresholds.power2),
+                ]),
+            ]))
+        object.append(
+            "series",
+            .array(
+                series.points.map { point in
+                    .object([
+                        "offset": .number(point.offset), "alpha1": .number(point.alpha1), "heartRate": number(point.heartRate),
+                        "power": number(point.power),
+                    ])
+                }))
         return .object(object)
     }
 

@@ -31,6 +31,7 @@ public enum WorkoutSummary {
             let artefacts = s.rrArtefactShare.map { ", \(whole($0 * 100)) % of beats removed as artefacts" } ?? ""
             lines.append("  HRV          RMSSD \(whole(rmssd)) ms\(artefacts)")
         }
+        if let line = dfaAlpha1Line(workout.dfaAlpha1()) { lines.append("  DFA α1       " + line) }
         if let energy = s.energyExpended { lines.append("  Energy       \(whole(energy)) kJ (strap)") }
         let pauses = workout.pauses.count
         let lost = workout.events.filter { if case .sensorLost = $0.kind { return true } else { return false } }.count
@@ -83,6 +84,30 @@ public enum WorkoutSummary {
                     + " \(duration.clockText.leftPadded(8))  " + String(repeating: "█", count: filled))
         }
         return lines
+    }
+
+    /// `0.83 mean of 52 windows; HRVT1 (0.75) 142 bpm 205 W, HRVT2 (0.5) 165 bpm 262 W`: DFA α1's
+    /// mean over its windows and the thresholds where α1 crossed (`DFAThresholds`); nil without RR
+    /// intervals.
+    static func dfaAlpha1Line(_ series: DFAAlpha1Series) -> String? {
+        guard series.intervalCount > 0 else { return nil }
+        guard let mean = series.mean else {
+            return "no 2-minute window with \(DFAAlpha1Windows.minimumBeats) beats and under 5 % artefacts"
+        }
+        let refused = series.refusedWindows > 0 ? " (\(series.refusedWindows) refused)" : ""
+        var line = "\(String(format: "%.2f", mean)) mean of \(series.points.count) windows\(refused)"
+        let t = series.thresholds
+        func threshold(_ name: String, _ alpha1: Double, _ heartRate: Double?, _ power: Double?) -> String? {
+            guard heartRate != nil || power != nil else { return nil }
+            let values = [heartRate.map { "\(whole($0)) bpm" }, power.map { "\(whole($0)) W" }].compactMap { $0 }
+            return "\(name) (\(alpha1 == 0.5 ? "0.5" : "0.75")) " + values.joined(separator: " ")
+        }
+        let crossings = [
+            threshold("HRVT1", DFAThresholds.first, t.heartRate1, t.power1),
+            threshold("HRVT2", DFAThresholds.second, t.heartRate2, t.power2),
+        ].compactMap { $0 }
+        if !crossings.isEmpty { line += "; " + crossings.joined(separator: ", ") }
+        return line
     }
 
     public static func whole(_ value: Double) -> String { String(Int(value.rounded())) }

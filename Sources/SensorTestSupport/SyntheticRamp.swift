@@ -7,7 +7,7 @@ import Zones
 /// linearly from `heartRates.lowerBound` to its upper bound and power from `powers.lowerBound` to its
 /// upper bound over `seconds`, a heart-rate notification each second carrying the RR intervals of
 /// the beats since the one before. The intervals are 60 / heart rate plus an AR(1) process of
-/// standard deviation 10 ms whose coefficient falls linearly from 0.95 to −0.3 over the ramp, so
+/// standard deviation 10 ms whose coefficient falls linearly from 0.95 to −0.6 over the ramp, so
 /// the beats go from strongly correlated (α1 about 1.4) to anticorrelated (α1 below 0.5), as a
 /// rider's do from easy to hard. Deterministic for a seed.
 public enum SyntheticRamp {
@@ -32,7 +32,7 @@ public enum SyntheticRamp {
             var intervals: [Double] = []
             while beatTime < Double(second) {
                 let progress = share(beatTime)
-                let coefficient = 0.95 - 1.25 * progress
+                let coefficient = 0.95 - 1.55 * progress
                 fluctuation = coefficient * fluctuation + 0.01 * (1 - coefficient * coefficient).squareRoot() * random.gaussian()
                 let interval = 60 / (heartRates.lowerBound + progress * (heartRates.upperBound - heartRates.lowerBound)) + fluctuation
                 beatTime += interval

@@ -10,7 +10,9 @@ public import Zones
 /// before that with α1 at least 1.0 (else the first), so it covers α1's fall from correlated to
 /// uncorrelated and leaves out a warm-up's level stretch. α1 = a + b × value by least squares over
 /// those windows (at least `minimumWindows`, b negative); a threshold T is (T − a) / b, given only
-/// when the fitted windows' α1 reach from T or above to below T: α1 was seen to cross it.
+/// when the fitted windows' α1 reach from T or above to below T (α1 was seen to cross it) and the
+/// value lies within the fitted windows' values (no extrapolation: a ride that is no ramp gives a
+/// line far outside what was ridden).
 public struct DFAThresholds: Sendable, Hashable {
     /// α1 at the first threshold (HRVT1).
     public static let first = 0.75
@@ -53,12 +55,15 @@ public struct DFAThresholds: Sendable, Hashable {
         var slope: Double
         var highest: Double
         var lowest: Double
+        var values: ClosedRange<Double>
         var windows: Int
 
-        /// The value where the line reaches `alpha1`; nil when the windows did not cross it.
+        /// The value where the line reaches `alpha1`; nil when the windows did not cross it or the
+        /// value is outside theirs.
         func value(at alpha1: Double) -> Double? {
             guard highest >= alpha1, lowest < alpha1 else { return nil }
-            return (alpha1 - intercept) / slope
+            let value = (alpha1 - intercept) / slope
+            return values.contains(value) ? value : nil
         }
     }
 
@@ -76,7 +81,8 @@ public struct DFAThresholds: Sendable, Hashable {
         let meanValue = fitted.reduce(0) { $0 + $1.value } / Double(fitted.count)
         return Fit(
             intercept: meanAlpha - slope * meanValue, slope: slope, highest: fitted.map(\.alpha1).max() ?? 0,
-            lowest: fitted.map(\.alpha1).min() ?? 0, windows: fitted.count)
+            lowest: fitted.map(\.alpha1).min() ?? 0,
+            values: (fitted.map(\.value).min() ?? 0)...(fitted.map(\.value).max() ?? 0), windows: fitted.count)
     }
 }
 

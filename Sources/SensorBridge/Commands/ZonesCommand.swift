@@ -1,6 +1,8 @@
 import Foundation
 import Outputs
 import SensorCore
+import Workouts
+import WorkoutStore
 import Zones
 
 /// `sensorbridge zones`: `defaults`, the system zone configurations a profile gives (DESIGN.md §3
@@ -32,6 +34,8 @@ enum ZonesCommand {
         Usage: sensorbridge zones defaults [--age YEARS | --birth-date YYYY-MM-DD] [--resting-hr BPM]
                                            [--max-hr BPM] [--lthr BPM] [--hr-model reserve|max|lthr]
                                            [--ftp WATTS] [--power-model 6|7] [--json]
+               sensorbridge zones defaults --hr-model dfa --workout ID|latest [--store PATH|URL]
+                                           [--ftp WATTS] [--power-model 6|7] [--json]
 
         Prints the zones SensorBridge uses when you have set none of your own:
           heart rate     by --hr-model:
@@ -42,6 +46,12 @@ enum ZonesCommand {
                            --birth-date or --max-hr.
                          lthr: Joe Friel's 7 cycling zones (1, 2, 3, 4, 5a, 5b, 5c) from 81, 90, 94,
                            100, 103 and 106 % of the lactate-threshold heart rate. Needs --lthr.
+                         dfa: 5 zones from a ramp's heart-rate variability thresholds, where
+                           DFA a1 of its RR intervals fell through 0.75 (HRVT1, near the first
+                           ventilatory threshold) and 0.5 (HRVT2, near the second): zone 1 below
+                           81 % of HRVT2, zone 2 up to HRVT1, zone 3 up to their midpoint, zone 4
+                           up to HRVT2, zone 5 above. Needs --workout: a ramp ridden with a chest
+                           strap sending RR intervals.
                          The maximum is --max-hr, else 208 - 0.7 x age (Tanaka).
           cycling power  6 zones at 55, 75, 90, 105 and 120 % of FTP, or Coggan's 7 adding 150 %
                          (--power-model 7). Needs --ftp.
@@ -54,10 +64,13 @@ enum ZonesCommand {
           --resting-hr BPM        resting heart rate in beats per minute (20 to 250)
           --max-hr BPM            measured maximum heart rate (20 to 250), instead of the estimate
           --lthr BPM              lactate-threshold heart rate (20 to 250), for --hr-model lthr
-          --hr-model MODEL        reserve (the default), max or lthr
+          --hr-model MODEL        reserve (the default), max, lthr or dfa
+          --workout ID|latest     the stored ramp whose DFA a1 gives --hr-model dfa its thresholds
           --ftp WATTS             functional threshold power (20 to 2500)
           --power-model 6|7       6 zones (the default) or Coggan's 7
           --json                  print {"heartRate": {...}, "cyclingPower": {...}} instead of tables
+                                  (with --hr-model dfa also "dfaThresholds": {"workout", "hrvt1", "hrvt2"})
+        \(StoreLocation.help)
 
         Examples:
           sensorbridge zones defaults --age 40 --resting-hr 50
@@ -65,6 +78,7 @@ enum ZonesCommand {
           sensorbridge zones defaults --max-hr 180 --hr-model max
           sensorbridge zones defaults --lthr 165 --hr-model lthr
           sensorbridge zones defaults --ftp 250 --power-model 7
+          sensorbridge zones defaults --hr-model dfa --workout 12
         """
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
@@ -90,12 +104,18 @@ enum ZonesCommand {
     static func runDefaults(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "zones defaults",
-            options: ProfileValues.options, flags: ["json"])
+            options: ProfileValues.options.union([DFAZones.workoutOption, StoreLocation.option]), flags: ["json"])
         if arguments.has("help") {
             context.output.line(defaultsHelp)
             return .success
         }
         try arguments.expectPositionals(atMost: 0)
+        if arguments["hr-model"] == DFAZones.model { return try DFAZones.run(arguments, context) }
+        for option in [DFAZones.workoutOption, StoreLocation.option] where arguments[option] != nil {
+            throw UsageError(
+                "--\(option) is for --hr-model dfa, the zones from a ramp's DFA a1 thresholds, as in "
+                    + "'sensorbridge zones defaults --hr-model dfa --workout 12'")
+        }
 
         let profile = try ProfileValues.profile(from: arguments.requestValues)
         let powerModel = try ProfileValues.powerZoneModel(arguments.requestValues)
@@ -141,29 +161,37 @@ enum ZonesCommand {
                         configuration: configuration, title: title, basis: basis,
                         percentages: heartRateModel.percentages, names: heartRateModel.zoneNames))
             }
-            if let ftp = profile.functionalThresholdPower {
-                let configuration = try profile.cyclingPowerZoneConfiguration(model: powerModel)
-                sections.append(
-                    Section(
-                        configuration: configuration,
-                        title: "Cycling-power zones (system, W): FTP \(ftp), \(configuration.zones.count) zones",
-                        basis: "of FTP", percentages: powerModel.percentages,
-                        names: configuration.zones.map { String($0.index + 1) }))
-            }
+            if let section = try powerSection(profile, powerModel) { sections.append(section) }
         } catch {
             throw UsageError(ProfileValues.advice(for: error, profile: profile))
         }
+        print(sections, arguments, context)
+        return .success
+    }
 
+    /// The power zones of `profile`'s FTP, nil without one.
+    static func powerSection(_ profile: AthleteProfile, _ model: PowerZoneModel) throws(ZoneProfileError) -> Section? {
+        guard let ftp = profile.functionalThresholdPower else { return nil }
+        let configuration = try profile.cyclingPowerZoneConfiguration(model: model)
+        return Section(
+            configuration: configuration,
+            title: "Cycling-power zones (system, W): FTP \(ftp), \(configuration.zones.count) zones",
+            basis: "of FTP", percentages: model.percentages,
+            names: configuration.zones.map { String($0.index + 1) })
+    }
+
+    /// The sections as tables, or with `--json` one object by quantity type (and `extra` members).
+    static func print(_ sections: [Section], _ arguments: CommandArguments, _ context: CommandContext, extra: JSONObject = JSONObject()) {
         if arguments.has("json") {
             var object = JSONObject()
             for section in sections {
                 object.append(section.configuration.quantityType.identifier, section.configuration.jsonValue)
             }
+            for (key, value) in extra.pairs { object.append(key, value) }
             context.output.line(JSONValue.object(object).serialized)
         } else {
             context.output.line(sections.map(\.table).joined(separator: "\n\n"))
         }
-        return .success
     }
 
 
@@ -177,6 +205,8 @@ enum ZonesCommand {
         let percentages: [Int]
         /// The zones' names, one per zone: 1, 2, ... (Friel's: 1, 2, 3, 4, 5a, 5b, 5c).
         let names: [String]
+        /// What each zone spans, when not percentages of one value (the DFA zones).
+        var spans: [String]? = nil
 
         /// The title, then one line per zone (named, numbered from 1) with its bounds and share.
         var table: String {
@@ -186,10 +216,12 @@ enum ZonesCommand {
             var lines = [title, "  zone  from (>=)  to (<)  \(basis)"]
             for zone in configuration.zones {
                 let share =
+                    if let spans { spans[zone.index] } else {
                     switch zone.index {
                     case 0: "below \(percentages[0]) %"
                     case percentages.count: "\(percentages[zone.index - 1]) % and above"
                     default: "\(percentages[zone.index - 1]) to \(percentages[zone.index]) %"
+                    }
                     }
                 lines.append(
                     column(names[zone.index], 6) + column(zone.minimum.map { $0.value.formatted } ?? "-", 11)

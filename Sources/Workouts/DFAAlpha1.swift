@@ -36,13 +36,15 @@ public enum DFAAlpha1 {
         let sumXX = n * (n * n - 1) / 12  // Σ (x − x̄)² for x = 0 ..< n
         var squares = 0.0
         for box in 0..<boxes {
-            let points = profile[(box * boxSize)..<((box + 1) * boxSize)]
-            let meanY = points.reduce(0, +) / n
+            let first = box * boxSize
+            var sumY = 0.0
+            for index in first..<(first + boxSize) { sumY += profile[index] }
+            let meanY = sumY / n
             var sumXY = 0.0
-            for (x, y) in points.enumerated() { sumXY += (Double(x) - meanX) * (y - meanY) }
+            for x in 0..<boxSize { sumXY += (Double(x) - meanX) * (profile[first + x] - meanY) }
             let slope = sumXY / sumXX
-            for (x, y) in points.enumerated() {
-                let residual = y - meanY - slope * (Double(x) - meanX)
+            for x in 0..<boxSize {
+                let residual = profile[first + x] - meanY - slope * (Double(x) - meanX)
                 squares += residual * residual
             }
         }

@@ -81,6 +81,38 @@ class Crank:
         return self.revs, round(self.last_event * 1024)
 
 
+class RampHeart:
+    """A ramp's beats (DESIGN.md "DFA a1"): the rate climbs linearly from `low` to `high` bpm over
+    `seconds`, plus an AR(1) fluctuation of 10 ms standard deviation whose coefficient falls from
+    0.95 to -0.6, so the beats go from strongly correlated (DFA a1 about 1.3) to anticorrelated
+    (below 0.5), as a rider's do from easy to hard."""
+
+    def __init__(self, rng, seconds, low, high):
+        self.rng = rng
+        self.seconds = seconds
+        self.low = low
+        self.high = high
+        self.fluctuation = 0.0
+        self.next_beat = 0.0
+        self.last_beat = None
+
+    def bpm(self, t):
+        return self.low + min(1.0, t / self.seconds) * (self.high - self.low)
+
+    def notify(self, t):
+        rrs = []
+        while self.next_beat <= t:
+            coefficient = 0.95 - 1.55 * min(1.0, self.next_beat / self.seconds)
+            self.fluctuation = (coefficient * self.fluctuation
+                                + 0.01 * (1 - coefficient * coefficient) ** 0.5 * self.rng.gauss(0, 1))
+            interval = 60.0 / self.bpm(self.next_beat) + self.fluctuation
+            if self.last_beat is not None:
+                rrs.append(round((self.next_beat - self.last_beat) * 1024))
+            self.last_beat = self.next_beat
+            self.next_beat += interval
+        return rrs[-4:]
+
+
 def segment_value(schedule, t):
     for start, end, value in schedule:
         if start <= t < end:
@@ -171,7 +203,28 @@ def multisport():
     ride("multisport-bike-run.jsonl", "2026-11-03T09:00:00Z", power, hr, events, 1080, power_gaps=[])
 
 
+def ramp_25min():
+    rng = random.Random("ramp")
+    seconds = 1500
+    heart = RampHeart(rng, seconds, 100, 185)
+    crank = Crank()
+    records = [{"t": 0, "event": "activity", "activityType": "cycling"}]
+    for t in range(0, seconds):
+        records.append({"t": t, "device": "hr", "uuid": "2a37", "hex": hr_payload(round(heart.bpm(t)), heart.notify(t))})
+    for k in range(0, seconds * 4):
+        t = k / 4
+        crank.advance(t, 90)
+        revs, time = crank.data()
+        watts = round(100 + 250 * t / seconds) + rng.randint(-3, 3)
+        records.append({"t": t_json(t), "device": "power", "uuid": "2a63", "hex": cp_payload(watts, revs, time)})
+    records.append({"t": seconds, "event": "end"})
+    devices = {"hr": {"name": "HRM-Pro", "address": "C4:7E:11:22:33:44"},
+               "power": {"name": "Assioma", "address": "E8:FE:6E:91:9F:16"}}
+    write("ramp-25min-hr-power.jsonl", header("2026-11-04T18:00:00Z", devices), records)
+
+
 if __name__ == "__main__":
     run_30min()
     ride_60min()
     multisport()
+    ramp_25min()

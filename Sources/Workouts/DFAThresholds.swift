@@ -11,8 +11,8 @@ public import Zones
 /// uncorrelated and leaves out a warm-up's level stretch. α1 = a + b × value by least squares over
 /// those windows (at least `minimumWindows`, b negative); a threshold T is (T − a) / b, given only
 /// when the fitted windows' α1 reach from T or above to below T (α1 was seen to cross it) and the
-/// value lies within the fitted windows' values (no extrapolation: a ride that is no ramp gives a
-/// line far outside what was ridden).
+/// value lies within the values of all the windows (what was ridden: a ride that is no ramp gives
+/// a line that reaches the thresholds far outside it).
 public struct DFAThresholds: Sendable, Hashable {
     /// α1 at the first threshold (HRVT1).
     public static let first = 0.75
@@ -59,7 +59,7 @@ public struct DFAThresholds: Sendable, Hashable {
         var windows: Int
 
         /// The value where the line reaches `alpha1`; nil when the windows did not cross it or the
-        /// value is outside theirs.
+        /// value is outside all the windows' values.
         func value(at alpha1: Double) -> Double? {
             guard highest >= alpha1, lowest < alpha1 else { return nil }
             let value = (alpha1 - intercept) / slope
@@ -82,7 +82,7 @@ public struct DFAThresholds: Sendable, Hashable {
         return Fit(
             intercept: meanAlpha - slope * meanValue, slope: slope, highest: fitted.map(\.alpha1).max() ?? 0,
             lowest: fitted.map(\.alpha1).min() ?? 0,
-            values: (fitted.map(\.value).min() ?? 0)...(fitted.map(\.value).max() ?? 0), windows: fitted.count)
+            values: (windows.map(\.value).min() ?? 0)...(windows.map(\.value).max() ?? 0), windows: fitted.count)
     }
 }
 

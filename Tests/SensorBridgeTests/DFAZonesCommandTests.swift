@@ -96,4 +96,49 @@ import WorkoutStore
         #expect(result.status == .usage)
         #expect(result.errors.contains(message), "\(result.errors)")
     }
+
+    /// Every `$ sensorbridge ...` example of the README's DFA α1 section, run in order against a new
+    /// store, prints the lines the README shows after it, in order (`...` stands for lines left
+    /// out): standard output, or standard error for a refusal.
+    @Test func theREADMEExamplesPrintWhatTheREADMEShows() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sensorbridge-dfa-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["SENSORBRIDGE_STORE": folder.appendingPathComponent("workouts.sqlite").path, "TZ": "UTC"]
+        let examples = try readmeExamples(under: "## DFA α1: heart-rate variability thresholds")
+        #expect(examples.count == 4)
+        for (command, shown) in examples {
+            let words = command.split(separator: " ").dropFirst().map { word in
+                word.hasPrefix("Captures/")
+                    ? ReplayCommandTests.captures.appendingPathComponent(String(word.dropFirst(9))).path : String(word)
+            }
+            let result = runCLI(words, environment: environment)
+            #expect(result.status == (command.contains("--workout 2") ? .failure : .success), "\(command): \(result.errors)")
+            var printed = (result.status == .success ? result.output : result.errors).split(separator: "\n").map(String.init)[...]
+            for line in shown where line.trimmingCharacters(in: .whitespaces) != "..." {
+                guard let found = printed.firstIndex(of: line) else {
+                    Issue.record("\(command) did not print, in order: \(line)")
+                    break
+                }
+                printed = printed[(found + 1)...]
+            }
+        }
+    }
+
+    /// Every bundled trace's strap sends RR intervals: each gives a finite mean α1 over its windows,
+    /// none refused (the ride's two artefacts, at its rate steps, are far below 5 % of a window). Their beats are white noise around stepped
+    /// rates (α1 about 0.58 within a step, higher in windows that span a step), but the ramp's.
+    @Test(arguments: [
+        ("ride-60min-hr-power.jsonl", 0.70, 649), ("run-30min-hr.jsonl", 0.77, 336), ("multisport-bike-run.jsonl", 0.71, 192),
+        ("ramp-25min-hr-power.jsonl", 0.72, 276),
+    ])
+    func theBundledCapturesGiveAFiniteAlpha1(capture: String, mean: Double, windows: Int) throws {
+        let result = runCLI(["replay", ReplayCommandTests.captures.appendingPathComponent(capture).path, "--json"])
+        #expect(result.status == .success)
+        let dfa = try #require(try JSONValue(parsing: result.output)["workout"]?["statistics"]?["dfaAlpha1"])
+        let measured = try #require(dfa["mean"]?.doubleValue)
+        #expect(measured.isFinite && abs(measured - mean) < 0.005, "\(measured)")
+        #expect(dfa["windows"]?.integerValue == windows)
+        #expect(dfa["refusedWindows"]?.integerValue == 0)
+    }
 }

@@ -72,7 +72,7 @@ enum DFAZones {
     /// What went wrong, and what to do: ride a ramp with a chest strap sending RR intervals.
     static func advice(for error: DFAZoneError, workout id: WorkoutID) -> String {
         let ramp =
-            "ride a ramp (from easy, a steady rise of about 1 W/kg every 10 minutes, to well above your threshold) "
+            "ride a ramp (from easy to hard, rising steadily over 20 minutes or more) "
             + "with a chest strap sending RR intervals, then give its id"
         switch error {
         case .noRRIntervals:

@@ -126,8 +126,9 @@ import WorkoutStore
     }
 
     /// Every bundled trace's strap sends RR intervals: each gives a finite mean α1 over its windows,
-    /// none refused (the ride's two artefacts, at its rate steps, are far below 5 % of a window). Their beats are white noise around stepped
-    /// rates (α1 about 0.58 within a step, higher in windows that span a step), but the ramp's.
+    /// none refused (the ride's two artefacts, at its rate steps, are far below 5 % of a window).
+    /// Their beats are white noise around stepped rates (α1 about 0.58 within a step, higher in
+    /// windows that span a step), but the ramp's.
     @Test(arguments: [
         ("ride-60min-hr-power.jsonl", 0.70, 649), ("run-30min-hr.jsonl", 0.77, 336), ("multisport-bike-run.jsonl", 0.71, 192),
         ("ramp-25min-hr-power.jsonl", 0.72, 276),

@@ -111,15 +111,16 @@ enum ZonesCommand {
         }
         try arguments.expectPositionals(atMost: 0)
         if arguments["hr-model"] == DFAZones.model { return try DFAZones.run(arguments, context) }
+
+        let profile = try ProfileValues.profile(from: arguments.requestValues)
+        let powerModel = try ProfileValues.powerZoneModel(arguments.requestValues)
+        let heartRateModel = try ProfileValues.heartRateZoneModel(arguments.requestValues)
+        // After the values' own checks, so a wrong value is named first.
         for option in [DFAZones.workoutOption, StoreLocation.option] where arguments[option] != nil {
             throw UsageError(
                 "--\(option) is for --hr-model dfa, the zones from a ramp's DFA a1 thresholds, as in "
                     + "'sensorbridge zones defaults --hr-model dfa --workout 12'")
         }
-
-        let profile = try ProfileValues.profile(from: arguments.requestValues)
-        let powerModel = try ProfileValues.powerZoneModel(arguments.requestValues)
-        let heartRateModel = try ProfileValues.heartRateZoneModel(arguments.requestValues)
 
         let wantsHeartRate = ProfileValues.wantsHeartRate(arguments.requestValues)
         guard wantsHeartRate || profile.functionalThresholdPower != nil else {

@@ -29,7 +29,7 @@ public struct DFAThresholds: Sendable, Hashable {
     /// The power at each, in W.
     public var power1: Double?
     public var power2: Double?
-    /// The windows behind the heart-rate fit (0 when it had too few).
+    /// The windows behind the heart-rate fit (0 without a fit).
     public var heartRateWindows: Int
 
     public init(heartRate1: Double? = nil, heartRate2: Double? = nil, power1: Double? = nil, power2: Double? = nil, heartRateWindows: Int = 0) {

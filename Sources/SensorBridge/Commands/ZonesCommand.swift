@@ -17,7 +17,8 @@ enum ZonesCommand {
         Usage: sensorbridge zones defaults|set|show|reset [options]
 
         Commands:
-          defaults  the default (system) zones from age, resting, maximum or threshold heart rate and FTP
+          defaults  the default (system) zones from age, resting, maximum or threshold heart rate and FTP,
+                    or from a ramp's DFA a1 thresholds (--hr-model dfa --workout ID)
           set       make boundaries your preferred zones: zones set heart-rate 120,140,155,170
           show      the zones in effect (preferred, else system from your stored profile)
           reset     back to the system zones

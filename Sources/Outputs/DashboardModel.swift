@@ -16,6 +16,8 @@ public struct DashboardModel: Sendable {
     /// The windows of the rolling power means.
     public static let powerWindow = Duration.seconds(3)
     public static let longPowerWindow = Duration.seconds(10)
+    /// How long the latest DFA α1 stays on screen: windows come every 5 s of beats while the run goes on.
+    public static let alpha1Lifetime = Duration.seconds(30)
     /// How long a message stays on screen.
     public static let messageLifetime = Duration.seconds(15)
 
@@ -37,6 +39,11 @@ public struct DashboardModel: Sendable {
     private var ride = StatisticsAccumulator(start: .zero)
     private var lapStatistics = StatisticsAccumulator(start: .zero)
     private var coaches: [TargetZoneCoach]
+    /// The rolling DFA α1 of the RR intervals while active (`DFAAlpha1Windows`: a pause or the
+    /// strap's values stopping end the run, as for the stored workout's), and its latest window.
+    private var dfa = DFAAlpha1Windows()
+    private var latestAlpha1: DFAAlpha1Window?
+    private var rrSensor: SensorID?
     /// The sensors in display order (their `link` is made from `sensorStates` when drawn).
     private var sensors: [DashboardState.Sensor]
     /// Each sensor's state, from the session's samples and events (what MQTT publishes).
@@ -78,6 +85,10 @@ public struct DashboardModel: Sendable {
         latest[sample.type] = sample
         ride.add(sample)
         lapStatistics.add(sample)
+        if sample.type == .rrInterval, pausedAt == nil {
+            rrSensor = sample.sensor
+            if let window = dfa.add(sample.value, at: sample.time).last { latestAlpha1 = window }
+        }
         guard sample.type == .cyclingPower else { return }
         recentPower.append(sample)
         if let cut = recentPower.firstIndex(where: { $0.time > sample.time - Self.longPowerWindow }), cut > 0 {
@@ -101,6 +112,7 @@ public struct DashboardModel: Sendable {
             pauseCause = event.cause
             ride.pause(at: event.time)
             lapStatistics.pause(at: event.time)
+            endAlpha1Run()
             for coach in coaches.indices { coaches[coach].pause() }
         case .event(let event) where event.kind == .resume:
             if let pausedAt, event.time > pausedAt { pauses.append(pausedAt..<event.time) }
@@ -177,6 +189,11 @@ public struct DashboardModel: Sendable {
         }
         for (type, sample) in latest where sensorKeys[sample.sensor] == key { latest[type] = nil }
         recentPower.removeAll { sensorKeys[$0.sensor] == key }
+        if let rrSensor, sensorKeys[rrSensor] == key { endAlpha1Run() }
+    }
+
+    private mutating func endAlpha1Run() {
+        if let window = dfa.endRun().last { latestAlpha1 = window }
     }
 
     /// The active time (the session's time outside pauses) from the start to `time`, so that a
@@ -208,6 +225,7 @@ public struct DashboardModel: Sendable {
         state.power3s = mean(Self.powerWindow)
         state.power10s = mean(Self.longPowerWindow)
         state.ride = DashboardState.Figures(ride.statistics)
+        state.dfaAlpha1 = latestAlpha1.flatMap { now - $0.time <= Self.alpha1Lifetime ? $0.alpha1 : nil }
         state.lapFigures = DashboardState.Figures(lapStatistics.statistics)
         state.functionalThresholdPower = functionalThresholdPower
         state.targets = coaches.map { coach in

@@ -83,6 +83,9 @@ public struct DashboardState: Sendable, Equatable {
     public var power3s: Double?
     public var power10s: Double?
     public var cadence: Double?
+    /// DFA α1 of the latest 2-minute window of RR intervals (DESIGN 3, "DFA α1"), nil when none came
+    /// in the last `DashboardModel.alpha1Lifetime`.
+    public var dfaAlpha1: Double?
     /// Averages so far of the ride and of the lap under way.
     public var ride = Figures()
     public var lapFigures = Figures()

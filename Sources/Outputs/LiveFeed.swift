@@ -305,6 +305,7 @@ public final class LiveFeed: Sendable {
             "paused": state.paused.map { .string($0.rawValue) } ?? .null,
             "heartRate": number(state.heartRate), "power": number(state.power), "power3s": number(state.power3s),
             "power10s": number(state.power10s), "cadence": number(state.cadence),
+            "dfaAlpha1": state.dfaAlpha1.map { .number(($0 * 100).rounded() / 100) } ?? .null,
             "functionalThresholdPower": number(state.functionalThresholdPower.map(Double.init)),
             "ride": figures(state.ride), "lapFigures": figures(state.lapFigures), "targets": .array(targets),
             "zones": .array(zones), "sensors": .array(sensors), "message": state.message.map(JSONValue.string) ?? .null,

@@ -118,6 +118,7 @@ enum WebPages {
               <div class="tile"><b id="power10s">--</b><span>10 s power, W</span></div>
               <div class="tile"><b id="percentOfFTP">--</b><span>% of FTP</span></div>
               <div class="tile"><b id="cadence">--</b><span>cadence, rpm</span></div>
+              <div class="tile"><b id="dfaAlpha1">--</b><span>DFA α1 (2 min)</span></div>
               <div class="tile"><b id="elapsed">0:00</b><span>elapsed (active <span id="active">0:00</span>)</span></div>
               <div class="tile"><b id="lapTime">0:00</b><span>lap <span id="lap">1</span></span></div>
             </div>
@@ -152,6 +153,7 @@ enum WebPages {
               for (const k of ['heartRate', 'power', 'power3s', 'power10s', 'cadence']) show(k, value(p[k]));
               const ftp = p.functionalThresholdPower;
               show('percentOfFTP', ftp && p.power != null ? String(Math.round(100 * p.power / ftp)) : '--');
+              show('dfaAlpha1', p.dfaAlpha1 != null ? p.dfaAlpha1.toFixed(2) : '--');
               for (const k of ['lapFigures', 'ride']) {
                 const f = p[k] || {}, cells = document.getElementById(k).cells;
                 cells[1].textContent = value(f.heartRate); cells[2].textContent = value(f.power);

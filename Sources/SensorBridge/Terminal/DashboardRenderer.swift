@@ -60,6 +60,11 @@ struct DashboardRenderer {
         ]
         var averages = [("Lap   " + Self.averages(state.lapFigures, ftp: nil), Style.plain)]
         averages.append(("Ride  " + Self.averages(state.ride, ftp: state.functionalThresholdPower), .plain))
+        if let alpha1 = state.dfaAlpha1 {
+            let hundredths = Int((alpha1 * 100).rounded())
+            let fraction = hundredths % 100 < 10 ? "0\(hundredths % 100)" : "\(hundredths % 100)"
+            averages.append(("HRV   DFA α1 \(hundredths / 100).\(fraction) (last 2 min)", .plain))
+        }
         for target in state.targets { averages.append(Self.targetLine(target)) }
 
         for sensor in state.sensors {

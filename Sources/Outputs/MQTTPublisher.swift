@@ -111,23 +111,43 @@ public final class MQTTPublisher: Sendable {
         var sensorStates: (of: ObjectIdentifier, states: SensorStates)?
         var latest = Duration.zero
         var skipped = 0
+        // The rolling DFA α1 of the RR intervals received while active; a pause or the strap's
+        // values stopping end the run, as for the stored workout.
+        var alpha1 = DFAAlpha1Windows()
+        var (paused, rrSensor): (Bool, SensorID?) = (false, nil)
         while true {
             let (following, summary, stopping) = state.withLock { ($0.following, $0.summary, $0.stopping) }
             if let following, !following.subscription.isFinished {
                 let followed = ObjectIdentifier(following.subscription)
-                if sensorStates?.of != followed { sensorStates = (followed, following.sensors) }
+                if sensorStates?.of != followed {
+                    sensorStates = (followed, following.sensors)
+                    (alpha1, paused, rrSensor) = (DFAAlpha1Windows(), false, nil)
+                }
                 if let event = following.subscription.next(timeout: .milliseconds(100)) {
                     let change = sensorStates?.states.apply(event)
                     switch event {
                     case .sample(let sample):
                         latest = max(latest, sample.time)
                         if let message = live.add(sample, now: .now, topics: topics) { client?.publish(message) }
+                        if sample.type == .rrInterval, !paused {
+                            rrSensor = sample.sensor
+                            for window in alpha1.add(sample.value, at: sample.time) { client?.publish(topics.dfaAlpha1(window.alpha1)) }
+                        }
                     case .output(let output):
+                        if case .event(let event) = output, event.kind == .pause || event.kind == .resume {
+                            paused = event.kind == .pause
+                            if paused { for window in alpha1.endRun() { client?.publish(topics.dfaAlpha1(window.alpha1)) } }
+                        }
                         apply(output, latest: &latest)
                     case .dropped(let count):
                         skipped += count
                     }
-                    if let (key, state) = change { client?.publish(topics.sensorState(key, state)) }
+                    if let (key, state) = change {
+                        client?.publish(topics.sensorState(key, state))
+                        if state != .notifying, let rrSensor, sensorStates?.states.key(of: rrSensor) == key {
+                            for window in alpha1.endRun() { client?.publish(topics.dfaAlpha1(window.alpha1)) }
+                        }
+                    }
                 }
                 for message in live.due(now: .now, topics: topics) { client?.publish(message) }
                 continue

@@ -12,6 +12,7 @@ public import Zones
 /// | `status` | 1 | yes | `online`, `offline` (the will) |
 /// | `heart_rate`, `power`, `cadence` | 0 | no | the latest value (bpm, W, rpm), at most 4 a second each |
 /// | `zone/heart_rate`, `zone/power` | 1 | no | a zone update, as `--json --events` prints one |
+/// | `dfa_alpha1` | 0 | no | DFA α1 of each new 2-minute window of RR intervals (about every 5 s), to hundredths |
 /// | `event` | 1 | no | `start`, `pause`, `resume`, `lap`, `activity`, `end`, as the workout's `events` |
 /// | `sensor/KEY` | 1 | yes | the sensor's state (`connecting`, `notifying`, `noContact`, `invalid`, `stale`, `lost`) |
 /// | `workout/state` | 1 | yes | `collecting`, `paused`, `ended`, `finished` |
@@ -40,6 +41,11 @@ public struct MQTTTopics: Sendable {
     public func live(_ type: QuantityType, _ value: Double) -> MQTTMessage? {
         guard let entry = Self.live.first(where: { $0.type == type }) else { return nil }
         return MQTTMessage(topic: broker.base + entry.topic, text: ((value * 10).rounded() / 10).formatted, qos: .atMostOnce)
+    }
+
+    /// DFA α1 of a new window (DESIGN.md §3 "DFA α1"), to hundredths.
+    public func dfaAlpha1(_ alpha1: Double) -> MQTTMessage {
+        MQTTMessage(topic: broker.base + "dfa_alpha1", text: ((alpha1 * 100).rounded() / 100).formatted, qos: .atMostOnce)
     }
 
     /// A zone update whole: the zone left and entered with their durations, the running zone group.

@@ -24,6 +24,9 @@ public struct SensorStates: Sendable, Equatable {
 
     public subscript(key: String) -> SensorState? { states[key] }
 
+    /// The session's key of `sensor`.
+    public func key(of sensor: SensorID) -> String? { keys[sensor] }
+
     /// A sample: its sensor's new state when the sample changed it.
     public mutating func add(_ sample: Sample) -> (key: String, state: SensorState)? {
         guard let key = keys[sample.sensor] else { return nil }

@@ -5,7 +5,8 @@ import Workouts
 import Zones
 
 @testable import SensorBridge
-import Outputs
+import MQTT
+@testable import Outputs
 
 /// The rolling DFA α1 live (DESIGN.md §3 "DFA α1"): the dashboard's model keeps the latest window
 /// of the RR intervals received while active; the terminal dashboard and the live page's JSON (the
@@ -56,5 +57,14 @@ import Outputs
         let first = Self.feed(&unpaused, beats: 166, from: 0, seed: 3)
         let last = Self.feed(&unpaused, beats: 166, from: first, seed: 4)
         #expect(unpaused.state(at: .seconds(last)).dfaAlpha1 != nil)
+    }
+
+    @Test func mqttPublishesEachWindowToHundredths() {
+        let topics = MQTTTopics(broker: MQTTBroker(host: "broker", port: 1883, tls: false, prefix: "sensorbridge"))
+        let message = topics.dfaAlpha1(0.7349)
+        #expect(message.topic.hasSuffix("/dfa_alpha1"))
+        #expect(message.topic.hasPrefix(topics.broker.base))
+        #expect(String(decoding: message.payload, as: UTF8.self) == "0.73")
+        #expect(message.qos == MQTTQoS.atMostOnce)
     }
 }

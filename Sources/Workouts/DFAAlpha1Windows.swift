@@ -26,8 +26,9 @@ public struct DFAAlpha1Window: Sendable, Hashable {
 /// artefacts taken out and their neighbours joined, when it has at least `minimumBeats` of them
 /// and artefacts are below `maximumArtefactShare` of its intervals (Rogers et al. 2021: above 5 %
 /// artefacts bias α1); else it is refused. A run ends at a pause, a hold end (the strap's values
-/// stopped counting) and the end: no window spans two runs, so none joins beats across a gap of
-/// unknown length, and a new run gives its first window after `length` of beats.
+/// stopped counting), a silence of more than `longestSilence` between two intervals' arrivals (a
+/// dropout: beats were lost) and the end: no window spans two runs, so none joins beats across a
+/// gap of unknown length, and a new run gives its first window after `length` of beats.
 ///
 /// Verdicts come `RRArtefactFilter.neighbours` intervals late, so a window comes a few beats
 /// after its newest one; its `time` is that beat's, so live and replay agree. Each beat costs
@@ -41,6 +42,9 @@ public struct DFAAlpha1Windows: Sendable {
     public static let minimumBeats = 100
     /// Windows with this share of artefacts or more are refused.
     public static let maximumArtefactShare = 0.05
+    /// Longer between two intervals' arrivals ends the run: the heart-rate hold, after which a
+    /// strap is stale.
+    public static let longestSilence = Duration.seconds(5)
 
     private struct Beat: Sendable {
         var interval: Double
@@ -61,6 +65,7 @@ public struct DFAAlpha1Windows: Sendable {
     private var beatTime = 0.0
     private var nextWindowEnd = length
     private var scratch: [Double] = []
+    private var lastArrival: Duration?
     /// Windows refused for too few beats or too many artefacts.
     public private(set) var refused = 0
     /// The intervals judged so far.
@@ -71,9 +76,12 @@ public struct DFAAlpha1Windows: Sendable {
     /// An RR interval in seconds that arrived at `time`, the next of the current run; the windows
     /// it completes (mostly none).
     public mutating func add(_ interval: Double, at time: Duration) -> [DFAAlpha1Window] {
+        var windows: [DFAAlpha1Window] = []
+        if let lastArrival, time - lastArrival > Self.longestSilence { windows = endRun() }
+        lastArrival = time
         waiting.append((interval, time))
         filter.add(interval)
-        return takeVerdicts()
+        return windows + takeVerdicts()
     }
 
     /// Ends the run: the intervals waiting are judged with the neighbours there are; returns the
@@ -88,6 +96,7 @@ public struct DFAAlpha1Windows: Sendable {
         normals = 0
         beatTime = 0
         nextWindowEnd = Self.length
+        lastArrival = nil
         return windows
     }
 

@@ -158,6 +158,16 @@ import Zones
         #expect(!whole.isEmpty)
     }
 
+    @Test func aSilenceOfMoreThanFiveSecondsEndsTheRun() {
+        // 100 s of beats, 10 s without any (a dropout), 100 s more.
+        var tracker = DFAAlpha1Windows()
+        var windows = Self.windows(of: Self.whiteNoise(166, seed: 5), into: &tracker)
+        let resumed = Self.whiteNoise(166, seed: 5).reduce(0, +) + 10
+        windows += Self.windows(of: Self.whiteNoise(166, seed: 6), into: &tracker, from: resumed)
+        windows += tracker.endRun()
+        #expect(windows.isEmpty)
+    }
+
     @Test func fewBeatsGiveNoWindow() {
         // 120 s of beats at 40 count/min is 80 beats: fewer than the 100 a window needs.
         var tracker = DFAAlpha1Windows()

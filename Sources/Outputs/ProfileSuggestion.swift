@@ -17,7 +17,8 @@ public import Zones
 ///   on the resting one, often far above it, and the zones of heart-rate reserve would follow it.
 public struct ProfileSuggestion: Sendable {
     public struct Change: Sendable, Hashable {
-        /// `ftp`, `maxHeartRate` or `restingHeartRate`, as `--json` names them.
+        /// `functionalThresholdPower`, `maximumHeartRate` or `restingHeartRate`: the profile's
+        /// keys in `profile show --json`.
         public var field: String
         public var current: Int?
         public var proposed: Int
@@ -43,7 +44,7 @@ public struct ProfileSuggestion: Sendable {
             if proposed > ftp ?? 0 {
                 changes.append(
                     Change(
-                        field: "ftp", current: ftp, proposed: proposed,
+                        field: "functionalThresholdPower", current: ftp, proposed: proposed,
                         reason: "95 % of your best 20 min, \(Int(twenty.effort.value.rounded())) W",
                         workout: twenty.workout, day: twenty.day))
             }
@@ -51,7 +52,7 @@ public struct ProfileSuggestion: Sendable {
             let longest = fit.entries.max { $0.effort.seconds < $1.effort.seconds }!
             changes.append(
                 Change(
-                    field: "ftp", current: ftp, proposed: Int(fit.power.rounded()),
+                    field: "functionalThresholdPower", current: ftp, proposed: Int(fit.power.rounded()),
                     reason: "critical power fitted to your best \(fit.entries.map { BestEffortsReport.durationText($0.effort.seconds) }.joined(separator: ", ")) "
                         + "(W′ \(String(format: "%.1f", fit.reserve / 1000)) kJ); no 20 min effort",
                     workout: longest.workout, day: longest.day))
@@ -62,7 +63,7 @@ public struct ProfileSuggestion: Sendable {
             if proposed > Int((maximum ?? 0).rounded()) {
                 changes.append(
                     Change(
-                        field: "maxHeartRate", current: profile.maximumHeartRate, proposed: proposed,
+                        field: "maximumHeartRate", current: profile.maximumHeartRate, proposed: proposed,
                         reason: "your highest 5 s heart rate" + (maximum.map { ", above the \(Int($0.rounded())) bpm your profile gives" } ?? ""),
                         workout: five.workout, day: five.day))
             }
@@ -77,7 +78,7 @@ public struct ProfileSuggestion: Sendable {
                         workout: low.workout, day: low.day))
             }
         }
-        self.changes = changes.filter { (20...($0.field == "ftp" ? 2500 : 250)).contains($0.proposed) }
+        self.changes = changes.filter { (20...($0.field == "functionalThresholdPower" ? 2500 : 250)).contains($0.proposed) }
     }
 
     /// The critical power and W′ (J) of the least-squares line work = CP × t + W′ through the best
@@ -101,8 +102,8 @@ public struct ProfileSuggestion: Sendable {
         var profile = profile
         for change in changes {
             switch change.field {
-            case "ftp": profile.functionalThresholdPower = change.proposed
-            case "maxHeartRate": profile.maximumHeartRate = change.proposed
+            case "functionalThresholdPower": profile.functionalThresholdPower = change.proposed
+            case "maximumHeartRate": profile.maximumHeartRate = change.proposed
             default: profile.restingHeartRate = change.proposed
             }
         }
@@ -111,13 +112,13 @@ public struct ProfileSuggestion: Sendable {
 
     static func name(_ field: String) -> String {
         switch field {
-        case "ftp": "FTP"
-        case "maxHeartRate": "Maximum HR"
+        case "functionalThresholdPower": "FTP"
+        case "maximumHeartRate": "Maximum HR"
         default: "Resting HR"
         }
     }
 
-    /// `{"workouts":3,"changes":[{"field":"ftp","current":250,"proposed":262,"reason":"...",
+    /// `{"workouts":3,"changes":[{"field":"functionalThresholdPower","current":250,"proposed":262,"reason":"...",
     /// "workout":12,"day":"2026-11-30"}],"applied":false}`.
     public func json(applied: Bool) -> JSONValue {
         var root = JSONObject()
@@ -147,7 +148,7 @@ public struct ProfileSuggestion: Sendable {
         }
         var lines = ["From \(workouts) workout\(workouts == 1 ? "" : "s") \(window):"]
         for change in changes {
-            let unit = change.field == "ftp" ? "W" : "bpm"
+            let unit = change.field == "functionalThresholdPower" ? "W" : "bpm"
             let from = change.current.map { "\($0) \(unit)" } ?? "not set"
             lines.append(
                 "  \(Self.name(change.field).padding(toLength: 11, withPad: " ", startingAt: 0)) \(from) -> \(change.proposed) \(unit): "

@@ -27,6 +27,28 @@ public struct BestEffortsReport: Sendable {
 
     public let periods: [Period]
 
+    /// Which workouts and how to group them: `by` (week or month, or none), `from`, `to` and
+    /// `activity`, from the command line's options or the API's query alike.
+    public struct Request: Sendable {
+        public var period: ZoneReportPeriod?
+        public var filter: WorkoutFilter
+
+        public init(_ values: RequestValues, calendar: Calendar) throws(RequestError) {
+            if let by = values["by"], !by.isEmpty {
+                guard let period = ZoneReportPeriod(rawValue: by), period != .day else {
+                    throw RequestError("\(values.spelled("by")) takes week or month, not '\(by)'")
+                }
+                self.period = period
+            }
+            filter = try values.workoutFilter(calendar: calendar)
+        }
+    }
+
+    /// The report of `request` over `store`, in `calendar`.
+    public init(_ request: Request, store: WorkoutStore, calendar: Calendar) throws(WorkoutStoreError) {
+        self.init(try store.bestEfforts(matching: request.filter), by: request.period, calendar: calendar)
+    }
+
     /// - Parameters:
     ///   - workouts: each workout's efforts, in order of their start.
     ///   - period: per week or month (in `calendar`), or nil for one set over all the workouts.

@@ -48,16 +48,9 @@ enum WorkoutBestReport {
         if arguments.has("force") && arguments["svg"] == nil {
             throw UsageError("--force replaces the --svg file; give it with --svg FILE")
         }
-        var period: ZoneReportPeriod?
-        if let by = arguments["by"] {
-            guard let value = ZoneReportPeriod(rawValue: by), value != .day else {
-                throw UsageError("--by takes week or month, not '\(by)'")
-            }
-            period = value
-        }
-        let filter = try WorkoutsCommand.filter(arguments, calendar: context.calendar)
-        let store = try StoreLocation.openForReading(arguments, context)
-        let report = BestEffortsReport(try store.bestEfforts(matching: filter), by: period, calendar: context.calendar)
+        var request = try BestEffortsReport.Request(arguments.requestValues, calendar: context.calendar)
+        request.filter.athlete = try AthleteOption.workoutsName(arguments)
+        let report = try BestEffortsReport(request, store: try StoreLocation.openForReading(arguments, context), calendar: context.calendar)
         if let path = arguments["svg"] {
             let curves = report.periods.map { (name: $0.name ?? "all workouts", efforts: $0.power.map(\.effort)) }
             let title = "Power-duration curve" + (arguments[AthleteOption.option].map { ", \($0)" } ?? "")

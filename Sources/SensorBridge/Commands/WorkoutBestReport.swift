@@ -6,7 +6,7 @@ import WorkoutStore
 enum WorkoutBestReport {
     static let help = """
         Usage: sensorbridge workouts best [--by week|month] [--from DAY] [--to DAY] [--activity TYPE]
-                   [--athlete NAME] [--json] [--svg FILE [--force]] [--store PATH]
+                   [--athlete NAME|--all-athletes] [--json] [--svg FILE [--force]] [--store PATH]
 
         The best efforts over the finished workouts: for 1 s to 60 min, the highest mean power
         (mean-maximal power, the power-duration curve) and the highest mean heart rate, each with
@@ -22,6 +22,7 @@ enum WorkoutBestReport {
           --activity TYPE            workouts of this type, or with an activity of it (their
                                      efforts are the whole workout's)
           --athlete NAME             only this athlete's workouts
+          --all-athletes             every rider's workouts (the default without --athlete)
           --json                     {"periods":[{"period":null,"workouts":3,"power":[{"seconds":1,
                                      "value":612.5,"workout":3,"day":"2026-11-30","offset":1234}, ...],
                                      "heartRate":[...],"lowestHeartRate":[...]}]} ("offset": where the

@@ -44,8 +44,7 @@ public enum PowerCurveChart {
         }
         for seconds in [1, 5, 15, 60, 300, 1200, 3600] {
             body += "<line x1=\"\(f(px(seconds)))\" x2=\"\(f(px(seconds)))\" y1=\"\(top)\" y2=\"\(bottom + 5)\" stroke=\"#e0e0e0\"/>"
-            let label = seconds >= 3600 ? "\(seconds / 3600) h" : seconds >= 60 ? "\(seconds / 60) min" : "\(seconds) s"
-            body += SVGChart.text(label, x: px(seconds), y: bottom + 18, size: 11, anchor: "middle")
+            body += SVGChart.text(BestEfforts.durationText(seconds), x: px(seconds), y: bottom + 18, size: 11, anchor: "middle")
         }
         for (index, curve) in curves.enumerated() where !curve.efforts.isEmpty {
             let color = colors[index % colors.count]

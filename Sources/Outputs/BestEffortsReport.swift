@@ -113,12 +113,6 @@ public struct BestEffortsReport: Sendable {
         ])
     }
 
-    /// `1 s`, `5 min`, `1 h`.
-    public static func durationText(_ seconds: Int) -> String {
-        seconds >= 3600 && seconds % 3600 == 0
-            ? "\(seconds / 3600) h" : seconds >= 60 && seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
-    }
-
     /// Over all the workouts: a row per duration with the best power and heart rate and the
     /// workout and day of each. Per period: a column of best power per period (heart rate when
     /// no workout has power).
@@ -138,7 +132,7 @@ public struct BestEffortsReport: Sendable {
                         + String(entry.workout.rawValue).leftPadded(9) + "  " + entry.day.description + "  "
                 }
                 lines.append(
-                    Self.durationText(seconds).leftPadded(10) + cells(power, unit: "W", width: 9) + cells(heart, unit: "bpm", width: 11))
+                    BestEfforts.durationText(seconds).leftPadded(10) + cells(power, unit: "W", width: 9) + cells(heart, unit: "bpm", width: 11))
             }
             return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n") + "\n"
         }
@@ -151,7 +145,7 @@ public struct BestEffortsReport: Sendable {
         for seconds in BestEfforts.durations {
             let cells = periods.map { period in period[keyPath: list].first { $0.effort.seconds == seconds }.map { WorkoutSummary.whole($0.effort.value) } }
             guard cells.contains(where: { $0 != nil }) else { continue }
-            lines.append(Self.durationText(seconds).leftPadded(10) + cells.map { ($0 ?? "-").leftPadded(width) }.joined())
+            lines.append(BestEfforts.durationText(seconds).leftPadded(10) + cells.map { ($0 ?? "-").leftPadded(width) }.joined())
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -53,7 +53,7 @@ public struct ProfileSuggestion: Sendable {
             changes.append(
                 Change(
                     field: "functionalThresholdPower", current: ftp, proposed: Int(fit.power.rounded()),
-                    reason: "critical power fitted to your best \(fit.entries.map { BestEffortsReport.durationText($0.effort.seconds) }.joined(separator: ", ")) "
+                    reason: "critical power fitted to your best \(fit.entries.map { BestEfforts.durationText($0.effort.seconds) }.joined(separator: ", ")) "
                         + "(W′ \(String(format: "%.1f", fit.reserve / 1000)) kJ); no 20 min effort",
                     workout: longest.workout, day: longest.day))
         }

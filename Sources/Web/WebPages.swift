@@ -365,7 +365,7 @@ enum WebPages {
                     let power = all.power.first { $0.effort.seconds == seconds }
                     let heart = all.heartRate.first { $0.effort.seconds == seconds }
                     guard power != nil || heart != nil else { continue }
-                    rows += "<tr><td>\(BestEffortsReport.durationText(seconds))</td>\(cell(power, "W"))\(cell(heart, "bpm"))</tr>"
+                    rows += "<tr><td>\(BestEfforts.durationText(seconds))</td>\(cell(power, "W"))\(cell(heart, "bpm"))</tr>"
                 }
                 body += "<table id=\"bests\"><tr><th>Time</th><th>Power</th><th>Workout</th><th>Heart rate</th><th>Workout</th></tr>"
                     + rows + "</table><p>Of \(all.workouts) workout\(all.workouts == 1 ? "" : "s"). "

@@ -47,6 +47,12 @@ public struct BestEfforts: Sendable, Hashable {
 
     public var isEmpty: Bool { power.isEmpty && heartRate.isEmpty && lowestHeartRate.isEmpty }
 
+    /// `1 s`, `90 s`, `5 min`, `1 h`: a duration as tables and charts name it.
+    public static func durationText(_ seconds: Int) -> String {
+        seconds >= 3600 && seconds % 3600 == 0
+            ? "\(seconds / 3600) h" : seconds >= 60 && seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
+    }
+
     /// The best efforts of a series of values one whole second apart, in order: for each of
     /// `durations` up to the series' length, the stretch of that many consecutive values with the
     /// highest mean (the lowest with `highest` false), the earliest of equal ones.

@@ -80,7 +80,7 @@ public enum TrainingLoadChart {
         return ((minimum / step).rounded(.down) * step, (maximum / step).rounded(.up) * step, step)
     }
 
-    static func document(_ body: String) -> String {
+    static func document(_ body: String, width: Double = width, height: Double = height) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
             + "viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\">"
             + "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>" + body + "</svg>\n"

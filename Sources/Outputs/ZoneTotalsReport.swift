@@ -113,7 +113,11 @@ public enum ZoneTotalsReport {
 
     /// `2026-11-02` (a day), `2026-W45` (ISO week) or `2026-11`, and the period's first day `2026-11-02`.
     private static func label(_ totals: ZoneTotals, period: ZoneReportPeriod, calendar: Calendar) -> (period: String, start: String) {
-        let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear, .year, .month, .day], from: totals.periodStart)
+        label(totals.periodStart, period: period, calendar: calendar)
+    }
+
+    static func label(_ periodStart: Date, period: ZoneReportPeriod, calendar: Calendar) -> (period: String, start: String) {
+        let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear, .year, .month, .day], from: periodStart)
         func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
         let start = "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))"
         switch period {

@@ -139,6 +139,17 @@ public final class WebApp: Sendable {
             } catch {
                 return errorPage(error, viewer)
             }
+        case .bestPage:
+            let report: BestEffortsReport?
+            let reportError: String?
+            do {
+                (report, reportError) = (try best(request.query), nil)
+            } catch {
+                (report, reportError) = (nil, Self.status(of: error).1)
+            }
+            return html(WebPages.best(report, error: reportError, query: request.query, viewer: viewer, live: live != nil))
+        case .best:
+            return answer { try best(request.query).json }
         case .workouts:
             return answer { try workoutList() }
         case .workout(let name):
@@ -199,8 +210,8 @@ public final class WebApp: Sendable {
 
     /// The routes, by the path's segments.
     enum Route {
-        case home, workoutsPage, workoutPage(String), zonesPage, login, logout
-        case workouts, workout(String), zoneTotals, live
+        case home, workoutsPage, workoutPage(String), zonesPage, bestPage, login, logout
+        case workouts, workout(String), zoneTotals, best, live
         case session(String), delete(String), profile, setZones(String)
 
         init?(_ parts: [String]) {
@@ -209,6 +220,7 @@ public final class WebApp: Sendable {
             case (1, "workouts", _): self = .workoutsPage
             case (2, "workouts", _): self = .workoutPage(parts[1])
             case (1, "zones", _): self = .zonesPage
+            case (1, "best", _): self = .bestPage
             case (1, "login", _): self = .login
             case (1, "logout", _): self = .logout
             case (2, "api", "workouts"): self = .workouts
@@ -217,6 +229,7 @@ public final class WebApp: Sendable {
             case (3, "api", "zones") where parts[2] == "totals": self = .zoneTotals
             case (3, "api", "zones") where ["heart-rate", "power"].contains(parts[2]): self = .setZones(parts[2])
             case (2, "api", "profile"): self = .profile
+            case (2, "api", "best"): self = .best
             case (2, "api", "live"): self = .live
             case (3, "api", "session"): self = .session(parts[2])
             default: return nil
@@ -241,7 +254,7 @@ public final class WebApp: Sendable {
         /// than a program (401).
         var isPage: Bool {
             switch self {
-            case .home, .workoutsPage, .workoutPage, .zonesPage, .login: true
+            case .home, .workoutsPage, .workoutPage, .zonesPage, .bestPage, .login: true
             default: false
             }
         }
@@ -328,6 +341,14 @@ public final class WebApp: Sendable {
         let keys: Set = ["quantity", "by", "zones", "normalize", "from", "to", "activity"]
         let request = try ZoneTotalsReport.Request(RequestValues(query.filter { keys.contains($0.key) }), calendar: calendar)
         return ZoneTotalsReport.json(try ZoneTotalsReport.run(request, store: try openForReading(), timeZone: timeZone, today: today))
+    }
+
+    /// `GET /api/best`: `workouts best --json` over every rider's workouts, with the query's `by`,
+    /// `from`, `to` and `activity`.
+    private func best(_ query: [String: String]) throws -> BestEffortsReport {
+        let keys: Set = ["by", "from", "to", "activity"]
+        let request = try BestEffortsReport.Request(RequestValues(query.filter { keys.contains($0.key) }), calendar: calendar)
+        return try BestEffortsReport(request, store: try openForReading(), calendar: calendar)
     }
 
     /// `workouts list --json`: every rider's workouts.

@@ -2,6 +2,7 @@ import Export
 import Foundation
 import Outputs
 import SensorCore
+import Workouts
 import Zones
 
 /// The web page: server-rendered HTML with a little plain JavaScript and no outside files (it
@@ -54,7 +55,7 @@ enum WebPages {
     /// The frame of every page: the navigation, the CSRF token, `body`, then `script` (the page's
     /// only script, allowed by its nonce).
     static func page(title: String, here: String, viewer: Viewer, live: Bool, body: String, script: String = "") -> String {
-        let links = (live ? [("/", "Live")] : []) + [("/workouts", "Workouts"), ("/zones", "Zones")]
+        let links = (live ? [("/", "Live")] : []) + [("/workouts", "Workouts"), ("/zones", "Zones"), ("/best", "Best")]
         let nav = links.map { path, name in "<a href=\"\(path)\"\(path == here ? " class=\"here\"" : "")>\(name)</a>" }.joined()
             + (viewer.canLogOut ? "<button id=\"logout\">Log out</button>" : "")
         let csrf = viewer.csrfToken.map { "<meta name=\"csrf-token\" content=\"\(XMLText.escaped($0))\">\n" } ?? ""
@@ -335,6 +336,47 @@ enum WebPages {
     // MARK: Zones
 
     /// Time in zone by period (from `workouts zones --json`), and the profile and preferred zones.
+    /// Best efforts across the workouts: a choice of grouping and days, the power-duration curve
+    /// and, over all the workouts, a table of the best power and heart rate of each duration with
+    /// a link to the workout it came from.
+    static func best(_ report: BestEffortsReport?, error: String?, query: [String: String], viewer: Viewer, live: Bool) -> String {
+        let by = query["by"] ?? ""
+        func option(_ value: String, _ name: String) -> String {
+            "<option value=\"\(value)\"\(value == by ? " selected" : "")>\(name)</option>"
+        }
+        func field(_ name: String, _ label: String) -> String {
+            "<label>\(label) <input type=\"date\" name=\"\(name)\" value=\"\(XMLText.escaped(query[name] ?? ""))\"></label>"
+        }
+        var body = "<h1>Best efforts</h1><form method=\"get\" action=\"/best\"><label>Group <select name=\"by\">"
+            + option("", "all workouts") + option("week", "by week") + option("month", "by month") + "</select></label> "
+            + field("from", "From") + " " + field("to", "To") + " <button>Show</button></form>"
+        if let error { body += "<p class=\"error\">\(XMLText.escaped(error))</p>" }
+        if let report {
+            let curves = report.periods.map { (name: $0.name ?? "all workouts", efforts: $0.power.map(\.effort)) }
+            var chart = PowerCurveChart.render(curves, title: "Power-duration curve", unit: "W")
+            if chart.hasSuffix("\n") { chart.removeLast() }
+            body += "<figure id=\"curve\">\(chart)</figure>"
+            if report.periods.count == 1, let all = report.periods.first, all.name == nil {
+                func cell(_ entry: BestEffortsReport.Entry?, _ unit: String) -> String {
+                    guard let entry else { return "<td>-</td><td></td>" }
+                    return "<td>\(number(entry.effort.value)) \(unit)</td>"
+                        + "<td><a href=\"/workouts/\(entry.workout.rawValue)\">\(entry.day)</a></td>"
+                }
+                var rows = ""
+                for seconds in BestEfforts.durations {
+                    let power = all.power.first { $0.effort.seconds == seconds }
+                    let heart = all.heartRate.first { $0.effort.seconds == seconds }
+                    guard power != nil || heart != nil else { continue }
+                    rows += "<tr><td>\(BestEfforts.durationText(seconds))</td>\(cell(power, "W"))\(cell(heart, "bpm"))</tr>"
+                }
+                body += "<table id=\"bests\"><tr><th>Time</th><th>Power</th><th>Workout</th><th>Heart rate</th><th>Workout</th></tr>"
+                    + rows + "</table><p>Of \(all.workouts) workout\(all.workouts == 1 ? "" : "s"). "
+                    + "<code>sensorbridge profile suggest</code> proposes an FTP and heart rates from them.</p>"
+            }
+        }
+        return page(title: "Best efforts", here: "/best", viewer: viewer, live: live, body: body)
+    }
+
     static func zones(
         totals: JSONValue?, error: String?, query: [String: String], profile: JSONValue, preferred: JSONValue, viewer: Viewer,
         live: Bool

@@ -99,7 +99,7 @@ public struct UnfinishedWorkout: Sendable, Hashable {
 public enum ZoneReportPeriod: String, Sendable, Hashable, CaseIterable {
     case day, week, month
 
-    var component: Calendar.Component {
+    public var component: Calendar.Component {
         switch self {
         case .day: .day
         case .week: .weekOfYear

@@ -142,6 +142,9 @@ extension WorkoutStore {
         try ValueDurations.insert(
             workout.samplesWithHoldEnds, workout: workoutID, start: workout.start, timeline: timeline, holds: holds,
             into: connection)
+        if try connection.userVersion >= Schema.bestEffortsVersion {
+            try insertBestEfforts(workout.bestEfforts(), workout: workoutID)
+        }
         return WorkoutID(workoutID)
     }
 
@@ -183,6 +186,18 @@ extension WorkoutStore {
         let statement = try connection.statement("INSERT INTO sensors (workout_id, sensor, name) VALUES (?, ?, ?)")
         for (sensor, name) in sensors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             try statement.run(workout, Int64(sensor.rawValue), name)
+        }
+    }
+
+    /// Writes `efforts` for `workout`. `insert` writes none into a store of a schema before
+    /// migration 13 (made by a test from the first migrations).
+    func insertBestEfforts(_ efforts: BestEfforts, workout: Int64) throws {
+        let statement = try connection.statement(
+            "INSERT INTO best_efforts (workout_id, kind, seconds, value, offset_ns) VALUES (?, ?, ?, ?, ?)")
+        for (kind, list) in [("power", efforts.power), ("heartRate", efforts.heartRate), ("lowestHeartRate", efforts.lowestHeartRate)] {
+            for effort in list {
+                try statement.run(workout, kind, Int64(effort.seconds), effort.value, effort.offset.nanoseconds)
+            }
         }
     }
 

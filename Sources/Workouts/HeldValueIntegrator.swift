@@ -19,10 +19,14 @@ struct HeldValueIntegrator: Sendable {
     private(set) var coveredNanoseconds: Int64 = 0
     /// Normalized power of the held values at each whole second (from the start) of covered time.
     private(set) var normalized = NormalizedPower()
+    /// The held value at each whole second of covered time, with that second (from the start),
+    /// when asked for (`init(hold:keepingSeconds:)`): the series best efforts are found in.
+    private(set) var seconds: [(second: Int64, value: Double)]?
 
-    init(hold: Duration) {
+    init(hold: Duration, keepingSeconds: Bool = false) {
         // A hold longer than any workout is no hold: the cap keeps the work per sample bounded.
         self.hold = min(max(hold, .zero), .maximumWorkoutSpan).clampedNanoseconds
+        seconds = keepingSeconds ? [] : nil
     }
 
     mutating func add(_ value: Double, at time: Int64) {
@@ -63,8 +67,9 @@ struct HeldValueIntegrator: Sendable {
         integral += last.value * Double(to - from) / 1e9
         coveredNanoseconds = Self.saturatingSum(coveredNanoseconds, to - from)
         // Whole seconds s with from <= s < to: at most hold / 1 s + 1 of them, however long the gap.
-        for _ in 0..<(Self.secondsCeiling(to) - Self.secondsCeiling(from)) {
+        for second in Self.secondsCeiling(from)..<Self.secondsCeiling(to) {
             normalized.add(last.value)
+            seconds?.append((second, last.value))
         }
     }
 

@@ -378,6 +378,10 @@ import Outputs
         try runREADMEExamples(under: "## Training load, laps and target zones", count: 3)
     }
 
+    @Test func theREADMEBestEffortsExamplesPrintWhatTheREADMEShows() throws {
+        try runREADMEExamples(under: "## Best efforts and suggested thresholds", count: 5)
+    }
+
     @Test func theREADMEAthleteExamplesPrintWhatTheREADMEShows() throws {
         try runREADMEExamples(under: "## More than one rider or box", count: 9)
     }

@@ -91,6 +91,28 @@ struct WebAppTests {
         #expect(try Self.json(totals) == ZoneTotalsReport.json(report))
     }
 
+    /// `/api/best` is `workouts best --json`; `/best` draws the curve and links each best to its workout.
+    @Test func bestEffortsAnswerAsTheCommandLineAndDrawTheCurve() throws {
+        let served = try Served()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = Self.utc
+        let request = try BestEffortsReport.Request(RequestValues(["by": "month"]), calendar: calendar)
+        let expected = try BestEffortsReport(request, store: try served.store(), calendar: calendar)
+        #expect(expected.periods.first?.power.isEmpty == false)
+        let best = served.get("/api/best", query: ["by": "month"])
+        #expect(best.status == 200)
+        #expect(try Self.json(best) == expected.json)
+        #expect(served.get("/api/best", query: ["by": "day"]).status == 400)
+
+        let page = served.get("/best")
+        #expect(page.status == 200)
+        let html = String(decoding: Self.bytes(page), as: UTF8.self)
+        #expect(html.contains("<polyline id=\"curve-0\"") && html.contains("<table id=\"bests\">"))
+        #expect(html.contains("<a href=\"/workouts/1\">"))
+        let refused = String(decoding: Self.bytes(served.get("/best", query: ["by": "fortnight"])), as: UTF8.self)
+        #expect(refused.contains("by takes week or month, not ") && refused.contains("fortnight"))
+    }
+
     @Test func statusesComeFromTheErrorsTypes() throws {
         let served = try Served()
         for path in ["/api/workouts/7", "/api/workouts/7.fit", "/workouts/7"] {

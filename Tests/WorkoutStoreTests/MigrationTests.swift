@@ -282,12 +282,36 @@ import Zones
             oldID = try version11.save(old)
         }
         let store = try WorkoutStore(path: path)
-        #expect(try store.connection.userVersion == 12)
+        #expect(try store.connection.userVersion == Schema.version)
         let loaded = try store.workout(oldID)
         #expect(loaded.statistics.rmssd == old.statistics.rmssd)
         #expect(loaded.statistics.rrIntervalCount == 0 && loaded.statistics.rrArtefactShare == nil)
         let new = try ride(minutes: 3, seed: 2, day: 1)
         #expect(try store.workout(store.save(new)) == new)
+    }
+
+    /// Migration 13 on a version-12 store: its workouts have no stored best efforts and get them
+    /// worked out from their samples when read, equal to those a workout saved afterwards stores.
+    @Test func migration13WorksOutBestEffortsOfEarlierWorkoutsFromTheirSamples() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let old = try ride(minutes: 3)
+        do {
+            let version12 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(12)))
+            _ = try version12.save(old)
+        }
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == 13)
+        let new = try ride(minutes: 3, seed: 2, day: 1)
+        let newID = try store.save(new)
+        func storedRows(_ id: Int64) throws -> Int64 {
+            try store.connection.statement("SELECT count(*) FROM best_efforts WHERE workout_id = ?").firstRow(id) { $0.int64(0) } ?? 0
+        }
+        #expect(try storedRows(1) == 0)
+        #expect(try storedRows(newID.rawValue) > 0)
+        let read = try store.bestEfforts()
+        #expect(read.map(\.efforts) == [old.bestEfforts(), new.bestEfforts()])
+        #expect(!read[0].efforts.power.isEmpty && !read[0].efforts.heartRate.isEmpty)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Outputs
 import SensorCore
 import WorkoutStore
@@ -11,6 +12,7 @@ enum ProfileCommand {
                                         [--power-model 6|7] [--json] [--store PATH]
                sensorbridge profile show [--json] [--store PATH]
                sensorbridge profile reset [--yes] [--json] [--store PATH]
+               sensorbridge profile suggest [--apply] [--from DAY] [--json] [--store PATH]
                (each also with --athlete NAME: that athlete's profile, see 'sensorbridge athletes')
 
         Your profile, from which the system zones come: heart-rate zones by heart-rate reserve
@@ -23,6 +25,13 @@ enum ProfileCommand {
         'set' changes the values given and keeps the others; 'reset' forgets the whole profile,
         asking first on a terminal (not from a script or a pipe).
 
+        'suggest' reads your best efforts ('sensorbridge workouts best') of the last six weeks and
+        proposes what a coach would: an FTP of 95 % of your best 20 min power (without a 20 min
+        effort, the critical power fitted to your best 3 to 15 min), your highest 5 s heart rate
+        as maximum when it is above the profile's, and your lowest 5 min heart rate as resting
+        when it is below the one set (never when none is: a ride's lowest is no resting heart rate). It only ever raises FTP and maximum and lowers resting: an effort shows
+        what you can do, not what you cannot. It prints each change and why; --apply takes them.
+
         Options:
           --age N | --birth-date YYYY-MM-DD
           --resting-hr N             resting heart rate, bpm
@@ -34,23 +43,27 @@ enum ProfileCommand {
           --json                     the profile afterwards (set, reset) or now (show):
                                      {"birthDate":null,"age":40,...}
           -y, --yes                  with reset: do not ask
+          --apply                    with suggest: take the suggested values into the profile
+          --from YYYY-MM-DD          with suggest: workouts from this day on (default: six weeks ago)
         \(StoreLocation.help)
 
         Examples:
           sensorbridge profile set --age 40 --resting-hr 50 --max-hr 185 --ftp 250
           sensorbridge profile set --lthr 165 --hr-model lthr
           sensorbridge profile show --json
+          sensorbridge profile suggest --apply
         """
 
-    static let subcommands = ["set", "show", "reset"]
+    static let subcommands = ["set", "show", "reset", "suggest"]
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let subcommand = words.first ?? ""
         // Each subcommand takes what it uses: the profile's values only 'set', --yes only 'reset'.
         let arguments = try CommandArguments(
             words.dropFirst(), command: "profile \(subcommand)",
-            options: (subcommand == "set" ? ProfileValues.options : []).union([StoreLocation.option, AthleteOption.option]),
-            flags: subcommand == "reset" ? ["json", "yes"] : ["json"], shortFlags: subcommand == "reset" ? ["-y": "yes"] : [:])
+            options: (subcommand == "set" ? ProfileValues.options : subcommand == "suggest" ? ["from"] : [])
+                .union([StoreLocation.option, AthleteOption.option]),
+            flags: subcommand == "reset" ? ["json", "yes"] : subcommand == "suggest" ? ["json", "apply"] : ["json"], shortFlags: subcommand == "reset" ? ["-y": "yes"] : [:])
         if arguments.has("help") || subcommand == "--help" || subcommand == "-h" {
             context.output.line(help)
             return .success
@@ -91,9 +104,38 @@ enum ProfileCommand {
             } else {
                 context.output.line("Profile reset; system zones need a new profile ('sensorbridge profile set').")
             }
+        case "suggest":
+            return try suggest(arguments, athlete: athlete, context)
         default:
-            throw UsageError("give a subcommand: set, show or reset; run 'sensorbridge profile --help'")
+            throw UsageError("give a subcommand: set, show, reset or suggest; run 'sensorbridge profile --help'")
         }
+        return .success
+    }
+
+    /// Days of workouts `suggest` reads unless --from says otherwise: six weeks, today included.
+    static let suggestionDays = 42
+
+    static func suggest(_ arguments: CommandArguments, athlete: AthleteName?, _ context: CommandContext) throws -> ExitStatus {
+        guard let today = WorkoutZonesReport.today(context) else { throw UsageError("today is outside years 1 to 9999") }
+        guard let from = try arguments.requestValues.day("from") ?? today.adding(days: 1 - suggestionDays) else {
+            throw UsageError("--from needs a day in years 1 to 9999")
+        }
+        let filter = WorkoutFilter(
+            from: context.calendar.date(from: DateComponents(year: from.year, month: from.month, day: from.day)), athlete: athlete)
+        let apply = arguments.has("apply")
+        let store = try apply ? StoreLocation.open(arguments, context) : StoreLocation.openForReading(arguments, context)
+        var preferences = try store.preferences(of: athlete)
+        let suggestion = ProfileSuggestion(
+            // The box's own profile is read from its own workouts, not its athletes'.
+            try store.bestEfforts(matching: filter).filter { $0.athlete == athlete }, profile: preferences.profile, today: today, calendar: context.calendar)
+        if apply, !suggestion.changes.isEmpty {
+            preferences.profile = suggestion.applied(to: preferences.profile)
+            try store.savePreferences(preferences, for: athlete)
+        }
+        context.output.write(
+            arguments.has("json")
+                ? suggestion.json(applied: apply && !suggestion.changes.isEmpty).serialized + "\n"
+                : suggestion.text(applied: apply, window: "since \(from)"))
         return .success
     }
 

@@ -18,6 +18,7 @@ enum WorkoutsCommand {
           delete    delete a workout and everything stored for it
           zones     time in zone by day, week or month over many workouts, in one set of zones
           load      daily training load with fitness, fatigue and form
+          best      best efforts: the power-duration curve and heart rate's
           recover   finish (or discard) workouts whose recording was interrupted
 
         Every subcommand takes --store PATH (default: $SENSORBRIDGE_STORE, else
@@ -29,10 +30,11 @@ enum WorkoutsCommand {
           sensorbridge workouts show latest
           sensorbridge workouts zones --quantity heart-rate --by week --normalize 7
           sensorbridge workouts load
+          sensorbridge workouts best --by month
           sensorbridge workouts recover
         """
 
-    static let subcommands = ["list", "show", "delete", "zones", "load", "recover"]
+    static let subcommands = ["list", "show", "delete", "zones", "load", "best", "recover"]
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         guard let name = words.first, !name.hasPrefix("-") else {
@@ -41,7 +43,7 @@ enum WorkoutsCommand {
                 return .success
             }
             throw UsageError(
-                "give a subcommand: list, show, delete, zones, load or recover; run 'sensorbridge workouts --help'")
+                "give a subcommand: list, show, delete, zones, load, best or recover; run 'sensorbridge workouts --help'")
         }
         let rest = Array(words.dropFirst())
         switch name {
@@ -50,12 +52,13 @@ enum WorkoutsCommand {
         case "delete": return try delete(rest, context)
         case "zones": return try WorkoutZonesReport.run(rest, context)
         case "load": return try WorkoutLoadReport.run(rest, context)
+        case "best": return try WorkoutBestReport.run(rest, context)
         case "recover": return try recover(rest, context)
         default:
             throw UsageError(
                 "unknown subcommand '\(name)' for 'workouts'"
                     + Suggestion.phrase(for: name, among: subcommands)
-                    + "; give list, show, delete, zones, load or recover")
+                    + "; give list, show, delete, zones, load, best or recover")
         }
     }
 

@@ -23,6 +23,7 @@ enum PostgreSQLSchema {
         (10, "workouts, samples, zone groups, profiles and athletes, as SQLite's schema version 10", version10),
         (11, "athletes' names up to 1024 code points, as SQLite's migration 11", version11),
         (12, "the RR artefact filter's counts, as SQLite's migration 12", version12),
+        (13, "each workout's best efforts, as SQLite's migration 13", version13),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -391,5 +392,17 @@ enum PostgreSQLSchema {
             CHECK (rr_interval_count >= 0);
         ALTER TABLE workout_statistics ADD COLUMN rr_artefact_count bigint NOT NULL DEFAULT 0
             CHECK (rr_artefact_count BETWEEN 0 AND rr_interval_count);
+        """
+
+    /// As SQLite's migration 13: each workout's best efforts.
+    static let version13 = """
+        CREATE TABLE best_efforts (
+            workout_id bigint NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            kind text NOT NULL CHECK (kind IN ('power', 'heartRate', 'lowestHeartRate')),
+            seconds integer NOT NULL CHECK (seconds > 0),
+            value double precision NOT NULL,
+            offset_ns bigint NOT NULL CHECK (offset_ns >= 0),
+            PRIMARY KEY (workout_id, kind, seconds)
+        );
         """
 }

@@ -26,6 +26,7 @@ enum Schema {
         Migration(athletesVersion, "athletes with their own profile, preferred zones and sensors; the athlete of a workout", sql: version10),
         Migration(11, "athletes' names up to 1024 code points, so that no name of 64 characters is refused", apply: version11),
         Migration(rrArtefactsVersion, "the RR intervals judged by the artefact filter and the artefacts it removed", sql: version12),
+        Migration(bestEffortsVersion, "each workout's best efforts: mean-maximal power and the highest and lowest mean heart rate", sql: version13),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -40,6 +41,9 @@ enum Schema {
 
     /// The migration that adds the RR artefact filter's counts to the statistics.
     static let rrArtefactsVersion: Int64 = 12
+
+    /// The migration that adds each workout's best efforts.
+    static let bestEffortsVersion: Int64 = 13
 
     /// The newest schema version this build knows.
     static var version: Int64 { migrations.last!.version }
@@ -474,5 +478,19 @@ enum Schema {
             CHECK (rr_interval_count >= 0);
         ALTER TABLE workout_statistics ADD COLUMN rr_artefact_count INTEGER NOT NULL DEFAULT 0
             CHECK (rr_artefact_count BETWEEN 0 AND rr_interval_count);
+        """
+
+    /// Each workout's best efforts (`BestEfforts`): for each duration, the mean over the best
+    /// stretch of that many seconds and where it began. A workout stored before this migration has
+    /// none here; they are worked out from its samples when read (`WorkoutStore.bestEfforts`).
+    static let version13 = """
+        CREATE TABLE best_efforts (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('power', 'heartRate', 'lowestHeartRate')),
+            seconds INTEGER NOT NULL CHECK (seconds > 0),
+            value REAL NOT NULL,
+            offset_ns INTEGER NOT NULL CHECK (offset_ns >= 0),
+            PRIMARY KEY (workout_id, kind, seconds)
+        ) STRICT;
         """
 }

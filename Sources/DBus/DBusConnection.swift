@@ -85,6 +85,8 @@ public final class DBusConnection: @unchecked Sendable {
         /// Whether the bus connection was lost (the bus daemon went away), and who wants to know.
         var lost = false
         var lostHandlers: [@Sendable () -> Void] = []
+        /// Packet sockets handed to `readPackets` that the dispatch thread has not taken yet.
+        var newReaders: [(fd: Int32, handler: @Sendable (PacketEvent) -> Void, stampedSince: Int64?)] = []
     }
 
     private struct Pending {
@@ -534,13 +536,29 @@ public final class DBusConnection: @unchecked Sendable {
     public func readPackets(from fd: Int32, handler: @escaping @Sendable (PacketEvent) -> Void) {
         // Without receive times (not a socket that has them) a packet is stamped when it is read.
         let stampedSince = cdbus_enable_receive_timestamps(fd) == 0 ? cdbus_realtime_nanoseconds() : nil
-        let accepted = enqueue { connection in
-            connection.loop.readers[fd] = handler
-            connection.loop.stampedSince[fd] = stampedSince
-            connection.loop.readersChanged = true
-            connection.loop.readerOrder = connection.loop.readers.keys.sorted().map { ($0, false) }
+        // Not a job: a handler that runs before the next jobs (a signal dispatched with the reply
+        // that gave `fd`) can already read it (`readWaitingPackets`).
+        let accepted = shared.withLock { s in
+            if s.closed { return false }
+            s.newReaders.append((fd, handler, stampedSince))
+            return true
         }
-        if !accepted { Glibc.close(fd) }
+        if accepted { wake() } else { Glibc.close(fd) }
+    }
+
+    /// Takes the sockets `readPackets` was handed since the last time; on the dispatch thread.
+    private func takeNewReaders() {
+        let new = shared.withLock { s in
+            defer { s.newReaders.removeAll() }
+            return s.newReaders
+        }
+        guard !new.isEmpty else { return }
+        for (fd, handler, stampedSince) in new {
+            loop.readers[fd] = handler
+            loop.stampedSince[fd] = stampedSince
+        }
+        loop.readersChanged = true
+        loop.readerOrder = loop.readers.keys.sorted().map { ($0, false) }
     }
 
     /// A packet socket pair for handing values to another process, as a GATT server answers
@@ -599,6 +617,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// the end if the other side has closed. Only on the dispatch thread: in a signal handler or a
     /// `perform` job, which then sees every value sent before the signal it handles.
     public func readWaitingPackets(_ fd: Int32) {
+        takeNewReaders()
         readPackets(of: [(fd, false)])
     }
 
@@ -769,6 +788,8 @@ public final class DBusConnection: @unchecked Sendable {
         var busWork = true
         var connected = true
         while true {
+            // Before the jobs: a job may stop reading a socket handed over before it.
+            takeNewReaders()
             let (jobs, closed) = shared.withLock { s in
                 defer { s.jobs.removeAll() }
                 return (s.jobs, s.closed)

@@ -319,6 +319,31 @@ struct DBusConnectionTests {
         }
     }
 
+    /// A socket handed over while the dispatch thread is busy (an `AcquireNotify` reply answered on
+    /// another thread, and a signal of the link's loss dispatched with it) is read by
+    /// `readWaitingPackets` in that same turn: its values are not lost when the handler then stops
+    /// reading it.
+    @Test func aSocketHandedOverDuringATurnIsReadByReadWaitingPacketsInIt() throws {
+        try withPacketSocket { bus, ours, theirs in
+            defer { close(theirs) }
+            let received = Mutex<[[UInt8]?]>([])
+            let handedOver = DispatchSemaphore(value: 0)
+            let done = DispatchSemaphore(value: 0)
+            bus.perform {
+                // The dispatch thread is held in this turn while another thread hands the socket over.
+                #expect(handedOver.wait(timeout: .now() + 10) == .success)
+                bus.readWaitingPackets(ours)
+                bus.stopReading(ours)
+                done.signal()
+            }
+            for value: UInt8 in [1, 2, 3] { _ = withUnsafeBytes(of: value) { send(theirs, $0.baseAddress, 1, 0) } }
+            bus.readPackets(from: ours) { event in received.withLock { $0.append(Self.bytes(event)) } }
+            handedOver.signal()
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            #expect(received.withLock { $0 } == [[1], [2], [3]])
+        }
+    }
+
     @Test func afterEachTurnRunsTheFirstHandlersBeforeTheOthers() throws {
         try withPacketSocket { bus, ours, theirs in
             defer { close(theirs) }

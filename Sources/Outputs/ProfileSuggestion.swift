@@ -88,13 +88,8 @@ public struct ProfileSuggestion: Sendable {
         guard entries.count >= 2 else { return nil }
         let t = entries.map { Double($0.effort.seconds) }
         let work = entries.map { $0.effort.value * Double($0.effort.seconds) }
-        let meanT = t.reduce(0, +) / Double(t.count)
-        let meanW = work.reduce(0, +) / Double(work.count)
-        let sxx = t.reduce(0) { $0 + ($1 - meanT) * ($1 - meanT) }
-        let sxy = zip(t, work).reduce(0) { $0 + ($1.0 - meanT) * ($1.1 - meanW) }
-        let power = sxy / sxx
-        guard power > 0 else { return nil }
-        return (power, meanW - power * meanT, entries)
+        guard let line = LeastSquaresLine(x: t, y: work), line.slope > 0 else { return nil }
+        return (line.slope, line.intercept, entries)
     }
 
     /// `profile` with the changes taken.

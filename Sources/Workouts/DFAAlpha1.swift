@@ -63,21 +63,6 @@ public enum DFAAlpha1 {
             logN.append(log(Double(size)))
             logF.append(log(f))
         }
-        return slope(of: logF, against: logN)
-    }
-
-    /// The least-squares slope of `y` against `x`; nil for fewer than two points or one x.
-    static func slope(of y: [Double], against x: [Double]) -> Double? {
-        let count = Double(x.count)
-        guard x.count >= 2, x.count == y.count else { return nil }
-        let meanX = x.reduce(0, +) / count
-        let meanY = y.reduce(0, +) / count
-        var sumXY = 0.0
-        var sumXX = 0.0
-        for (xi, yi) in zip(x, y) {
-            sumXY += (xi - meanX) * (yi - meanY)
-            sumXX += (xi - meanX) * (xi - meanX)
-        }
-        return sumXX > 0 ? sumXY / sumXX : nil
+        return LeastSquaresLine(x: logN, y: logF)?.slope
     }
 }

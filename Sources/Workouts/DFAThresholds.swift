@@ -75,12 +75,10 @@ public struct DFAThresholds: Sendable, Hashable {
         let begin = windows[...end].lastIndex { $0.alpha1 >= correlated } ?? 0
         let fitted = windows[begin...end]
         guard fitted.count >= minimumWindows,
-            let slope = DFAAlpha1.slope(of: fitted.map(\.alpha1), against: fitted.map(\.value)), slope < 0
+            let line = LeastSquaresLine(x: fitted.map(\.value), y: fitted.map(\.alpha1)), line.slope < 0
         else { return nil }
-        let meanAlpha = fitted.reduce(0) { $0 + $1.alpha1 } / Double(fitted.count)
-        let meanValue = fitted.reduce(0) { $0 + $1.value } / Double(fitted.count)
         return Fit(
-            intercept: meanAlpha - slope * meanValue, slope: slope, highest: fitted.map(\.alpha1).max() ?? 0,
+            intercept: line.intercept, slope: line.slope, highest: fitted.map(\.alpha1).max() ?? 0,
             lowest: fitted.map(\.alpha1).min() ?? 0,
             values: (windows.map(\.value).min() ?? 0)...(windows.map(\.value).max() ?? 0), windows: fitted.count)
     }

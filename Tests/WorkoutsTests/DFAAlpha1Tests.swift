@@ -58,6 +58,16 @@ import Zones
         #expect(DFAAlpha1.alpha(of: Self.whiteNoise(16, seed: 1)) != nil)
     }
 
+    /// The line fitted through points, worked out by hand: (0, 1), (1, 2), (2, 6) give slope 2.5 and
+    /// intercept 0.5; fewer than two points or one x give none.
+    @Test func theLeastSquaresLineOfPointsWorkedOutByHand() throws {
+        let line = try #require(LeastSquaresLine(x: [0, 1, 2], y: [1, 2, 6]))
+        #expect(abs(line.slope - 2.5) < 1e-12 && abs(line.intercept - 0.5) < 1e-12)
+        #expect(LeastSquaresLine(x: [3], y: [1]) == nil)
+        #expect(LeastSquaresLine(x: [3, 3, 3], y: [1, 2, 3]) == nil)
+        #expect(LeastSquaresLine(x: [1, 2], y: [1]) == nil)
+    }
+
     /// For uncorrelated intervals, F(n)² of DFA with linear detrending is proportional to
     /// (n² − 4) / n (Kantelhardt et al. 2001), not to n: the least-squares slope of its log over
     /// n = 4...16 is 0.583, the small-box bias of the uncorrected method Kubios and the thresholds'

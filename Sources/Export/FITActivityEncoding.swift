@@ -255,6 +255,7 @@ struct FITActivityEncoding {
         case .hiking: 17
         case .rowing: 15
         case .swimming: 5
+        case .transition: 3
         case .multisport: 18
         case .other: 0
         }

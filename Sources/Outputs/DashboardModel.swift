@@ -56,6 +56,11 @@ public struct DashboardModel: Sendable {
     private var pauseCause: WorkoutEvent.Cause?
     private var lap = 1
     private var lapStart = Duration.zero
+    /// The activities planned and which is under way, its number from 1 and when it began; each
+    /// zone track's durations when it began (its own zone time is what came since).
+    private var activities: ActivityPlan
+    private var activity = (type: WorkoutActivityType.cycling, number: 1, start: Duration.zero)
+    private var zonesAtActivityStart: [[Duration]]
     /// Whether the dashboard's keys work (standard input is the terminal).
     public var keys = false
     /// The relay's state, with `--relay`.
@@ -68,9 +73,11 @@ public struct DashboardModel: Sendable {
     ///   - sensorKeys: the session's key of each sensor id, so that a lost sensor's values go at once.
     ///   - functionalThresholdPower: for %FTP and IF, in W.
     ///   - targets: target zones to coach, each with its debounce.
+    ///   - activities: the activities planned (a multisport workout's), the first under way.
     public init(
         sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration],
-        sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = []
+        sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = [],
+        activities: ActivityPlan = ActivityPlan([.cycling])
     ) {
         self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
         sensorStates = SensorStates(keys: sensorKeys, sensors: sensors.map(\.key))
@@ -78,6 +85,9 @@ public struct DashboardModel: Sendable {
         self.sensorKeys = sensorKeys
         self.functionalThresholdPower = functionalThresholdPower
         coaches = targets
+        self.activities = activities
+        activity.type = activities.current
+        zonesAtActivityStart = configurations.map { Array(repeating: .zero, count: $0.zones.count) }
     }
 
     public mutating func add(_ sample: Sample) {
@@ -122,13 +132,29 @@ public struct DashboardModel: Sendable {
             lapStatistics.resume(at: event.time)
             for coach in coaches.indices { coaches[coach].resume(at: event.time) }
         case .event(let event) where event.kind == .lap:
-            lap += 1
-            lapStart = event.time
-            lapStatistics = StatisticsAccumulator(start: event.time)
-            if pausedAt != nil { lapStatistics.pause(at: event.time) }
+            beginLap(at: event.time)
+        case .event(let event):
+            guard case .activity(let type) = event.kind else { break }
+            _ = activities.advance(to: type)
+            // As the workout's rules: at the very start of an activity its type changes; later a
+            // new activity begins, and with it a new lap.
+            guard event.time > activity.start else {
+                activity.type = type
+                break
+            }
+            activity = (type, activity.number + 1, event.time)
+            zonesAtActivityStart = zones.map { zoneTime($0, at: event.time).durations }
+            if event.time > lapStart { beginLap(at: event.time) }
         default:
             break
         }
+    }
+
+    private mutating func beginLap(at time: Duration) {
+        lap += 1
+        lapStart = time
+        lapStatistics = StatisticsAccumulator(start: time)
+        if pausedAt != nil { lapStatistics.pause(at: time) }
     }
 
     /// Each sensor's state now, by its session key: what MQTT's `sensor/KEY` says.
@@ -206,6 +232,17 @@ public struct DashboardModel: Sendable {
         return time - paused
     }
 
+    /// `track`'s time in each zone at `time`, and how long it has been in its current zone: the
+    /// zone's time since its update is the active time since then (before a pause as well as after
+    /// it, and none while paused).
+    private func zoneTime(_ track: ZoneTrack, at time: Duration) -> (durations: [Duration], inZoneFor: Duration) {
+        var durations = track.group.durations
+        guard let current = track.current else { return (durations, .zero) }
+        let inZoneFor = max(activeTime(at: time) - activeTime(at: track.since), .zero)
+        durations[current] += inZoneFor
+        return (durations, inZoneFor)
+    }
+
     /// What to draw at `now`.
     public func state(at now: Duration) -> DashboardState {
         var state = DashboardState()
@@ -233,17 +270,17 @@ public struct DashboardModel: Sendable {
                 target: coach.target, currentZone: coach.currentZone, outFor: coach.outFor(at: now),
                 alert: coach.alerting(at: now), paused: coach.isPaused)
         }
-        state.zones = zones.map { track in
-            var durations = track.group.durations
-            var inZoneFor = Duration.zero
-            if let current = track.current {
-                // The zone's time since its update is the active time since then: before a pause
-                // as well as after it, and none while paused.
-                inZoneFor = max(active - activeTime(at: track.since), .zero)
-                durations[current] += inZoneFor
-            }
+        let multisport = activities.isMultisport || activity.number > 1
+        state.zones = zip(zones, zonesAtActivityStart).map { track, atStart in
+            let (durations, inZoneFor) = zoneTime(track, at: now)
             return DashboardState.Zones(
-                configuration: track.group.configuration, current: track.current, inZoneFor: inZoneFor, durations: durations)
+                configuration: track.group.configuration, current: track.current, inZoneFor: inZoneFor, durations: durations,
+                activityDurations: multisport ? zip(durations, atStart).map { max($0 - $1, .zero) } : nil)
+        }
+        if multisport {
+            state.activity = DashboardState.Activity(
+                type: activity.type, number: activity.number, elapsed: max(active - activeTime(at: activity.start), .zero),
+                next: activities.next)
         }
         state.sensors = sensors.map { sensor in
             var sensor = sensor

@@ -14,6 +14,26 @@ public struct DashboardState: Sendable, Equatable {
         public var inZoneFor: Duration
         /// Time in each zone so far, by zone index.
         public var durations: [Duration]
+        /// Of a multisport workout, time in each zone in the activity under way.
+        public var activityDurations: [Duration]? = nil
+    }
+
+    /// The activity under way of a multisport workout.
+    public struct Activity: Sendable, Equatable {
+        public var type: WorkoutActivityType
+        /// From 1.
+        public var number: Int
+        /// Active time since it began.
+        public var elapsed: Duration
+        /// What the next-activity key begins; nil after the planned ones.
+        public var next: WorkoutActivityType?
+
+        public init(type: WorkoutActivityType, number: Int, elapsed: Duration, next: WorkoutActivityType?) {
+            self.type = type
+            self.number = number
+            self.elapsed = elapsed
+            self.next = next
+        }
     }
 
     /// A sensor's link as the person sees it.
@@ -102,6 +122,8 @@ public struct DashboardState: Sendable, Equatable {
     public var relay: String?
     /// Paused, with the cause (`manual`, `auto`); nil while running.
     public var paused: WorkoutEvent.Cause?
+    /// The activity under way, for a multisport workout (planned, or with an activity begun).
+    public var activity: Activity?
     /// The lap under way, from 1.
     public var lap = 1
     /// Active time since the lap began (pauses left out, as the stored lap's duration).

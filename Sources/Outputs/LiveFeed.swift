@@ -267,6 +267,7 @@ public final class LiveFeed: Sendable {
                 "current": zones.current.map { .number(Double($0)) } ?? .null,
                 "inZoneFor": .number(zones.inZoneFor.seconds.rounded()),
                 "durations": .array(zones.durations.map { .number($0.seconds.rounded()) }),
+                "activityDurations": zones.activityDurations.map { .array($0.map { .number($0.seconds.rounded()) }) } ?? .null,
                 "colors": .array(ZonePalette.hexColors(count: zones.durations.count).map(JSONValue.string)),
             ])
         }
@@ -302,6 +303,13 @@ public final class LiveFeed: Sendable {
         return .object([
             "elapsed": .number(state.elapsed.seconds.rounded(.down)), "active": .number(state.active.seconds.rounded(.down)),
             "lap": .number(Double(state.lap)), "lapElapsed": .number(state.lapElapsed.seconds.rounded(.down)),
+            "activity": state.activity.map { activity in
+                .object([
+                    "type": .string(activity.type.rawValue), "number": .number(Double(activity.number)),
+                    "elapsed": .number(activity.elapsed.seconds.rounded(.down)),
+                    "next": activity.next.map { .string($0.rawValue) } ?? .null,
+                ])
+            } ?? .null,
             "paused": state.paused.map { .string($0.rawValue) } ?? .null,
             "heartRate": number(state.heartRate), "power": number(state.power), "power3s": number(state.power3s),
             "power10s": number(state.power10s), "cadence": number(state.cadence),

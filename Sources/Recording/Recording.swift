@@ -35,10 +35,11 @@ public struct Recording {
     }
 
     /// Auto-pause by the rule when the plan leaves it to it: on (3 s) for a cycling workout that
-    /// `movementSensors` record (a power meter, cadence or speed sensor), else off.
+    /// `movementSensors` record (a power meter, cadence or speed sensor), else off; off for a
+    /// multisport workout, whose run would pause for a power meter left still.
     public mutating func applyAutoPause(movementSensors: Bool) {
         guard plan.autoPause == .byDefault else { return }
-        machine.autoPause = movementSensors && plan.activity == .cycling ? .seconds(3) : nil
+        machine.autoPause = movementSensors && !plan.activities.isMultisport && plan.activity == .cycling ? .seconds(3) : nil
     }
 
     /// The workout's zones, heart rate first; none for a quantity without a configuration.

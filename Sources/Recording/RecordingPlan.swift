@@ -32,7 +32,10 @@ public struct RecordingPlan {
         }
     }
 
-    public var activity: WorkoutActivityType
+    /// The activities the workout goes through (`--activities`); one for a single-sport workout.
+    public var activities: ActivityPlan
+    /// The workout's first activity.
+    public var activity: WorkoutActivityType { activities.activities[0] }
     /// The profile and zone preferences in effect (the athlete's or the box's, with any given changes).
     public var preferences: ZonePreferences
     /// Zones given for this workout alone, which take the place of the preferred ones.
@@ -50,12 +53,12 @@ public struct RecordingPlan {
     public var saving: Saving?
 
     public init(
-        activity: WorkoutActivityType = .cycling, preferences: ZonePreferences = ZonePreferences(),
+        activities: ActivityPlan = ActivityPlan([.cycling]), preferences: ZonePreferences = ZonePreferences(),
         customZones: [WorkoutZoneConfiguration] = [], targets: [WorkoutTarget] = [],
         targetDebounce: Duration = TargetZoneCoach.defaultDebounce, autoLap: Duration? = nil, autoPause: AutoPause = .byDefault,
         bridge: BridgeID = .hostDefault, athlete: AthleteRecord? = nil, saving: Saving? = nil
     ) {
-        self.activity = activity
+        self.activities = activities
         self.preferences = preferences
         self.customZones = customZones
         self.targets = targets

@@ -161,13 +161,14 @@ public final class LiveSensorSource: @unchecked Sendable {
         }
     }
 
-    /// A pause, resume or lap the person made (`SessionControls`), written to the trace so that a
+    /// A pause, resume, lap or new activity the person made (`SessionControls`), written to the trace so that a
     /// replay makes it too.
     public func write(_ control: SessionControl) {
         switch control.kind {
         case .pause: write(.event(time: control.time, .pause))
         case .resume: write(.event(time: control.time, .resume))
         case .lap: write(.event(time: control.time, .lap))
+        case .activity: write(.event(time: control.time, .activity(type: control.activityType.rawValue)))
         default: break
         }
     }

@@ -1,23 +1,30 @@
 import SampleRing
 import Synchronization
-import Workouts
+public import Workouts
 
 /// Control of a running session from any thread: the dashboard's keys, signals, and later the web
-/// page and MQTT. Pause, resume and lap travel to the consumer as control items, stamped with the
-/// session's clock, through a ring of their own (one pusher at a time, under a lock); `end` asks
-/// the session's sources to finish, so that the end comes after everything they received.
+/// page and MQTT. Pause, resume, lap and a new activity travel to the consumer as control items,
+/// stamped with the session's clock, through a ring of their own (one pusher at a time, under a
+/// lock); `end` asks the session's sources to finish, so that the end comes after everything they
+/// received.
 public final class SessionControls: Sendable {
-    private let ring: Mutex<SampleRing<SessionItem>>
+    private struct State {
+        let ring: SampleRing<SessionItem>
+        /// Where the workout is in its activities (`nextActivity`).
+        var activities: ActivityPlan
+    }
+
+    private let state: Mutex<State>
     private let builder: LiveWorkoutBuilder
     private let clock: @Sendable () -> Duration
     private let endSession: @Sendable () -> Void
     private let onControl: @Sendable (SessionControl) -> Void
 
     init(
-        ring: SampleRing<SessionItem>, builder: LiveWorkoutBuilder, clock: @escaping @Sendable () -> Duration,
+        ring: SampleRing<SessionItem>, builder: LiveWorkoutBuilder, activities: ActivityPlan, clock: @escaping @Sendable () -> Duration,
         end: @escaping @Sendable () -> Void, onControl: @escaping @Sendable (SessionControl) -> Void
     ) {
-        self.ring = Mutex(ring)
+        state = Mutex(State(ring: ring, activities: activities))
         self.builder = builder
         self.clock = clock
         self.endSession = end
@@ -32,10 +39,30 @@ public final class SessionControls: Sendable {
     /// Ends the session: its sources stop and the workout is finished and saved.
     public func end() { endSession() }
 
+    /// Begins the next activity of the plan (`ActivityPlan.advance`), or one of `type`: the
+    /// type begun; nil when none is next (a single activity, or the last under way) or the workout
+    /// is not under way.
+    @discardableResult
+    public func nextActivity(_ type: WorkoutActivityType? = nil) -> WorkoutActivityType? {
+        guard builder.state == .collecting || builder.state == .paused else { return nil }
+        return state.withLock { state in
+            var activities = state.activities
+            guard let begun = activities.advance(to: type) else { return nil }
+            let control = SessionControl(.activity, at: clock(), activityType: begun)
+            guard state.ring.push(.control(control)) else { return nil }
+            state.activities = activities
+            onControl(control)
+            return begun
+        }
+    }
+
+    /// The activity the plan says comes next; nil after the last.
+    public var upcomingActivity: WorkoutActivityType? { state.withLock { $0.activities.next } }
+
     private func push(_ kind: SessionControl.Kind) {
-        ring.withLock { ring in
+        state.withLock { state in
             let control = SessionControl(kind, at: clock())
-            if ring.push(.control(control)) { onControl(control) }
+            if state.ring.push(.control(control)) { onControl(control) }
         }
     }
 }

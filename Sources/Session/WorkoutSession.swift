@@ -72,12 +72,14 @@ public final class WorkoutSession: Sendable {
 
     /// Control of this session from any thread (keys, signals, the API). `clock` stamps the
     /// controls (the session's clock: the time since its anchor); `end` makes its sources finish;
-    /// `onControl` sees each control pushed (the trace writer). Make it before `run`.
+    /// `onControl` sees each control pushed (the trace writer); `activities` is what "next
+    /// activity" steps through. Make it before `run`.
     public func makeControls(
         clock: @escaping @Sendable () -> Duration, end: @escaping @Sendable () -> Void,
-        onControl: @escaping @Sendable (SessionControl) -> Void = { _ in }
+        activities: ActivityPlan = ActivityPlan([.cycling]), onControl: @escaping @Sendable (SessionControl) -> Void = { _ in }
     ) -> SessionControls {
-        SessionControls(ring: makeRing(capacity: 64), builder: builder, clock: clock, end: end, onControl: onControl)
+        SessionControls(
+            ring: makeRing(capacity: 64), builder: builder, activities: activities, clock: clock, end: end, onControl: onControl)
     }
 
     /// Runs the session with `sources`, each on a producer thread of its own with a ring of its own;

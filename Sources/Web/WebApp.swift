@@ -202,7 +202,24 @@ public final class WebApp: Sendable {
             case "resume": controls.resume()
             case "lap": controls.lap()
             case "end": controls.end()
-            default: return error(404, "no such action: give pause, resume, lap or end")
+            case "activity":
+                // The next planned activity, or `{"type": "running"}`.
+                var type: WorkoutActivityType?
+                if !request.body.isEmpty {
+                    guard let name = Self.json(request.body)?["type"]?.stringValue else {
+                        return error(400, "send nothing for the next activity, or {\"type\": \"running\"}")
+                    }
+                    guard let named = WorkoutActivityType(name: name) else {
+                        let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
+                        return error(400, "\(name) is not an activity type; give one of \(names)")
+                    }
+                    type = named
+                }
+                guard let begun = controls.nextActivity(type) else {
+                    return error(409, "no activity comes next: record --activities A,B,... plans them, or send {\"type\": \"running\"}")
+                }
+                return json(.object(["type": .string(begun.rawValue), "next": controls.upcomingActivity.map { .string($0.rawValue) } ?? .null]))
+            default: return error(404, "no such action: give pause, resume, lap, activity or end")
             }
             return HTTPResponse(status: 204)
         }

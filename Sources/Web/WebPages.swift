@@ -122,6 +122,8 @@ enum WebPages {
               <div class="tile"><b id="dfaAlpha1">--</b><span>DFA α1 (2 min)</span></div>
               <div class="tile"><b id="elapsed">0:00</b><span>elapsed (active <span id="active">0:00</span>)</span></div>
               <div class="tile"><b id="lapTime">0:00</b><span>lap <span id="lap">1</span></span></div>
+              <div class="tile" id="activityTile" hidden><b id="activityTime">0:00</b><span>activity <span id="activityNumber">1</span>:
+                <span id="activityType"></span></span></div>
             </div>
             <table id="averages">
               <tr><th></th><th>avg HR, bpm</th><th>avg power, W</th><th>NP, W</th><th>IF</th><th>kJ</th></tr>
@@ -132,7 +134,8 @@ enum WebPages {
             <div id="zones"></div>
             \(viewer.canChange ? """
             <p><button data-action="pause">Pause</button><button data-action="resume">Resume</button>
-            <button data-action="lap">Lap</button><button data-action="end" class="danger">End</button>
+            <button data-action="lap">Lap</button><button data-action="activity" id="nextActivity" hidden>Next activity</button>
+            <button data-action="end" class="danger">End</button>
             <span id="result" class="error"></span></p>
             """ : "")
             <h2>Sensors</h2><table id="sensors"></table>
@@ -171,6 +174,12 @@ enum WebPages {
               }
               show('elapsed', clock(p.elapsed)); show('active', clock(p.active));
               show('lapTime', clock(p.lapElapsed)); show('lap', p.lap);
+              // A multisport workout: the activity under way, and the button that begins the next.
+              const a = p.activity;
+              document.getElementById('activityTile').hidden = !a;
+              if (a) { show('activityTime', clock(a.elapsed)); show('activityNumber', a.number); show('activityType', a.type); }
+              const next = document.getElementById('nextActivity');
+              if (next) { next.hidden = !(a && a.next); if (a && a.next) next.textContent = 'Next: ' + a.next; }
               show('message', p.message || '');
               if (p.paused) show('state', 'paused (' + p.paused + ')');
               const zones = document.getElementById('zones'); zones.textContent = '';
@@ -191,6 +200,8 @@ enum WebPages {
                   bar.style.background = z.colors[i]; bar.style.width = (100 * d / total) + '%';
                   const cell = row.insertCell(); cell.style.width = '70%'; cell.appendChild(bar);
                   row.insertCell().textContent = clock(d);
+                  // Of a multisport workout, the activity's own time in the zone.
+                  if (z.activityDurations) row.insertCell().textContent = 'this activity ' + clock(z.activityDurations[i]);
                 });
                 zones.appendChild(table);
               }

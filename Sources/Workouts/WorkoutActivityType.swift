@@ -2,6 +2,9 @@
 /// traces (`"activityType":"running"`) and in storage.
 public enum WorkoutActivityType: String, Sendable, Hashable, CaseIterable, BitwiseCopyable {
     case cycling, running, walking, hiking, rowing, swimming, other
+    /// The time between two activities of a multisport workout (changing shoes, T1 and T2), as
+    /// HealthKit's `transition` and FIT's sport 3.
+    case transition
     /// A workout of several activities (bike then run); only ever a workout's type, never an activity's.
     case multisport
 

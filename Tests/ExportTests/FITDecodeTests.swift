@@ -368,6 +368,25 @@ struct FITDecodeTests {
         #expect(Self.close(session?["total_elapsed_time"], (run.end - run.start).seconds))
     }
 
+    /// A triathlon's transition begun live (`--activities cycling,running`) is a session of its
+    /// own, sport `transition` (3), between the bike's and the run's, each with its time in zone.
+    @Test func aTransitionIsASessionOfItsOwn() throws {
+        var machine = WorkoutStateMachine(activityType: .cycling, preferences: ZonePreferences(profile: Self.profile))
+        machine.sensors = SyntheticRide.sensors
+        try machine.beginCollection(at: .zero, date: Self.startDate)
+        for second in 0..<300 {
+            let time = Duration.seconds(second)
+            if second == 200 { try machine.beginActivity(.transition, at: time) }
+            if second == 230 { try machine.beginActivity(.running, at: time) }
+            machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: 140, time: time + .milliseconds(250)))
+        }
+        try machine.endCollection(at: .seconds(300))
+        let decoded = try Self.check(try machine.finishWorkout())
+        let sessions = decoded["sessions"]?.arrayValue ?? []
+        #expect(sessions.compactMap { $0["sport"]?.stringValue } == ["cycling", "transition", "running"], "\(sessions)")
+        #expect(Self.close(sessions.dropFirst().first?["total_elapsed_time"], 30))
+    }
+
     /// Issue 32: the bike's session has its power TSS and IF, the run's its hrTSS (no IF, no NP),
     /// and the workout's TSS is their sum, not the bike's IF over the whole workout.
     @Test func eachMultisportSessionHasItsOwnTrainingStressScore() throws {

@@ -43,7 +43,7 @@ import Zones
         let temporary = try TemporaryStore()
         let target = WorkoutTarget(quantityType: .heartRate, zones: 1...2)
         let plan = RecordingPlan(
-            activity: .running, customZones: [Self.heartZones], targets: [target],
+            activities: ActivityPlan([.running]), customZones: [Self.heartZones], targets: [target],
             bridge: BridgeID(rawValue: "garage")!, saving: temporary.saving())
         let (outcome, workout) = try Self.record(plan, seconds: 30)
         let id = try #require(outcome.savedID)
@@ -87,18 +87,21 @@ import Zones
     }
 
     @Test func autoPauseFollowsThePlanOrTheRule() throws {
-        var byRule = try Recording(RecordingPlan(activity: .cycling))
+        var byRule = try Recording(RecordingPlan(activities: ActivityPlan([.cycling])))
         byRule.applyAutoPause(movementSensors: true)
         #expect(byRule.machine.autoPause == .seconds(3))
         byRule.applyAutoPause(movementSensors: false)
         #expect(byRule.machine.autoPause == nil)
-        var running = try Recording(RecordingPlan(activity: .running))
+        var running = try Recording(RecordingPlan(activities: ActivityPlan([.running])))
         running.applyAutoPause(movementSensors: true)
         #expect(running.machine.autoPause == nil)
-        var off = try Recording(RecordingPlan(activity: .cycling, autoPause: .off))
+        var off = try Recording(RecordingPlan(activities: ActivityPlan([.cycling]), autoPause: .off))
         off.applyAutoPause(movementSensors: true)
         #expect(off.machine.autoPause == nil)
-        var given = try Recording(RecordingPlan(activity: .running, autoPause: .after(.seconds(5))))
+        var multisport = try Recording(RecordingPlan(activities: ActivityPlan([.cycling, .running])))
+        multisport.applyAutoPause(movementSensors: true)
+        #expect(multisport.machine.autoPause == nil)
+        var given = try Recording(RecordingPlan(activities: ActivityPlan([.running]), autoPause: .after(.seconds(5))))
         given.applyAutoPause(movementSensors: false)
         #expect(given.machine.autoPause == .seconds(5))
     }

@@ -222,6 +222,66 @@ import Outputs
         #expect(live.lap == 2 && live.lapElapsed == lastLap.timerTime && live.lapElapsed == .seconds(30))
     }
 
+    /// A multisport ride begun live: cycling, a transition at 20 s, running at 26 s with a pause in
+    /// it. Just before each switch and at the end, each activity's live time in zone equals what
+    /// the builder saves for that activity; each activity begins a lap, and the dashboard names the
+    /// activity under way and the next.
+    @Test func eachActivityGetsItsOwnLiveZoneTimeEqualToTheSavedOne() throws {
+        let zones = [Self.heartZones, Self.powerZones]
+        let plan = ActivityPlan([.cycling, .running])
+        var machine = WorkoutStateMachine(activityType: .cycling)
+        for configuration in zones { try machine.setCustomZoneConfiguration(configuration) }
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 0))
+        var model = DashboardModel(sensors: Self.sensors, configurations: zones, activities: plan)
+        #expect(model.state(at: .zero).activity == DashboardState.Activity(type: .cycling, number: 1, elapsed: .zero, next: .transition))
+        var live: [[[Duration]]] = []
+        for second in 1...50 {
+            if second == 20 || second == 26 || second == 50 {
+                live.append(try model.state(at: .seconds(second)).zones.map { try #require($0.activityDurations) })
+            }
+            if second == 20 { try machine.beginActivity(.transition, at: .seconds(second)) }
+            if second == 26 { try machine.beginActivity(.running, at: .seconds(second)) }
+            if second == 35 { try machine.pause(at: .seconds(second)) }
+            if second == 40 { try machine.resume(at: .seconds(second)) }
+            // Heart rate changes zone within each activity and holds across the switches.
+            let heartRate: Double = second < 8 ? 105 : second < 17 ? 125 : second < 23 ? 135 : second < 31 ? 145 : 115
+            let power: Double = second < 20 ? 210 : 0
+            for sample in [
+                Sample(sensor: SensorID(1), type: .heartRate, value: heartRate, time: .seconds(second)),
+                Sample(sensor: SensorID(2), type: .cyclingPower, value: power, time: .seconds(second)),
+            ] {
+                machine.add(sample)
+                model.add(sample)
+            }
+            while let output = machine.nextOutput() { model.apply(output) }
+        }
+        let end = model.state(at: .seconds(50))
+        try machine.endCollection(at: .seconds(50))
+        let workout = try machine.finishWorkout()
+        #expect(workout.activities.map(\.activityType) == [.cycling, .transition, .running] && live.count == 3)
+        for (activity, durations) in zip(workout.activities, live) {
+            for (configuration, live) in zip(zones, durations) {
+                let saved = activity.zoneGroupsByType[configuration.quantityType]?.durations ?? []
+                #expect(live == saved, "\(activity.activityType) \(configuration.quantityType)")
+            }
+        }
+        // The workout's own zone time is the activities' together.
+        #expect(end.zones[0].durations == workout.zoneGroupsByType[.heartRate]?.durations)
+        #expect(end.activity == DashboardState.Activity(type: .running, number: 3, elapsed: .seconds(19), next: nil))
+        #expect(end.lap == 3 && end.lapElapsed == .seconds(19))
+        var renderer = DashboardRenderer()
+        var keyed = end
+        keyed.keys = true
+        let lines = renderer.render(keyed, width: 100).lines.map(Self.visible)
+        #expect(lines.contains { $0.hasPrefix("Activity 3  running 0:19") }, "\(lines)")
+        #expect(lines.contains { $0.contains("workout  activity") }, "\(lines)")
+        var cycling = DashboardModel(sensors: Self.sensors, configurations: zones, activities: plan)
+        cycling.keys = true
+        let first = renderer.render(cycling.state(at: .seconds(1)), width: 100).lines.map(Self.visible)
+        #expect(first.contains { $0.hasPrefix("Activity 1  cycling 0:01   next: transition") }, "\(first)")
+        #expect(first.contains("space pause/resume   l lap   n transition   q end and save"), "\(first)")
+    }
+
     /// A paused dashboard does not judge a target: not "in" while a zone-4 effort goes on.
     @Test func aPausedTargetIsNeitherInNorOut() throws {
         let target = WorkoutTarget(quantityType: .heartRate, zones: 1...1)

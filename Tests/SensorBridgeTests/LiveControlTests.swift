@@ -153,6 +153,46 @@ struct LiveControlTests {
         let text = String(decoding: json, as: UTF8.self)
         #expect(try Self.events(text) == ["pause manual", "resume manual", "lap manual"], "\(text)")
     }
+
+    /// `n` on the dashboard of `record --activities cycling,running` begins the transition, then
+    /// the run; the dashboard names each, and the saved workout has the three activities.
+    @Test(.timeLimit(.minutes(10))) func theDashboardsKeyBeginsTheNextActivity() throws {
+        let source = try Self.trace(seconds: 40) { _ in Self.pedalling }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let terminal = try PseudoTerminal()
+        let child = Process()
+        child.executableURL = try CrashRecoveryTests.executable()
+        child.arguments = ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save", "--activities", "cycling,running"]
+        child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
+        child.standardInput = terminal.follower
+        child.standardError = terminal.follower
+        let output = ChildLaunch.pipe()
+        child.standardOutput = output
+        try ChildLaunch.run(child)
+        defer {
+            if child.isRunning {
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+            }
+        }
+        #expect(terminal.waitFor("Assioma (power)  connected", timeout: .seconds(20)), "\(terminal.screen.suffix(2000))")
+        #expect(terminal.waitFor("n transition", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
+        Thread.sleep(forTimeInterval: 1)
+        terminal.type("n")
+        #expect(terminal.waitFor("Activity 2  transition", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
+        Thread.sleep(forTimeInterval: 1)
+        terminal.type("n")
+        #expect(terminal.waitFor("Activity 3  running", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
+        terminal.type("n")
+        #expect(terminal.waitFor("no activity comes next", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
+        terminal.type("q")
+        let json = output.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 0)
+        let workout = try JSONValue(parsing: String(decoding: json, as: UTF8.self))["workout"]
+        #expect(workout?["activities"]?.arrayValue?.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"])
+    }
 }
 
 /// A pseudo-terminal for a child process: `follower` is its terminal; what it draws is read into

@@ -370,30 +370,38 @@ struct ServeCommandTests {
         #expect(list["workouts"]?.arrayValue?.map { $0["state"]?.stringValue } == ["finished"])
     }
 
-    /// SIGUSR2 pauses and resumes the workout `serve` records, SIGUSR1 marks a lap; both are
-    /// manual events in the stored workout, and neither ends the process.
+    /// SIGUSR2 pauses and resumes the workout `serve` records, SIGUSR1 marks a lap, SIGRTMIN
+    /// begins the next activity of `--activities` (and says when none is next); all are events in
+    /// the stored workout, and none ends the process.
     @Test(
         .enabled(
             if: DeploymentFilesTests.binary != "/bin/true", "the sensorbridge binary was not built beside the tests"))
-    func signalsPauseResumeAndMarkALap() throws {
+    func signalsPauseResumeMarkALapAndBeginTheNextActivity() throws {
         let mock = try MockBlueZ(trace: try BlueZCommandTests.trace(lines: 400), speed: 2)
         defer { mock.stop() }
-        let (serve, store) = try Self.serveProcess(mock, ["--auto-pause", "off"])
+        let (serve, store) = try Self.serveProcess(mock, ["--auto-pause", "off", "--activities", "cycling,running"])
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
-        for signal in [SIGUSR2, SIGUSR2, SIGUSR1] {
+        let nextActivity = __libc_current_sigrtmin()
+        for signal in [SIGUSR2, SIGUSR2, SIGUSR1, nextActivity, nextActivity, nextActivity] {
             Thread.sleep(forTimeInterval: 1)
             serve.send(signal)
         }
-        #expect(serve.waitForLine(timeout: .seconds(10)) { $0.contains("lap (SIGUSR1)") } != nil, "\(serve.output)")
+        #expect(
+            serve.waitForLine(timeout: .seconds(10)) { $0.contains("SIGRTMIN: no activity comes next") } != nil, "\(serve.output)")
+        #expect(serve.output.contains("transition begins (SIGRTMIN)") && serve.output.contains("running begins (SIGRTMIN)"))
         Thread.sleep(forTimeInterval: 0.5)
         serve.stop(grace: .seconds(20))
         #expect(serve.terminationStatus == 0, "\(serve.output)")
         let shown = try JSONValue(parsing: runCLI(["workouts", "show", "1", "--json", "--store", store]).output)
         let events = (shown["workout"]?["events"]?.arrayValue ?? []).compactMap { e -> String? in
-            guard let type = e["type"]?.stringValue, ["pause", "resume", "lap"].contains(type) else { return nil }
-            return "\(type) \(e["cause"]?.stringValue ?? "")"
+            guard let type = e["type"]?.stringValue, ["pause", "resume", "lap", "activity"].contains(type) else { return nil }
+            return "\(type) \(e["cause"]?.stringValue ?? e["activityType"]?.stringValue ?? "")"
         }
-        #expect(events.prefix(3) == ["pause manual", "resume manual", "lap manual"], "\(events)")
+        #expect(
+            events.prefix(5) == ["pause manual", "resume manual", "lap manual", "activity transition", "activity running"], "\(events)")
+        #expect(shown["workout"]?["activityType"]?.stringValue == "multisport")
+        let activities = shown["workout"]?["activities"]?.arrayValue ?? []
+        #expect(activities.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"], "\(activities)")
     }
 
     @Test func helpAndBadOptions() {

@@ -327,6 +327,64 @@ extension BridgeOutTests {
             // The server went with the recording.
             #expect(try Self.curl(base + "/").status != 200)
         }
+        /// `record --activities cycling,running --http`: the page's next-activity POST begins the
+        /// transition, then (named) the run; the live page says which activity is under way, its
+        /// own time in zone and what comes next; past the plan it is refused with what to do, an
+        /// unknown type with the types. The saved workout is multisport, each activity with its
+        /// own zone groups.
+        @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        func recordBeginsTheNextActivityThroughTheAPI() throws {
+            let source = try LiveControlTests.trace(seconds: 8, heartRate: { t in t < 4 ? "0678" : "06b4" }) { _ in LiveControlTests.pedalling }
+            defer { try? FileManager.default.removeItem(at: source) }
+            let mock = try MockBlueZ(trace: source, speed: 1)
+            defer { mock.stop() }
+            let port = try freeLoopbackPort()
+            let base = "http://127.0.0.1:\(port)"
+            let recording = BlueZCommandTests.Recording(
+                mock, [
+                    "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--activities", "cycling,running",
+                    "--http", "\(port)",
+                ])
+            try Running.waitUntilServing(base + "/")
+            let csrf = try #require(try Self.curl(base + "/").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+            func post(_ body: String?) throws -> Reply {
+                try Self.curl(
+                    base + "/api/session/activity",
+                    ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)", "-H", "Content-Type: application/json"] + (body.map { ["-d", $0] } ?? []))
+            }
+            let live = { try JSONValue(parsing: Self.liveSnapshot(try Self.curl(base + "/api/live", ["--max-time", "1", "-N"]).text)) }
+            #expect(try live()["live"]?["activity"]?["next"]?.stringValue == "transition")
+            Thread.sleep(forTimeInterval: 2)
+            let transition = try post(nil)
+            #expect(transition.status == 200, "\(transition.text)")
+            #expect(try JSONValue(parsing: transition.text) == .object(["type": "transition", "next": "running"]))
+            Thread.sleep(forTimeInterval: 1)
+            let shown = try live()["live"]
+            #expect(shown?["activity"]?["type"]?.stringValue == "transition" && shown?["activity"]?["number"]?.doubleValue == 2)
+            #expect(shown?["zones"]?.arrayValue?.first?["activityDurations"]?.arrayValue != nil, "\(String(describing: shown))")
+            let running = try post(#"{"type": "running"}"#)
+            #expect(try JSONValue(parsing: running.text) == .object(["type": "running", "next": .null]), "\(running.text)")
+            let past = try post(nil)
+            #expect(past.status == 409 && past.text.contains("--activities"), "\(past.text)")
+            let unknown = try post(#"{"type": "skating"}"#)
+            #expect(unknown.status == 400 && unknown.text.contains("running"), "\(unknown.text)")
+            Thread.sleep(forTimeInterval: 2)
+            recording.control.stop()
+            let (status, output, errors) = recording.waitForExit()
+            #expect(status == .success, "\(errors)")
+            let workout = try JSONValue(parsing: output)["workout"]
+            #expect(workout?["activityType"]?.stringValue == "multisport")
+            let activities = workout?["activities"]?.arrayValue ?? []
+            #expect(activities.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"], "\(output)")
+            #expect(activities.allSatisfy { $0["zoneGroups"]?["heartRate"] != nil }, "\(activities)")
+        }
+
+        /// The data of the first event of an SSE stream (the `snapshot`), as text.
+        static func liveSnapshot(_ stream: String) -> String {
+            let data = stream.components(separatedBy: "\n").first { $0.hasPrefix("data: ") } ?? "data: {}"
+            return String(data.dropFirst(6))
+        }
+
         /// `serve --http`: the page's end ends the workout being recorded and serve goes on; the next
         /// measurements start another workout, which the live feed follows too.
         @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))

@@ -42,6 +42,7 @@ enum RecordCommand {
         \(LivePathOptions.help)
         \(WebOptions.help)
         \(MQTTOptions.help)
+        \(WorkoutSetup.activitiesHelp)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --lthr, --hr-model, --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
           --target-hr-zone N[-M], --target-power-zone N[-M], --target-debounce SECONDS
@@ -57,7 +58,7 @@ enum RecordCommand {
         current zone of each in its colour with the time in it, lap and ride averages with NP,
         IF and kJ, the targets, time-in-zone bars (a line per quantity on a short screen), each
         sensor's state and battery, and messages (gone after 15 s). Keys: space pauses and
-        resumes, 'l' marks a lap, 'q' ends and saves. Otherwise progress (connections, battery,
+        resumes, 'l' marks a lap, 'n' begins the next activity (--activities), 'q' ends and saves. Otherwise progress (connections, battery,
         a line every 10 s) goes to standard error.
 
         Example:
@@ -76,9 +77,9 @@ enum RecordCommand {
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "record",
-            options: WorkoutSetup.options.union(roles.map(\.option)).union(["adapter", "duration", "trace"]).union(RelayOptions.options)
+            options: WorkoutSetup.options.union(WorkoutSetup.liveOptions).union(roles.map(\.option)).union(["adapter", "duration", "trace"]).union(RelayOptions.options)
                 .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options),
-            flags: WorkoutSetup.flags.union(["no-save", "force"]).union(RelayOptions.flags).union(LivePathOptions.flags).union(MQTTOptions.flags).union(WebOptions.flags))
+            flags: WorkoutSetup.flags.union(WorkoutSetup.liveFlags).union(["no-save", "force"]).union(RelayOptions.flags).union(LivePathOptions.flags).union(MQTTOptions.flags).union(WebOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -178,7 +179,8 @@ enum RecordCommand {
         // The notifications of one turn of the D-Bus thread are published together.
         client.bus.afterEachTurn { source.publish() }
         let controls = session.makeControls(
-            clock: { ContinuousClock.now - anchor }, end: { control.stop() }, onControl: { source.write($0) })
+            clock: { ContinuousClock.now - anchor }, end: { control.stop() }, activities: setup.recording.plan.activities,
+            onControl: { source.write($0) })
         let links = wiring.links(
             client: client, sensors: devices, livePath: livePath, log: report, deliver: { source.received($0) },
             follow: { event in

@@ -31,6 +31,9 @@ enum ServeCommand {
         and sensors dropping out are waited for and reconnected. Workouts interrupted by a crash
         or power cut are recovered when serve starts.
 
+        During a workout SIGUSR1 marks a lap, SIGUSR2 pauses or resumes, and SIGRTMIN begins the
+        next activity of --activities ('systemctl kill -s SIGRTMIN sensorbridge'); with several
+        athletes at once they are ignored (they could not say whose).
         SIGTERM or SIGINT (Ctrl-C) finishes and saves a workout in progress, then exits with
         status 0. Losing the system bus itself (dbus-daemon stopped) saves it too and exits with
         status 1, for systemd to start serve again. Plain lines go to standard error (the journal, under systemd): one per state
@@ -50,6 +53,7 @@ enum ServeCommand {
         \(RelayOptions.help)
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
+        \(WorkoutSetup.activitiesHelp)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --lthr, --hr-model, --ftp, --power-model, --auto-pause, --auto-lap, --target-hr-zone,
           --target-power-zone, --target-debounce: as for 'sensorbridge replay' (the stored profile
@@ -64,13 +68,16 @@ enum ServeCommand {
           sensorbridge serve --store /var/lib/sensorbridge/workouts.sqlite --ftp 250
         """
 
-    static let options = WorkoutSetup.options.union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
+    /// SIGRTMIN: begins the next activity (`systemctl kill -s SIGRTMIN`).
+    static var nextActivitySignal: Int32 { __libc_current_sigrtmin() }
+
+    static let options = WorkoutSetup.options.union(WorkoutSetup.liveOptions).union(["hr", "power", "adapter", "idle-timeout", "min-duration"])
         .union(LivePathOptions.options).union(WebOptions.options).union(MQTTOptions.options).union(RelayOptions.options)
 
     static func run(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "serve", options: options,
-            flags: Set(["json", WorkoutSetup.saveEmptyFlag]).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags).union(WebOptions.flags))
+            flags: Set(["json", WorkoutSetup.saveEmptyFlag]).union(WorkoutSetup.liveFlags).union(LivePathOptions.flags).union(MQTTOptions.flags).union(RelayOptions.flags).union(WebOptions.flags))
         if arguments.has("help") {
             context.output.line(help)
             return .success
@@ -120,7 +127,7 @@ enum ServeCommand {
         let signals = context.recordingControl == nil ? SignalHandlers.stopping(control) : nil
         if context.recordingControl == nil {
             // A lap or pause signal between workouts is ignored, not fatal (ControlSignals takes them during one).
-            for number in [SIGUSR1, SIGUSR2] { signal(number, SIG_IGN) }
+            for number in [SIGUSR1, SIGUSR2, nextActivitySignal] { signal(number, SIG_IGN) }
         }
         // The web page and the API for the whole run; the live feed follows each workout in turn.
         let liveFeed = web.map { _ in LiveFeed() }
@@ -372,9 +379,10 @@ enum ServeCommand {
         let session = WorkoutSession(builder: builder, latencyBudget: latencyBudget, followsProducerCPU: true, journal: journal)
         let source = LiveSensorSource(
             anchor: first, sensorIDs: sensorIDs, notificationRing: session.makeRing(), control: control, trace: nil, report: { _ in })
-        // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes (a button wired to `systemctl kill -s`).
-        // The API's end ends this workout; serve goes on.
-        let controls = session.makeControls(clock: { ContinuousClock.now - first }, end: { router.endWorkout() })
+        // SIGUSR1 marks a lap, SIGUSR2 pauses and resumes, SIGRTMIN begins the next activity (a
+        // button wired to `systemctl kill -s`). The API's end ends this workout; serve goes on.
+        let controls = session.makeControls(
+            clock: { ContinuousClock.now - first }, end: { router.endWorkout() }, activities: setup.recording.plan.activities)
         if let live {
             live.feed.follow(
                 session, controls: controls, anchor: first, model: setup.dashboardModel(sensors: live.sensors, sensorKeys: sensorNames),
@@ -389,7 +397,16 @@ enum ServeCommand {
             controls.togglePause()
             log("pause or resume (SIGUSR2)")
         }
-        let signals = handled && context.recordingControl == nil ? SignalHandlers([(SIGUSR1, lap), (SIGUSR2, togglePause)]) : nil
+        let nextActivity: @Sendable () -> Void = {
+            if let type = controls.nextActivity() {
+                log("\(type.rawValue) begins (SIGRTMIN)")
+            } else {
+                log("SIGRTMIN: no activity comes next (serve --activities A,B,... plans them)")
+            }
+        }
+        let signals =
+            handled && context.recordingControl == nil
+            ? SignalHandlers([(SIGUSR1, lap), (SIGUSR2, togglePause), (Self.nextActivitySignal, nextActivity)]) : nil
         // Between workouts they stay ignored: not fatal, and nothing to act on.
         defer { signals?.cancel(ignoring: true) }
         let result = session.run(sources: [RoutedSensors(router: router, source: source, anchor: first)])

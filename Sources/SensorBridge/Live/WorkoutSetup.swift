@@ -64,13 +64,7 @@ struct WorkoutSetup {
         self.arguments = arguments
         let save = alwaysSave || arguments.has("save")
         var plan = RecordingPlan()
-        plan.activity = try arguments["activity"].map { text throws(UsageError) in
-            guard let type = WorkoutActivityType(name: text) else {
-                let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("--activity \(text) is not an activity type; give one of \(names)")
-            }
-            return type
-        } ?? .cycling
+        plan.activities = try Self.activities(arguments)
         if arguments.has("events") && !arguments.has("json") {
             throw UsageError("--events adds zone updates to the JSON output; give it with --json")
         }
@@ -107,6 +101,43 @@ struct WorkoutSetup {
         recording = try Recording(plan)
     }
 
+    /// `record` and `serve`'s options for a multisport workout begun live.
+    static let liveOptions: Set<String> = [activitiesOption]
+    static let liveFlags: Set<String> = [noTransitionsFlag]
+    static let activitiesOption = "activities"
+    static let noTransitionsFlag = "no-transitions"
+    static let activitiesHelp = """
+          --activities A,B,...       a multisport workout: it begins with A, and each 'n' on the
+                                     dashboard, 'Next activity' on the page (POST
+                                     /api/session/activity) or SIGRTMIN under serve begins the
+                                     next (cycling,running), with a transition between two (the
+                                     time changing over, kept as its own activity)
+          --no-transitions           no transition between the activities of --activities
+        """
+
+    /// The activities: `--activities A,B,...` (record and serve), else `--activity TYPE`, else cycling.
+    static func activities(_ arguments: CommandArguments) throws(UsageError) -> ActivityPlan {
+        func type(_ text: String, _ option: String) throws(UsageError) -> WorkoutActivityType {
+            guard let type = WorkoutActivityType(name: text) else {
+                let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("\(option) \(text) is not an activity type; give one of \(names)")
+            }
+            return type
+        }
+        guard let list = arguments[activitiesOption] else {
+            if arguments.has(noTransitionsFlag) { throw UsageError("--no-transitions goes with --activities A,B,...") }
+            return ActivityPlan([try arguments["activity"].map { text throws(UsageError) in try type(text, "--activity") } ?? .cycling])
+        }
+        if arguments["activity"] != nil {
+            throw UsageError("give either --activity TYPE (one activity) or --activities A,B,... (several), not both")
+        }
+        var types: [WorkoutActivityType] = []
+        for text in list.split(separator: ",", omittingEmptySubsequences: false) {
+            types.append(try type(String(text), "--activities"))
+        }
+        return ActivityPlan(types, transitions: !arguments.has(noTransitionsFlag))
+    }
+
     /// `--target-hr-zone N[-M]` and `--target-power-zone N[-M]`, 1-based on the command line.
     static func targets(_ arguments: CommandArguments) throws(UsageError) -> [WorkoutTarget] {
         var targets: [WorkoutTarget] = []
@@ -129,7 +160,8 @@ struct WorkoutSetup {
         DashboardModel(
             sensors: sensors, configurations: WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:)),
             sensorKeys: sensorKeys, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
-            targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: recording.plan.targetDebounce) })
+            targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: recording.plan.targetDebounce) },
+            activities: recording.plan.activities)
     }
 
     /// `--auto-pause off|SECONDS`; by the rule when not given.

@@ -65,6 +65,11 @@ struct DashboardRenderer {
             let fraction = hundredths % 100 < 10 ? "0\(hundredths % 100)" : "\(hundredths % 100)"
             averages.append(("HRV   DFA α1 \(hundredths / 100).\(fraction) (last 2 min)", .plain))
         }
+        if let activity = state.activity {
+            averages.append(
+                ("Activity \(activity.number)  \(activity.type.rawValue) \(activity.elapsed.clockText)"
+                    + (activity.next.map { "   next: \($0.rawValue)" } ?? ""), .plain))
+        }
         for target in state.targets { averages.append(Self.targetLine(target)) }
 
         for sensor in state.sensors {
@@ -73,7 +78,10 @@ struct DashboardRenderer {
         }
         if let relay = state.relay { bottom += Self.wrapped(relay, width: width).map { ($0, .plain) } }
         if let message = state.message { bottom += Self.wrapped(message, width: width).map { ($0, .plain) } }
-        if state.keys { bottom.append(("space pause/resume   l lap   q end and save", .plain)) }
+        if state.keys {
+            let next = state.activity?.next.map { "   n \($0.rawValue)" } ?? ""
+            bottom.append(("space pause/resume   l lap\(next)   q end and save", .plain))
+        }
 
         // The zones get what the rest leaves.
         let fixed = 1 + figures.count + averages.count + bottom.count
@@ -164,11 +172,13 @@ struct DashboardRenderer {
 
     /// A title and a line per zone with its time and a bar in what the width leaves.
     private static func bars(_ zones: DashboardState.Zones, width: Int) -> [(String, Style)] {
-        var lines: [(String, Style)] = [(zones.configuration.quantityType == .heartRate ? "Heart rate zones" : "Power zones", .plain)]
+        // Of a multisport workout, the activity's time in each zone follows the workout's.
+        let title = zones.configuration.quantityType == .heartRate ? "Heart rate zones" : "Power zones"
+        var lines: [(String, Style)] = [(title + (zones.activityDurations == nil ? "" : "      workout  activity"), .plain)]
         let unit = zones.configuration.quantityType.canonicalUnit == .watt ? "W" : "bpm"
         let longest = zones.durations.max() ?? .zero
-        // "  Zone 3  120-130 bpm       2:15  " then the bar in what is left.
-        let barWidth = width - 35
+        // "  Zone 3  120-130 bpm       2:15  " (and the activity's "    0:45") then the bar in what is left.
+        let barWidth = width - 35 - (zones.activityDurations == nil ? 0 : 9)
         let count = zones.configuration.zones.count
         for zone in zones.configuration.zones {
             let duration = zones.durations[zone.index]
@@ -179,7 +189,9 @@ struct DashboardRenderer {
             lines.append(
                 ("\(current ? ">" : " ") Zone \(zone.index + 1)  "
                     + "\(zone.rangeText(unit: unit).padding(toLength: 14, withPad: " ", startingAt: 0))"
-                    + " \(duration.clockText.leftPadded(8))  \(bar)", current ? .zone(index: zone.index, count: count) : .plain))
+                    + " \(duration.clockText.leftPadded(8))"
+                    + (zones.activityDurations.map { " " + $0[zone.index].clockText.leftPadded(8) } ?? "") + "  \(bar)",
+                 current ? .zone(index: zone.index, count: count) : .plain))
         }
         return lines
     }

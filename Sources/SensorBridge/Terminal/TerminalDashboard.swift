@@ -86,6 +86,12 @@ final class TerminalDashboard: Sendable {
                     switch key {
                     case " ": controls.togglePause()
                     case "l", "L": controls.lap()
+                    case "n", "N":
+                        if controls.nextActivity() == nil {
+                            model.withLock {
+                                $0.show("no activity comes next: give record --activities A,B,...", at: ContinuousClock.now - anchor)
+                            }
+                        }
                     case "q", "Q": controls.end()
                     default: break
                     }

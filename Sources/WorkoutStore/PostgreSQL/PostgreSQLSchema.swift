@@ -24,6 +24,7 @@ enum PostgreSQLSchema {
         (11, "athletes' names up to 1024 code points, as SQLite's migration 11", version11),
         (12, "the RR artefact filter's counts, as SQLite's migration 12", version12),
         (13, "each workout's best efforts, as SQLite's migration 13", version13),
+        (14, "the transition activity type, as SQLite's migration 14", version14),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -404,5 +405,10 @@ enum PostgreSQLSchema {
             offset_ns bigint NOT NULL CHECK (offset_ns >= 0),
             PRIMARY KEY (workout_id, kind, seconds)
         );
+        """
+
+    /// As SQLite's migration 14.
+    static let version14 = """
+        INSERT INTO activity_types (name) VALUES ('transition');
         """
 }

@@ -27,6 +27,7 @@ enum Schema {
         Migration(11, "athletes' names up to 1024 code points, so that no name of 64 characters is refused", apply: version11),
         Migration(rrArtefactsVersion, "the RR intervals judged by the artefact filter and the artefacts it removed", sql: version12),
         Migration(bestEffortsVersion, "each workout's best efforts: mean-maximal power and the highest and lowest mean heart rate", sql: version13),
+        Migration(14, "the transition between two activities of a multisport workout, an activity type", sql: version14),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -492,5 +493,10 @@ enum Schema {
             offset_ns INTEGER NOT NULL CHECK (offset_ns >= 0),
             PRIMARY KEY (workout_id, kind, seconds)
         ) STRICT;
+        """
+
+    /// `transition`: the time between two activities of a multisport workout (HealthKit's and FIT's).
+    static let version14 = """
+        INSERT INTO activity_types (name) VALUES ('transition');
         """
 }

@@ -95,8 +95,9 @@ public struct MQTTTopics: Sendable {
     }
 
     /// Home Assistant's MQTT discovery: heart rate, power, cadence, the current heart-rate and power
-    /// zones (numbered from 1) and the workout's state, as sensors of one device, unavailable
-    /// while the bridge is offline; a live value older than 10 s shows as unavailable.
+    /// zones (numbered from 1), DFA α1 and the workout's state, as sensors of one device,
+    /// unavailable while the bridge is offline; a live value older than 10 s (α1: 30 s) shows as
+    /// unavailable.
     public func discovery() -> [MQTTMessage] {
         let id = broker.bridgeID
         let device: JSONValue = .object([
@@ -131,6 +132,11 @@ public struct MQTTTopics: Sendable {
                         "icon": "mdi:gauge",
                     ]))
         }
+        // A window every 5 s or so while RR intervals come; gone 30 s after the last, as on the dashboard.
+        messages.append(
+            config(
+                "dfa_alpha1", name: "DFA α1", state: "dfa_alpha1",
+                extra: ["state_class": "measurement", "expire_after": 30, "icon": "mdi:heart-flash"]))
         messages.append(config("workout_state", name: "Workout", state: "workout/state", extra: ["icon": "mdi:bike"]))
         return messages
     }

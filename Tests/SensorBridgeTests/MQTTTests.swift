@@ -99,7 +99,7 @@ extension BridgeOutTests {
             let discovery = messages.filter { $0.topic.hasPrefix("homeassistant/") }
             #expect(
                 Set(discovery.map(\.topic))
-                    == Set(["heart_rate", "power", "cadence", "heart_rate_zone", "power_zone", "workout_state"].map {
+                    == Set(["heart_rate", "power", "cadence", "heart_rate_zone", "power_zone", "dfa_alpha1", "workout_state"].map {
                         "homeassistant/sensor/bike_\($0)/config"
                     }))
             for message in discovery {

@@ -1,4 +1,5 @@
 import Foundation
+import SensorCore
 import Testing
 import Workouts
 @testable import WorkoutStore
@@ -301,7 +302,7 @@ import Zones
             _ = try version12.save(old)
         }
         let store = try WorkoutStore(path: path)
-        #expect(try store.connection.userVersion == 13)
+        #expect(try store.connection.userVersion == Schema.version)
         let new = try ride(minutes: 3, seed: 2, day: 1)
         let newID = try store.save(new)
         func storedRows(_ id: Int64) throws -> Int64 {
@@ -312,6 +313,29 @@ import Zones
         let read = try store.bestEfforts()
         #expect(read.map(\.efforts) == [old.bestEfforts(), new.bestEfforts()])
         #expect(!read[0].efforts.power.isEmpty && !read[0].efforts.heartRate.isEmpty)
+    }
+
+    /// Migration 14 on a version-13 store: a workout with a transition (`record --activities`) is
+    /// stored and read back whole; the earlier workouts stay as they were.
+    @Test func migration14TakesTransitions() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let old = try ride(minutes: 3)
+        let oldID = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(13))).save(old)
+        let store = try WorkoutStore(path: path)
+        #expect(try store.connection.userVersion == Schema.version)
+        var machine = WorkoutStateMachine(activityType: .cycling)
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 1_800_000_000))
+        for second in 0..<90 {
+            if second == 30 { try machine.beginActivity(.transition, at: .seconds(second)) }
+            if second == 60 { try machine.beginActivity(.running, at: .seconds(second)) }
+            machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: 140, time: .seconds(second)))
+        }
+        try machine.endCollection(at: .seconds(90))
+        let triathlon = try machine.finishWorkout()
+        let loaded = try store.workout(store.save(triathlon))
+        #expect(loaded.activityType == .multisport && loaded.activities.map(\.activityType) == [.cycling, .transition, .running])
+        #expect(try store.workout(oldID) == old)
     }
 }
 

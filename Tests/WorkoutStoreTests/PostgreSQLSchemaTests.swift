@@ -3,6 +3,7 @@ import PostgreSQL
 import SensorTestSupport
 import Synchronization
 import Testing
+import Workouts
 @testable import WorkoutStore
 
 /// The store's PostgreSQL schema on a real server (`PostgreSQLServer.shared`, a database of its
@@ -38,7 +39,7 @@ struct PostgreSQLSchemaTests {
         let row = try #require(try connection.query("SELECT application, version FROM sensorbridge_schema").first)
         #expect(try row.string(0) == "SnBr" && row.int64(1) == PostgreSQLSchema.version)
         #expect(PostgreSQLSchema.version == Schema.version, "the same numbering as SQLite's")
-        #expect(try count("activity_types") == 8)
+        #expect(try count("activity_types") == WorkoutActivityType.allCases.count)
         // Every table SQLite's schema has (but its id high-water mark) is here.
         let sqlite = try WorkoutStore(path: WorkoutStore.inMemoryPath)
         var sqliteTables = Set<String>()
@@ -77,7 +78,7 @@ struct PostgreSQLSchemaTests {
             }
         }
         #expect(failures.withLock { $0 }.isEmpty)
-        #expect(try count("activity_types") == 8)
+        #expect(try count("activity_types") == WorkoutActivityType.allCases.count)
     }
 
     @Test func theConstraintsAreSQLites() throws {

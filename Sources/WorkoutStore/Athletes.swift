@@ -91,10 +91,7 @@ extension WorkoutStore {
     public func addAthlete(_ name: AthleteName, preferences: ZonePreferences) throws(WorkoutStoreError) {
         try performTransaction {
             if let existing = try storedAthlete(name) { throw WorkoutStoreError.athleteExists(existing.name.rawValue) }
-            let id = try connection.statement(
-                "INSERT INTO athletes (name, power_zone_model, heart_rate_zone_model) VALUES (?, '6', 'reserve') RETURNING id"
-            ).firstRow(name.rawValue) { $0.int64(0) }!
-            try writeAthletePreferences(preferences, id: id)
+            try insertAthlete(name, preferences: preferences, changed: Self.changeStamp())
         }
     }
 
@@ -104,7 +101,9 @@ extension WorkoutStore {
     /// - Throws: `.noAthlete`.
     public func removeAthlete(_ name: AthleteName) throws(WorkoutStoreError) {
         try performTransaction {
-            try connection.statement("DELETE FROM athletes WHERE id = ?").run(try requiredAthleteID(name))
+            let stored = try storedAthlete(name)
+            guard let stored else { throw WorkoutStoreError.noAthlete(name.rawValue) }
+            try deleteAthlete(stored, removed: Self.changeStamp())
         }
     }
 
@@ -115,10 +114,9 @@ extension WorkoutStore {
     public func assignSensor(_ address: String, role: SensorRole, to name: AthleteName) throws(WorkoutStoreError) {
         try performTransaction {
             let id = try requiredAthleteID(name)
-            try connection.statement("DELETE FROM athlete_sensors WHERE address = ? OR (athlete_id = ? AND role = ?)")
-                .run(address, id, role.rawValue)
-            try connection.statement("INSERT INTO athlete_sensors (address, athlete_id, role) VALUES (?, ?, ?)")
-                .run(address, id, role.rawValue)
+            let changed = Self.changeStamp()
+            try assign(address, role: role, to: id, changed: changed)
+            try stamp(id, changed)
         }
     }
 
@@ -135,17 +133,84 @@ extension WorkoutStore {
     /// - Throws: `.noAthlete`.
     public func savePreferences(_ preferences: ZonePreferences, for athlete: AthleteName?) throws(WorkoutStoreError) {
         guard let athlete else { return try savePreferences(preferences) }
-        try performTransaction { try writeAthletePreferences(preferences, id: try requiredAthleteID(athlete)) }
+        try performTransaction {
+            let id = try requiredAthleteID(athlete)
+            try writeAthletePreferences(preferences, id: id)
+            try stamp(id, Self.changeStamp())
+        }
+    }
+
+    /// The time of a change as stored (`changed_ms`, `removed_ms`): milliseconds since 1970.
+    static func changeStamp(_ date: Date = Date()) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// A new athlete row with `preferences`, changed at `changed`; a removal of that name kept for
+    /// sync is forgotten. Its id.
+    @discardableResult
+    func insertAthlete(_ name: AthleteName, preferences: ZonePreferences, changed: Int64) throws -> Int64 {
+        let id = try connection.statement(
+            "INSERT INTO athletes (name, power_zone_model, heart_rate_zone_model, changed_ms) VALUES (?, '6', 'reserve', ?) RETURNING id"
+        ).firstRow(name.rawValue, changed) { $0.int64(0) }!
+        try writeAthletePreferences(preferences, id: id)
+        try forgetRemoval(of: name)
+        return id
+    }
+
+    /// Deletes `stored` with its zones and sensors, and keeps that it was removed at `removed`
+    /// (for sync: the removal wins over changes made before it elsewhere).
+    func deleteAthlete(_ stored: (id: Int64, name: AthleteName), removed: Int64) throws {
+        try connection.statement("DELETE FROM athletes WHERE id = ?").run(stored.id)
+        try keepRemoval(of: stored.name, at: removed)
+    }
+
+    /// Keeps that `name` was removed at `removed`, in place of an earlier removal of that name.
+    func keepRemoval(of name: AthleteName, at removed: Int64) throws {
+        try forgetRemoval(of: name)
+        try connection.statement("INSERT INTO removed_athletes (name, removed_ms) VALUES (?, ?)").run(name.rawValue, removed)
+    }
+
+    /// Drops the removal kept for `name` (as names compare), if any.
+    private func forgetRemoval(of name: AthleteName) throws {
+        for removal in try removedAthletes() where removal.name == name {
+            try connection.statement("DELETE FROM removed_athletes WHERE name = ?").run(removal.name.rawValue)
+        }
+    }
+
+    /// The athletes removed, with when.
+    func removedAthletes() throws -> [RemovedAthlete] {
+        var removed: [RemovedAthlete] = []
+        try connection.statement("SELECT name, removed_ms FROM removed_athletes").forEachRow { row in
+            removed.append(RemovedAthlete(name: try athleteName(row.text(0)), removed: row.int64(1)))
+        }
+        return removed
+    }
+
+    /// Gives the sensor at `address` to athlete `id` in `role`, in place of their sensor of that
+    /// role; an athlete who had it loses it, a change made at `changed` to them too.
+    func assign(_ address: String, role: SensorRole, to id: Int64, changed: Int64) throws {
+        var robbed: [Int64] = []
+        try connection.statement("SELECT athlete_id FROM athlete_sensors WHERE address = ? AND athlete_id <> ?")
+            .forEachRow(address, id) { robbed.append($0.int64(0)) }
+        try connection.statement("DELETE FROM athlete_sensors WHERE address = ? OR (athlete_id = ? AND role = ?)")
+            .run(address, id, role.rawValue)
+        try connection.statement("INSERT INTO athlete_sensors (address, athlete_id, role) VALUES (?, ?, ?)")
+            .run(address, id, role.rawValue)
+        for other in robbed { try stamp(other, changed, onlyLater: true) }
+    }
+
+    /// Sets when athlete `id` last changed; with `onlyLater`, only to a later time than stored.
+    func stamp(_ id: Int64, _ changed: Int64, onlyLater: Bool = false) throws {
+        try connection.statement("UPDATE athletes SET changed_ms = ? WHERE id = ? AND (? = 0 OR changed_ms < ?)")
+            .run(changed, id, onlyLater ? 1 : 0, changed)
     }
 
     /// The row id and stored name of the athlete called `name` (as `AthleteName` compares names),
     /// or nil. Compared here, not in SQL: neither database folds case or compares canonically
     /// (SQLite's NOCASE and the PostgreSQL index fold ASCII only), and a box has few athletes.
-    private func storedAthlete(_ name: AthleteName) throws -> (id: Int64, name: AthleteName)? {
+    func storedAthlete(_ name: AthleteName) throws -> (id: Int64, name: AthleteName)? {
         try storedAthletes().first { $0.name == name }
     }
 
-    private func storedAthletes() throws -> [(id: Int64, name: AthleteName)] {
+    func storedAthletes() throws -> [(id: Int64, name: AthleteName)] {
         var stored: [(id: Int64, name: AthleteName)] = []
         try connection.statement("SELECT id, name FROM athletes").forEachRow { row in
             stored.append((row.int64(0), try athleteName(row.text(1))))
@@ -166,7 +231,7 @@ extension WorkoutStore {
     }
 
     /// The athlete of row `id`: preferences and sensors.
-    private func record(id: Int64, name: AthleteName) throws -> AthleteRecord {
+    func record(id: Int64, name: AthleteName) throws -> AthleteRecord {
         var sensors: [SensorRole: String] = [:]
         try connection.statement("SELECT role, address FROM athlete_sensors WHERE athlete_id = ?").forEachRow(id) { row in
             if let role = SensorRole(rawValue: row.text(0)) { sensors[role] = row.text(1) }
@@ -185,7 +250,7 @@ extension WorkoutStore {
         return preferences
     }
 
-    private func writeAthletePreferences(_ preferences: ZonePreferences, id: Int64) throws {
+    func writeAthletePreferences(_ preferences: ZonePreferences, id: Int64) throws {
         let profile = preferences.profile
         try connection.statement(
             """

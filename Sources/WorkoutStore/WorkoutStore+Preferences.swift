@@ -18,26 +18,29 @@ extension WorkoutStore {
         }
     }
 
-    /// Replaces the stored profile, zone models and preferred zones with `preferences`, in one transaction.
+    /// Replaces the stored profile, zone models and preferred zones with `preferences`, in one
+    /// transaction, changed now (or at `changed`, a sync's stamp).
     public func savePreferences(_ preferences: ZonePreferences) throws(WorkoutStoreError) {
-        try performTransaction {
-            let profile = preferences.profile
+        try performTransaction { try writePreferences(preferences, changed: nil) }
+    }
+
+    func writePreferences(_ preferences: ZonePreferences, changed: Int64?) throws {
+        let profile = preferences.profile
+        try connection.statement(
+            """
+            INSERT INTO profile (id, \(Self.profileColumns), changed_ms)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET \(Self.profileUpdates), changed_ms = excluded.changed_ms
+            """
+        ).run(
+            profile.birthDate?.description, profile.age, profile.restingHeartRate, profile.maximumHeartRate,
+            profile.functionalThresholdPower, preferences.powerZoneModel.rawValue, profile.lactateThresholdHeartRate,
+            preferences.heartRateZoneModel.rawValue, changed ?? Self.changeStamp())
+        try connection.execute("DELETE FROM preferred_zone_configurations")
+        for configuration in preferences.preferredConfigurations.values {
             try connection.statement(
-                """
-                INSERT INTO profile (id, \(Self.profileColumns))
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET \(Self.profileUpdates)
-                """
-            ).run(
-                profile.birthDate?.description, profile.age, profile.restingHeartRate, profile.maximumHeartRate,
-                profile.functionalThresholdPower, preferences.powerZoneModel.rawValue, profile.lactateThresholdHeartRate,
-                preferences.heartRateZoneModel.rawValue)
-            try connection.execute("DELETE FROM preferred_zone_configurations")
-            for configuration in preferences.preferredConfigurations.values {
-                try connection.statement(
-                    "INSERT INTO preferred_zone_configurations (quantity_type, configuration_id) VALUES (?, ?)"
-                ).run(Int64(configuration.quantityType.rawValue), try configurationID(configuration))
-            }
+                "INSERT INTO preferred_zone_configurations (quantity_type, configuration_id) VALUES (?, ?)"
+            ).run(Int64(configuration.quantityType.rawValue), try configurationID(configuration))
         }
     }
 }

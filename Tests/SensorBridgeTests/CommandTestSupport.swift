@@ -30,7 +30,13 @@ func readmeExamples(under heading: String) throws -> [(command: String, shown: [
     else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no README section \(heading)"]) }
     var examples: [(command: String, shown: [String])] = []
     var inBlock = false
+    // A block in a list item is indented (by two spaces): its lines are read without the indentation.
+    var indentation = ""
     for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        if !inBlock, line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
+            indentation = String(line.prefix { $0 == " " })
+        }
+        let line = line.hasPrefix(indentation) ? String(line.dropFirst(indentation.count)) : line
         if line.hasPrefix("```") {
             inBlock.toggle()
         } else if inBlock, line.hasPrefix("$ sensorbridge ") {

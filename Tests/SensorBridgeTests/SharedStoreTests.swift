@@ -98,7 +98,7 @@ final class SharedStoreTests {
         let readmeURL = "postgresql://rides@db.example/rides"
         let environment = bridge("garage")
         let examples = try readmeExamples(under: "## More than one box")
-        #expect(examples.count == 5)
+        #expect(examples.count == 7)
         for (command, shown) in examples {
             let plain = command.replacingOccurrences(of: " +#.*$", with: "", options: .regularExpression)
             let words = plain.split(separator: " ").dropFirst().map { word in
@@ -189,8 +189,54 @@ final class SharedStoreTests {
 
         let third = runCLI(["sync", "--to", url, "--store", localPath], environment: ["TZ": "UTC"])
         #expect(third.status == .success, "\(third.errors)")
-        #expect(third.output == "Copied 0 workouts to \(shared.path); \(total) were there already.\n")
+        #expect(third.output == "Copied 0 workouts to \(shared.path); \(total) were there already.\nPeople: nothing sent; nothing taken from there.\n")
         #expect(try shared.workouts().count == total)
+    }
+
+    /// Two boxes and a shared database: athletes, their sensors and zones, the profile and a
+    /// removal made on either box reach the other through `sync --to` and `sync --from`, the
+    /// latest change winning; a sync run again changes nothing; `--from` copies the database's
+    /// workouts to a box.
+    @Test(.timeLimit(.minutes(10))) func peopleFollowBothWaysAndTheLatestChangeWins() throws {
+        let url = try PostgreSQLServer.shared().makeDatabase()
+        let (garage, attic) = (folder.appendingPathComponent("garage.sqlite").path, folder.appendingPathComponent("attic.sqlite").path)
+        func run(_ words: [String], _ store: String) -> (output: String, errors: String) {
+            let result = runCLI(words + ["--store", store], environment: ["TZ": "UTC"])
+            #expect(result.status == .success, "\(words): \(result.errors)")
+            return (result.output, result.errors)
+        }
+        func people(_ store: String) throws -> String {
+            try JSONValue(parsing: run(["athletes", "list", "--json"], store).output).serialized
+        }
+        _ = run(["athletes", "add", "Anna", "--ftp", "250", "--hr-zones", "120,140,160,175"], garage)
+        _ = run(["athletes", "assign", "Anna", "--hr", "C4:7E:11:22:33:44"], garage)
+        _ = run(["replay", capture("run-30min-hr.jsonl"), "--save"], garage)
+        _ = run(["athletes", "add", "Ben", "--ftp", "200"], attic)
+        Thread.sleep(forTimeInterval: 0.01)
+        _ = run(["profile", "set", "--ftp", "280"], attic)
+        #expect(run(["sync", "--to", url], garage).output.hasSuffix("People: sent athlete Anna; nothing taken from there.\n"))
+        let fromAttic = run(["sync", "--to", url], attic).output
+        #expect(fromAttic.hasSuffix("People: sent the profile, athlete Ben; taken from there athlete Anna.\n"), "\(fromAttic)")
+        // The garage takes Ben and the profile, and the attic's copy of the run.
+        let pulled = try JSONValue(parsing: run(["sync", "--from", url, "--json"], garage).output)
+        #expect(pulled["people"]?["taken"] == JSONValue.object(["profile": true, "athletes": ["Ben"], "removed": []]), "\(pulled)")
+        #expect(pulled["copied"]?.arrayValue?.isEmpty == true && pulled["alreadyThere"] == 1)
+        #expect(try people(garage) == people(attic))
+        #expect(run(["profile", "show", "--json"], garage).output.contains("\"functionalThresholdPower\":280"))
+
+        // Later the attic changes Anna's FTP and the garage removes Ben: each wins where it was made.
+        Thread.sleep(forTimeInterval: 0.01)
+        _ = run(["profile", "set", "--athlete", "Anna", "--ftp", "265"], attic)
+        _ = run(["athletes", "remove", "Ben", "--yes"], garage)
+        _ = run(["sync", "--to", url], attic)
+        #expect(run(["sync", "--from", url], garage).output.hasSuffix("People: sent the removal of Ben; taken from there athlete Anna.\n"))
+        #expect(run(["sync", "--to", url], attic).output.hasSuffix("People: nothing sent; taken from there the removal of Ben.\n"))
+        #expect(try people(garage) == people(attic))
+        let anna = try JSONValue(parsing: run(["athletes", "list", "--json"], garage).output)
+        #expect(anna.serialized.contains("265") && !anna.serialized.contains("Ben"), "\(anna)")
+        for store in [garage, attic] {
+            #expect(run(["sync", "--to", url], store).output.hasSuffix("People: nothing sent; nothing taken from there.\n"))
+        }
     }
 
     /// The server goes away while a replay saves into it: a clear error, the workout kept in the

@@ -25,6 +25,7 @@ enum PostgreSQLSchema {
         (12, "the RR artefact filter's counts, as SQLite's migration 12", version12),
         (13, "each workout's best efforts, as SQLite's migration 13", version13),
         (14, "the transition activity type, as SQLite's migration 14", version14),
+        (15, "when athletes and the profile last changed, and the athletes removed, as SQLite's migration 15", version15),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -410,5 +411,15 @@ enum PostgreSQLSchema {
     /// As SQLite's migration 14.
     static let version14 = """
         INSERT INTO activity_types (name) VALUES ('transition');
+        """
+
+    /// As SQLite's migration 15.
+    static let version15 = """
+        ALTER TABLE athletes ADD COLUMN changed_ms bigint NOT NULL DEFAULT 0 CHECK (changed_ms >= 0);
+        ALTER TABLE profile ADD COLUMN changed_ms bigint NOT NULL DEFAULT 0 CHECK (changed_ms >= 0);
+        CREATE TABLE removed_athletes (
+            name text PRIMARY KEY,
+            removed_ms bigint NOT NULL CHECK (removed_ms >= 0)
+        );
         """
 }

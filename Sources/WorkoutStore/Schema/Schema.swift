@@ -28,6 +28,7 @@ enum Schema {
         Migration(rrArtefactsVersion, "the RR intervals judged by the artefact filter and the artefacts it removed", sql: version12),
         Migration(bestEffortsVersion, "each workout's best efforts: mean-maximal power and the highest and lowest mean heart rate", sql: version13),
         Migration(14, "the transition between two activities of a multisport workout, an activity type", sql: version14),
+        Migration(15, "when each athlete and the profile last changed, and the athletes removed, for sync", sql: version15),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -498,5 +499,17 @@ enum Schema {
     /// `transition`: the time between two activities of a multisport workout (HealthKit's and FIT's).
     static let version14 = """
         INSERT INTO activity_types (name) VALUES ('transition');
+        """
+
+    /// When each athlete (profile, zones, sensors) and the store's own profile last changed, in
+    /// milliseconds since 1970 (0: before this migration), and the athletes removed with when: what
+    /// `sync` compares, the latest change winning (`PeopleSync`).
+    static let version15 = """
+        ALTER TABLE athletes ADD COLUMN changed_ms INTEGER NOT NULL DEFAULT 0 CHECK (changed_ms >= 0);
+        ALTER TABLE profile ADD COLUMN changed_ms INTEGER NOT NULL DEFAULT 0 CHECK (changed_ms >= 0);
+        CREATE TABLE removed_athletes (
+            name TEXT PRIMARY KEY,
+            removed_ms INTEGER NOT NULL CHECK (removed_ms >= 0)
+        ) STRICT, WITHOUT ROWID;
         """
 }

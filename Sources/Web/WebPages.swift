@@ -307,6 +307,7 @@ enum WebPages {
             <table>\(summaryRows)</table>
             <p>Download: \(downloads)</p>
             <div class="chart" id="chart">\(chart)</div>
+            \(dfaChart(stats["dfaAlpha1"], duration: w["duration"]?.doubleValue ?? 0))
             <h2>Laps</h2>
             \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table id=\"laps\"><tr><th>Lap</th><th>Start</th><th>Active</th><th>Elapsed</th><th>Avg HR</th><th>Max HR</th><th>Avg W</th><th>NP W</th></tr>\(laps.joined())</table>")
             \(activities.joined())
@@ -320,6 +321,38 @@ enum WebPages {
             };
             """
         return page(title: "Workout \(id)", here: "/workouts", viewer: viewer, live: live, body: body, script: script)
+    }
+
+    /// A workout's DFA α1 over time (`statistics.dfaAlpha1`), a point per window, on an axis from 0
+    /// to 1.5 with the thresholds' lines at 0.75 and 0.5 and HRVT1 and HRVT2 (heart rate and
+    /// power) below; nothing when the workout has no window.
+    static func dfaChart(_ dfa: JSONValue?, duration: Double) -> String {
+        let series = dfa?["series"]?.arrayValue ?? []
+        guard !series.isEmpty, duration > 0 else { return "" }
+        let (width, height, left, top) = (960.0, 160.0, 70.0, 10.0)
+        let plot = width - left - 24
+        func x(_ offset: Double) -> String { String(format: "%.1f", left + min(max(offset / duration, 0), 1) * plot) }
+        func y(_ alpha1: Double) -> String { String(format: "%.1f", top + (1 - min(max(alpha1, 0), 1.5) / 1.5) * height) }
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height + 40))\" role=\"img\" "
+            + "aria-label=\"DFA alpha 1 over time\">"
+        for (value, label) in [(0.75, "0.75 HRVT1"), (0.5, "0.5 HRVT2")] {
+            svg += "<line x1=\"\(Int(left))\" x2=\"\(Int(left + plot))\" y1=\"\(y(value))\" y2=\"\(y(value))\" stroke=\"#9e9e9e\" stroke-dasharray=\"4 4\"/>"
+            svg += "<text x=\"4\" y=\"\(y(value))\" font-size=\"12\" font-family=\"sans-serif\">\(label)</text>"
+        }
+        let points = series.compactMap { point -> String? in
+            guard let offset = point["offset"]?.doubleValue, let alpha1 = point["alpha1"]?.doubleValue else { return nil }
+            return "\(x(offset)),\(y(alpha1))"
+        }
+        svg += "<polyline id=\"dfa-line\" fill=\"none\" stroke=\"#6a1b9a\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>"
+        svg += "<rect x=\"\(Int(left))\" y=\"\(Int(top))\" width=\"\(Int(plot))\" height=\"\(Int(height))\" fill=\"none\" stroke=\"#424242\"/></svg>"
+        func threshold(_ name: String, _ key: String) -> String {
+            let t = dfa?["thresholds"]?[key]
+            guard let heartRate = t?["heartRate"]?.doubleValue else { return "\(name): not crossed" }
+            return "\(name) \(number(heartRate)) bpm" + (t?["power"]?.doubleValue.map { ", \(number($0)) W" } ?? "")
+        }
+        let mean = dfa?["mean"]?.doubleValue.map { String(format: "%.2f", $0) } ?? "--"
+        return "<h2>DFA α1</h2><div class=\"chart\" id=\"dfa\">\(svg)</div>"
+            + "<p class=\"muted\">Mean \(mean) over \(series.count) windows; \(threshold("HRVT1", "hrvt1")); \(threshold("HRVT2", "hrvt2")).</p>"
     }
 
     /// A zone group (`{"configuration", "zoneDurations"}`) as a table with bars in the zones' colours.

@@ -156,4 +156,24 @@ struct WebAppTests {
         #expect(try served.store().workouts().isEmpty)
         #expect(served.post("/api/workouts/1/delete", "").status == 404)
     }
+
+    /// The workout page's DFA α1 chart: a point per window of `statistics.dfaAlpha1`, the
+    /// thresholds' lines, and HRVT1 and HRVT2 in words; nothing without windows.
+    @Test func theWorkoutPageDrawsDFAAlpha1WithItsThresholds() throws {
+        let dfa = try JSONValue(
+            parsing: """
+                {"mean": 0.81, "windows": 3, "refusedWindows": 0,
+                 "thresholds": {"hrvt1": {"alpha1": 0.75, "heartRate": 151.4, "power": 212}, "hrvt2": {"alpha1": 0.5, "heartRate": null, "power": null}},
+                 "series": [{"offset": 120, "alpha1": 1.1, "heartRate": 130, "power": 150}, {"offset": 600, "alpha1": 0.8, "heartRate": 150, "power": 210},
+                            {"offset": 1200, "alpha1": 0.55, "heartRate": 165, "power": 260}]}
+                """)
+        let html = WebPages.dfaChart(dfa, duration: 1200)
+        let points = try #require(html.firstMatch(of: /id="dfa-line"[^>]*points="([^"]*)"/)?.1)
+        #expect(points.split(separator: " ").count == 3)
+        // The last window at the right edge; α1 0.55 of the 0-1.5 axis, 160 high from 10.
+        #expect(points.hasSuffix("936.0,111.3"), "\(points)")
+        #expect(html.contains("Mean 0.81 over 3 windows; HRVT1 151 bpm, 212 W; HRVT2: not crossed."), "\(html)")
+        #expect(html.contains("0.75 HRVT1") && html.contains("0.5 HRVT2"))
+        #expect(WebPages.dfaChart(.null, duration: 1200).isEmpty)
+    }
 }

@@ -155,15 +155,21 @@ struct LiveControlTests {
     }
 
     /// `n` on the dashboard of `record --activities cycling,running` begins the transition, then
-    /// the run; the dashboard names each, and the saved workout has the three activities.
+    /// the run; the dashboard names each, and the saved workout has the three activities. The
+    /// switches are written to the trace: its replay has the same activities, begun at the same times.
     @Test(.timeLimit(.minutes(10))) func theDashboardsKeyBeginsTheNextActivity() throws {
         let source = try Self.trace(seconds: 40) { _ in Self.pedalling }
         let mock = try MockBlueZ(trace: source, speed: 1)
         defer { mock.stop() }
+        let written = FileManager.default.temporaryDirectory.appendingPathComponent("activities-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: written) }
         let terminal = try PseudoTerminal()
         let child = Process()
         child.executableURL = try CrashRecoveryTests.executable()
-        child.arguments = ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save", "--activities", "cycling,running"]
+        child.arguments = [
+            "record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save", "--activities", "cycling,running", "--trace",
+            written.path,
+        ]
         child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
         child.standardInput = terminal.follower
         child.standardError = terminal.follower
@@ -192,6 +198,13 @@ struct LiveControlTests {
         #expect(child.terminationStatus == 0)
         let workout = try JSONValue(parsing: String(decoding: json, as: UTF8.self))["workout"]
         #expect(workout?["activities"]?.arrayValue?.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"])
+        let replayed = runCLI(["replay", written.path, "--json"], environment: ["TZ": "UTC"])
+        #expect(replayed.status == .success, "\(replayed.errors)")
+        let again = try JSONValue(parsing: replayed.output)["workout"]
+        func activities(_ workout: JSONValue?) -> [String] {
+            (workout?["activities"]?.arrayValue ?? []).map { "\($0["activityType"]?.stringValue ?? "") \($0["start"]?.stringValue ?? "")" }
+        }
+        #expect(activities(again) == activities(workout) && activities(again).count == 3, "\(activities(again)) \(activities(workout))")
     }
 }
 

@@ -203,17 +203,21 @@ public final class WebApp: Sendable {
             case "lap": controls.lap()
             case "end": controls.end()
             case "activity":
-                // The next planned activity, or `{"type": "running"}`.
+                // The next planned activity (no body, `{}`), or `{"type": "running"}`.
                 var type: WorkoutActivityType?
                 if !request.body.isEmpty {
-                    guard let name = Self.json(request.body)?["type"]?.stringValue else {
-                        return error(400, "send nothing for the next activity, or {\"type\": \"running\"}")
+                    let body = Self.json(request.body)
+                    let name = body?["type"]
+                    guard body?.objectValue != nil, name == nil || name == .null || name?.stringValue != nil else {
+                        return error(400, "send nothing (or {}) for the next activity, or {\"type\": \"running\"}")
                     }
-                    guard let named = WorkoutActivityType(name: name) else {
-                        let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
-                        return error(400, "\(name) is not an activity type; give one of \(names)")
+                    if let name = name?.stringValue {
+                        guard let named = WorkoutActivityType(name: name) else {
+                            let names = WorkoutActivityType.selectable.map(\.rawValue).joined(separator: ", ")
+                            return error(400, "\(name) is not an activity type; give one of \(names)")
+                        }
+                        type = named
                     }
-                    type = named
                 }
                 guard let begun = controls.nextActivity(type) else {
                     return error(409, "no activity comes next: record --activities A,B,... plans them, or send {\"type\": \"running\"}")

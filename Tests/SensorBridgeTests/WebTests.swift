@@ -368,6 +368,8 @@ extension BridgeOutTests {
             #expect(past.status == 409 && past.text.contains("--activities"), "\(past.text)")
             let unknown = try post(#"{"type": "skating"}"#)
             #expect(unknown.status == 400 && unknown.text.contains("running"), "\(unknown.text)")
+            #expect(try post("{}").status == 409)
+            #expect(try post("[1]").status == 400 && post(#"{"type": 3}"#).status == 400)
             Thread.sleep(forTimeInterval: 2)
             recording.control.stop()
             let (status, output, errors) = recording.waitForExit()

@@ -13,4 +13,30 @@ extension Duration {
     }
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// A duration as people write it: `300` (seconds), `90s`, `5m`, `1h`, `1h30m`, `2.5m`; nil for
+    /// anything else (a unit it does not know, a bare number after a unit, nothing), for no time
+    /// and for more than a million years (which no duration the commands take comes near).
+    public init?(written text: String) {
+        var seconds = 0.0
+        var number = ""
+        var sawUnit = false
+        for character in text.lowercased() {
+            if character.isNumber || character == "." {
+                number.append(character)
+            } else if let unit = ["h": 3600.0, "m": 60, "s": 1][String(character)], let value = Double(number) {
+                seconds += value * unit
+                number = ""
+                sawUnit = true
+            } else {
+                return nil
+            }
+        }
+        if !number.isEmpty {
+            guard !sawUnit, let value = Double(number) else { return nil }
+            seconds += value
+        }
+        guard seconds.isFinite, seconds > 0, seconds < 3.2e13 else { return nil }
+        self = .milliseconds(Int64((seconds * 1000).rounded()))
+    }
 }

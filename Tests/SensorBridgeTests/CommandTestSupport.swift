@@ -32,6 +32,8 @@ func readmeExamples(under heading: String) throws -> [(command: String, shown: [
     var inBlock = false
     // A block in a list item is indented (by two spaces): its lines are read without the indentation.
     var indentation = ""
+    // The example the lines of this block show; none before its first command.
+    var current: Int?
     for line in section.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
         if !inBlock, line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
             indentation = String(line.prefix { $0 == " " })
@@ -39,10 +41,12 @@ func readmeExamples(under heading: String) throws -> [(command: String, shown: [
         let line = line.hasPrefix(indentation) ? String(line.dropFirst(indentation.count)) : line
         if line.hasPrefix("```") {
             inBlock.toggle()
+            current = nil
         } else if inBlock, line.hasPrefix("$ sensorbridge ") {
             examples.append((String(line.dropFirst(2)), []))
-        } else if inBlock, !examples.isEmpty {
-            examples[examples.count - 1].shown.append(line)
+            current = examples.count - 1
+        } else if inBlock, let current {
+            examples[current].shown.append(line)
         }
     }
     return examples

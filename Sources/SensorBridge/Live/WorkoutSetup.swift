@@ -179,30 +179,13 @@ struct WorkoutSetup {
 
     /// `300`, `90s`, `5m`, `1h`, `1h30m`: a duration of at least 10 s for `label`.
     static func duration(_ text: String, label: String) throws(UsageError) -> Duration {
-        var seconds = 0.0
-        var number = ""
-        var sawUnit = false
-        for character in text.lowercased() {
-            if character.isNumber || character == "." {
-                number.append(character)
-            } else if let unit = ["h": 3600.0, "m": 60, "s": 1][String(character)], let value = Double(number) {
-                seconds += value * unit
-                number = ""
-                sawUnit = true
-            } else {
-                throw UsageError("\(label) \(text): give a duration such as 300, 90s, 5m or 1h30m")
-            }
+        guard let duration = Duration(written: text) else {
+            throw UsageError("\(label) \(text): give a duration such as 300, 90s, 5m or 1h30m")
         }
-        if !number.isEmpty {
-            guard !sawUnit, let value = Double(number) else {
-                throw UsageError("\(label) \(text): give a duration such as 300, 90s, 5m or 1h30m")
-            }
-            seconds += value
-        }
-        guard seconds.isFinite, seconds >= 10, seconds <= 86_400 else {
+        guard duration >= .seconds(10), duration <= .seconds(86_400) else {
             throw UsageError("\(label) \(text): give a duration from 10 s to 24 h, such as 300, 90s, 5m or 1h30m")
         }
-        return .milliseconds(Int64(seconds * 1000))
+        return duration
     }
 
     /// The builder, collecting from t = 0 at `start`, and with `--save` the recorder that journals

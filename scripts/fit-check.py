@@ -2,7 +2,7 @@
 """Decodes a FIT file with Garmin's FIT SDK for Python (PyPI garmin-fit-sdk) and prints a JSON
 summary for the export tests: {"integrity", "errors", "records", "recordFields", "sessions",
 "laps", "timeInZone", "hrvIntervals", "events" ([timestamp, event, event_type, timer_trigger]),
-"fileType", "sessionDeveloperFields" (each session's developer fields by their field_description's
+"fileType", "workout", "workoutSteps", "sessionDeveloperFields" (each session's developer fields by their field_description's
 field_name)}. Usage: fit-check.py FILE.fit"""
 import json
 import sys
@@ -52,6 +52,8 @@ def main():
         "laps": [summary_fields(l) for l in messages.get("lap_mesgs", [])],
         "activity": {k: plain(v) for k, v in messages.get("activity_mesgs", [{}])[0].items()},
         "timeInZone": [{k: plain(v) for k, v in t.items()} for t in messages.get("time_in_zone_mesgs", [])],
+        "workout": {k: plain(v) for k, v in messages.get("workout_mesgs", [{}])[0].items()},
+        "workoutSteps": [{k: plain(v) for k, v in w.items()} for w in messages.get("workout_step_mesgs", [])],
         "hrvIntervals": [v for h in messages.get("hrv_mesgs", []) for v in (h.get("time") if isinstance(h.get("time"), list) else [h.get("time")]) if v is not None],
     }))
 

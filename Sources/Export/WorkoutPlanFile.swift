@@ -11,9 +11,9 @@ public struct WorkoutPlanError: Error, Sendable, Equatable, CustomStringConverti
     init(_ description: String) { self.description = description }
 }
 
-/// Reads a structured workout (`WorkoutPlan`) from the two forms SensorBridge takes: Zwift's
-/// `.zwo` (what Zwift, intervals.icu and TrainerRoad export) through Foundation's XML parser, and
-/// SensorBridge's JSON form (README, "Workout plans"):
+/// Reads a structured workout (`WorkoutPlan`) from the forms SensorBridge takes: a FIT workout
+/// file (`FITWorkoutFile`), Zwift's `.zwo` (what Zwift, intervals.icu and TrainerRoad export)
+/// through Foundation's XML parser, and SensorBridge's JSON form (README, "Workout plans"):
 ///
 ///     {"name": "2x20", "sport": "cycling", "steps": [
 ///       {"name": "Warm-up", "duration": "10m", "power": "50-75%", "ramp": true},
@@ -26,8 +26,10 @@ public struct WorkoutPlanError: Error, Sendable, Equatable, CustomStringConverti
 /// from its first value to its second. `heartRate` is `ZN`, `ZA-B` or `A-B` bpm. `cadence` is `N`
 /// or `A-B` rpm.
 public enum WorkoutPlanFile {
-    /// The plan in `data`: `.zwo` when it starts with `<` (after white space), else JSON.
+    /// The plan in `data`: a FIT workout file by its header (`FITWorkoutFile`), `.zwo` when it
+    /// starts with `<` (after white space), else JSON.
     public static func read(_ data: Data) throws(WorkoutPlanError) -> WorkoutPlan {
+        if FITWorkoutFile.isFIT(data) { return try FITWorkoutFile.read(data) }
         let text = String(decoding: data, as: UTF8.self)
         if text.drop(while: { $0.isWhitespace || $0 == "\u{FEFF}" }).first == "<" { return try zwo(data) }
         let json: JSONValue

@@ -46,7 +46,7 @@ public enum SensorBridgeCLI {
             name: "workouts", summary: "stored workouts: list, show, delete, zones, recover",
             subcommands: WorkoutsCommand.subcommands, run: WorkoutsCommand.run),
         Subcommand(name: "export", summary: "write stored workouts as FIT, TCX, CSV or SVG files", run: ExportCommand.run),
-        Subcommand(name: "plan", summary: "a structured workout (.zwo or JSON) shown step by step", run: PlanCommand.run),
+        Subcommand(name: "plan", summary: "a structured workout (FIT, .zwo or JSON) shown step by step", run: PlanCommand.run),
         Subcommand(name: "sync", summary: "copy workouts to or from another store; its people both ways", run: SyncCommand.run),
         Subcommand(
             name: "profile", summary: "your profile for the system zones: set, show, reset",

@@ -20,7 +20,8 @@ public struct WorkoutPlan: Sendable, Equatable {
     }
 
     /// One step as ridden: the step, its index among the written steps (FIT's `wkt_step_index`:
-    /// a repeat's steps are written once) and, in a repeat, which time round (from 1) of how many.
+    /// a repeat's steps are written once, followed by the repeat as a step of its own) and, in a
+    /// repeat, which time round (from 1) of how many.
     public struct Planned: Sendable, Equatable {
         public var step: PlanStep
         public var index: Int
@@ -46,7 +47,8 @@ public struct WorkoutPlan: Sendable, Equatable {
                         planned.append(Planned(step: step, index: index + offset, round: (round, count)))
                     }
                 }
-                index += steps.count
+                // The repeat itself is a step of FIT's (`repeat_until_steps_cmplt`), after its steps.
+                index += steps.count + 1
             }
         }
         return planned

@@ -28,7 +28,7 @@ import Workouts
         let plan = try Self.read(Self.zwo)
         #expect(plan.name == "Sweet spot" && plan.sport == .cycling)
         let steps = plan.sequence
-        #expect(steps.map(\.index) == [0, 1, 2, 1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(steps.map(\.index) == [0, 1, 2, 1, 2, 4, 5, 6, 7, 8, 9])
         #expect(steps.map { $0.round?.number } == [nil, 1, 1, 2, 2, nil, nil, nil, nil, nil, nil])
         #expect(steps[0].step.target == .rampOfFTP(from: 0.5, to: 0.75))
         #expect(steps[1].step == PlanStep(length: .time(.seconds(600)), target: .powerOfFTP(0.9...0.9), cadence: 90...90))
@@ -63,7 +63,7 @@ import Workouts
         #expect(steps[2].target == .powerZones(1...1) && steps[7].target == .powerZones(2...3))
         #expect(steps[8].target == .rampWatts(from: 300, to: 200) && steps[8].watts(at: .seconds(150), ftp: nil) == 250...250)
         #expect(steps[9].target == .heartRate(140...150) && steps[10].target == .heartRateZones(2...2))
-        #expect(plan.sequence.last?.step.length == .open && plan.sequence.last?.index == 7)
+        #expect(plan.sequence.last?.step.length == .open && plan.sequence.last?.index == 8)
     }
 
     /// What is wrong and where, for each kind of mistake; nothing is guessed.

@@ -6,7 +6,8 @@ import Workouts
 import WorkoutStore
 import Zones
 
-/// `sensorbridge plan FILE`: a structured workout read and shown step by step, as it will be ridden.
+/// `sensorbridge plan FILE`: a structured workout (FIT, .zwo or JSON) read and shown step by
+/// step, as it will be ridden.
 enum PlanCommand {
     static let help = """
         Usage: sensorbridge plan FILE [--ftp N] [--athlete NAME] [--store PATH] [--json]
@@ -14,9 +15,9 @@ enum PlanCommand {
         Reads a structured workout and prints its steps in the order they are ridden (repeats
         unrolled), each with its time and its target: power as % of FTP with the watts for your
         FTP, watts, a ramp (50% → 75%), power or heart-rate zones, a heart-rate range, a cadence.
-        FILE is Zwift's .zwo (what Zwift, intervals.icu and TrainerRoad export) or SensorBridge's
-        JSON form (README, "Workout plans"). A file it cannot read is refused with what is wrong
-        and where.
+        FILE is a FIT workout (Garmin Connect's, intervals.icu's), Zwift's .zwo (what Zwift,
+        intervals.icu and TrainerRoad export) or SensorBridge's JSON form (README, "Workout
+        plans"). A file it cannot read is refused with what is wrong and where.
 
         Options:
           --ftp N                    the FTP in W the watts are worked out for (default: the

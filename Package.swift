@@ -35,7 +35,7 @@ let package = Package(
         // The system D-Bus library (Debian libdbus-1-dev); a module map and a shim header.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A small typed libdbus binding; unsafe pointers stay inside it.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: swiftSettings),
+        .target(name: "DBus", dependencies: ["CDBus", "SensorCore"], swiftSettings: swiftSettings),
         // The org.bluez object mirror, discovery, connections and notification sources.
         .target(name: "BlueZ", dependencies: ["DBus", "SensorCore"], swiftSettings: swiftSettings),
         // The system SQLite (Debian libsqlite3-dev); a module map and a shim header, nothing else.
@@ -56,7 +56,7 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // A small typed libmosquitto client: one thread of its own, a bounded queue while the broker
         // is away; unsafe pointers stay inside it.
-        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: swiftSettings),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "SensorCore"], swiftSettings: swiftSettings),
         // libpq (Debian libpq-dev), the PostgreSQL client library; a module map and a shim header.
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // A small typed libpq binding (connections, parameters, rows, transactions, COPY); unsafe

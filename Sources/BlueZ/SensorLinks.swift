@@ -279,8 +279,8 @@ public final class SensorLinks: Sendable {
         let connected = sensors.filter { client.properties($0.device.path, BlueZClient.deviceInterface)?["Connected"]?.bool == true }
         state.withLock { s in for sensor in connected { s.links[sensor.key]?.heard = true } }
         let thread = Thread { [self] in
-            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
-            Thread.current.name = "sb.links"
+            // Named on the thread itself, for the kernel too (`Thread.nameCurrent`).
+            Thread.nameCurrent("sb.links")
             // First, so that a sensor this run connects for the first time is made auto-connect by it.
             profile?.start()
             supervise()

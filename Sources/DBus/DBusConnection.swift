@@ -1,5 +1,6 @@
 import CDBus
 import Foundation
+import SensorCore
 import Synchronization
 
 /// A signal as delivered to a match handler.
@@ -233,8 +234,8 @@ public final class DBusConnection: @unchecked Sendable {
             return Unmanaged<DBusConnection>.fromOpaque(context).takeUnretainedValue().filter(message)
         }, unmanaged, nil)
         let thread = Thread { [self] in
-            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
-            Thread.current.name = "sb.dbus"
+            // Named on the thread itself, for the kernel too (`Thread.nameCurrent`).
+            Thread.nameCurrent("sb.dbus")
             dispatchThread.store(UInt(pthread_self()), ordering: .releasing)
             run()
             finished.signal()

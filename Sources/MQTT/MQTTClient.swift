@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import SensorCore
 import Synchronization
 
 /// Where and how to connect: the broker, TLS, credentials, and the availability topic.
@@ -100,7 +101,7 @@ public final class MQTTClient: Sendable {
         outbox = Mutex(Outbox())
         handle = try Handle(options)
         let thread = Thread { [self] in
-            Thread.current.name = "sb.mqtt"
+            Thread.nameCurrent("sb.mqtt")
             run(onEvent)
             finished.signal()
         }

@@ -106,9 +106,9 @@ public final class LiveFeed: Sendable {
             s.lapStart = 0
         }
         broadcast("state", .object(["state": .string("collecting"), "start": startText.map(JSONValue.string) ?? .null]))
-        // Named from inside: on Linux, a name set before `start` never reaches the kernel (`top -H`, perf).
+        // Named from inside (`Thread.nameCurrent`): on Linux, a name set before `start` never reaches the kernel.
         Thread { [self] in
-            Thread.current.name = "sb.live"
+            Thread.nameCurrent("sb.live")
             read(subscription)
         }.start()
     }

@@ -66,7 +66,7 @@ public final class MQTTPublisher: Sendable {
         }
         for message in topics.discovery() { client?.publish(message) }
         let thread = Thread { [self] in
-            Thread.current.name = "sb.mqtt.events"
+            Thread.nameCurrent("sb.mqtt.events")
             follow()
             done.signal()
         }

@@ -108,15 +108,15 @@ public final class WorkoutSession: Sendable {
     public func run(producers: [@Sendable () -> Void]) -> Result<Workout, WorkoutBuilderError> {
         let done = DispatchSemaphore(value: 0)
         let consumer = Thread { [self] in
-            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
-            Thread.current.name = "sb.consumer"
+            // Named on the thread itself, for the kernel too (`Thread.nameCurrent`).
+            Thread.nameCurrent("sb.consumer")
             consume()
             done.signal()
         }
         consumer.start()
         for (index, producer) in producers.enumerated() {
             let thread = Thread {
-                Thread.current.name = "sb.producer.\(index)"
+                Thread.nameCurrent("sb.producer.\(index)")
                 producer()
             }
             thread.start()

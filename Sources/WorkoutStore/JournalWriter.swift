@@ -124,8 +124,8 @@ final class JournalWriter: Sendable {
     /// Starts the writer thread.
     func startThread() {
         let thread = Thread { [self] in
-            // Set on the thread itself: that is when Foundation names the system thread (15 bytes at most).
-            Thread.current.name = "sb.journal"
+            // Named on the thread itself, for the kernel too (`Thread.nameCurrent`).
+            Thread.nameCurrent("sb.journal")
             run()
             finished.signal()
         }

@@ -1,6 +1,7 @@
 import BlueZ
 import CDBus
 import Foundation
+import SensorCore
 import Synchronization
 
 /// The floor under `record`'s CPU per notification from BlueZ, beside it in the `bluez` benchmark:
@@ -112,7 +113,7 @@ final class NotificationFloor: @unchecked Sendable {
             }, Unmanaged.passUnretained(self).toOpaque(), nil)
         }
         Thread { [self] in
-            Thread.current.name = threadName
+            Thread.nameCurrent(threadName)
             var clock = clockid_t()
             pthread_getcpuclockid(pthread_self(), &clock)
             cpuClock.withLock { $0 = clock }

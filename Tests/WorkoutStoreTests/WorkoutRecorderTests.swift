@@ -255,7 +255,7 @@ import Zones
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         // Its last write ran on the writer thread, which ended.
         let writer = try #require(gate.callers.first)
-        #expect(gate.callers.count == 1 && writer.name == "sb.journal")
+        #expect(gate.callers.count == 1 && writer.name == "sb.journal", "\(gate.callers)")
         #expect(writer.waitUntilEnded())
         let store = try WorkoutStore(path: path)
         #expect(try store.unfinishedWorkouts().map(\.isRecording) == [false])

@@ -324,7 +324,7 @@ enum ServeCommand {
         for lane in lanes {
             done.enter()
             Thread.detachNewThread {
-                Thread.current.name = "sb.lane"
+                Thread.nameCurrent("sb.lane")
                 defer { done.leave() }
                 do {
                     try serve(

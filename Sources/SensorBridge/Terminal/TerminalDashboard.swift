@@ -64,7 +64,7 @@ final class TerminalDashboard: Sendable {
     /// `q` ends and saves (the terminal is in raw mode meanwhile and given back by `stop`).
     func start(_ events: SessionSubscription, controls: SessionControls) {
         let reader = Thread { [self] in
-            Thread.current.name = "sb.dash.events"
+            Thread.nameCurrent("sb.dash.events")
             while !events.isFinished {
                 guard let event = events.next(timeout: .seconds(1)) else { continue }
                 model.withLock { m in
@@ -81,7 +81,7 @@ final class TerminalDashboard: Sendable {
         if keyboard.start() {
             model.withLock { $0.keys = true }
             let keys = Thread { [self] in
-                Thread.current.name = "sb.dash.keys"
+                Thread.nameCurrent("sb.dash.keys")
                 while let key = keyboard.next() {
                     switch key {
                     case " ": controls.togglePause()
@@ -100,7 +100,7 @@ final class TerminalDashboard: Sendable {
             keys.start()
         }
         let thread = Thread { [self] in
-            Thread.current.name = "sb.dashboard"
+            Thread.nameCurrent("sb.dashboard")
             draw()
             finished.signal()
         }

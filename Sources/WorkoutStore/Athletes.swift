@@ -101,8 +101,7 @@ extension WorkoutStore {
     /// - Throws: `.noAthlete`.
     public func removeAthlete(_ name: AthleteName) throws(WorkoutStoreError) {
         try performTransaction {
-            let stored = try storedAthlete(name)
-            guard let stored else { throw WorkoutStoreError.noAthlete(name.rawValue) }
+            guard let stored = try storedAthlete(name) else { throw WorkoutStoreError.noAthlete(name.rawValue) }
             try deleteAthlete(stored, removed: Self.changeStamp())
         }
     }
@@ -199,8 +198,11 @@ extension WorkoutStore {
 
     /// Sets when athlete `id` last changed; with `onlyLater`, only to a later time than stored.
     func stamp(_ id: Int64, _ changed: Int64, onlyLater: Bool = false) throws {
-        try connection.statement("UPDATE athletes SET changed_ms = ? WHERE id = ? AND (? = 0 OR changed_ms < ?)")
-            .run(changed, id, onlyLater ? 1 : 0, changed)
+        if onlyLater {
+            try connection.statement("UPDATE athletes SET changed_ms = ? WHERE id = ? AND changed_ms < ?").run(changed, id, changed)
+        } else {
+            try connection.statement("UPDATE athletes SET changed_ms = ? WHERE id = ?").run(changed, id)
+        }
     }
 
     /// The row id and stored name of the athlete called `name` (as `AthleteName` compares names),

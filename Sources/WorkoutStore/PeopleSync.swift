@@ -101,10 +101,10 @@ extension WorkoutStore {
         let own = try preferences()
         return try perform {
             let ownChanged = try connection.statement("SELECT changed_ms FROM profile WHERE id = 1").firstRow { $0.int64(0) } ?? 0
-            var athletes: [StampedAthlete] = []
-            for stored in try storedAthletes().sorted(by: { $0.name < $1.name }) {
-                let changed = try connection.statement("SELECT changed_ms FROM athletes WHERE id = ?").firstRow(stored.id) { $0.int64(0) } ?? 0
-                athletes.append(StampedAthlete(record: try record(id: stored.id, name: stored.name), changed: changed))
+            var changed: [Int64: Int64] = [:]
+            try connection.statement("SELECT id, changed_ms FROM athletes").forEachRow { changed[$0.int64(0)] = $0.int64(1) }
+            let athletes = try storedAthletes().sorted { $0.name < $1.name }.map { stored in
+                StampedAthlete(record: try record(id: stored.id, name: stored.name), changed: changed[stored.id] ?? 0)
             }
             return StorePeople(own: own, ownChanged: ownChanged, athletes: athletes, removed: try removedAthletes())
         }

@@ -92,6 +92,14 @@ public struct PlanStep: Sendable, Equatable {
         case heartRateZones(ClosedRange<Int>)
         /// Heart rate in beats per minute.
         case heartRate(ClosedRange<Double>)
+
+        /// Whether its watts depend on the FTP (% of FTP, steady or a ramp).
+        public var isRelativeToFTP: Bool {
+            switch self {
+            case .powerOfFTP, .rampOfFTP: true
+            case .none, .watts, .rampWatts, .powerZones, .heartRateZones, .heartRate: false
+            }
+        }
     }
 
     public var name: String?

@@ -76,7 +76,7 @@ enum PlanCommand {
                 "  \(String(number + 1).leftPadded(3))  \(name.padding(toLength: 14, withPad: " ", startingAt: 0)) "
                     + "\(time.leftPadded(8))  \(describe(planned.step, ftp: ftp))")
         }
-        if ftp == nil, steps.contains(where: { $0.step.watts(at: .zero, ftp: 1) != nil && $0.step.watts(at: .zero, ftp: nil) == nil }) {
+        if ftp == nil, steps.contains(where: \.step.target.isRelativeToFTP) {
             context.errors.line("sensorbridge plan: no FTP: give --ftp N, or set one with 'sensorbridge profile set --ftp N', for the watts")
         }
         return .success
@@ -91,10 +91,7 @@ enum PlanCommand {
 
     /// `88-94% of FTP (220-235 W), 85-95 rpm`.
     static func describe(_ step: PlanStep, ftp: Int?) -> String {
-        func number(_ value: Double) -> String {
-            let tenths = (value * 10).rounded() / 10
-            return tenths == tenths.rounded() ? String(Int(tenths)) : String(format: "%.1f", tenths)
-        }
+        func number(_ value: Double) -> String { ExportNumber.text(value, decimals: 1) }
         func range(_ r: ClosedRange<Double>, _ scale: Double = 1) -> String {
             r.lowerBound == r.upperBound ? number(r.lowerBound * scale) : "\(number(r.lowerBound * scale))-\(number(r.upperBound * scale))"
         }

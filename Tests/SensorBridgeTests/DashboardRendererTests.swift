@@ -35,6 +35,21 @@ import Outputs
         return model
     }
 
+    /// Heart rate and power at `second` to `machine` and `model`, then the machine's outputs to the
+    /// model, as the session's stream gives them in `record`.
+    static func feed(
+        heartRate: Double, power: Double, at second: Int, _ machine: inout WorkoutStateMachine, _ model: inout DashboardModel
+    ) {
+        for sample in [
+            Sample(sensor: SensorID(1), type: .heartRate, value: heartRate, time: .seconds(second)),
+            Sample(sensor: SensorID(2), type: .cyclingPower, value: power, time: .seconds(second)),
+        ] {
+            machine.add(sample)
+            model.add(sample)
+        }
+        while let output = machine.nextOutput() { model.apply(output) }
+    }
+
     /// A line without its ANSI escapes, as wide as it shows.
     static func visible(_ line: String) -> String {
         line.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
@@ -195,14 +210,7 @@ import Outputs
             let heartRate: Double = second < 5 ? 115 : 125
             let power: Double = second < 30 ? 180 : 260
             // The sensors go on sending while paused, as they do.
-            for sample in [
-                Sample(sensor: SensorID(1), type: .heartRate, value: heartRate, time: .seconds(second)),
-                Sample(sensor: SensorID(2), type: .cyclingPower, value: power, time: .seconds(second)),
-            ] {
-                machine.add(sample)
-                model.add(sample)
-            }
-            while let output = machine.nextOutput() { model.apply(output) }
+            Self.feed(heartRate: heartRate, power: power, at: second, &machine, &model)
             // While paused nothing runs: the figures at 15 are those at 12.
             if second == 12 || second == 15 { seen.append(model.state(at: .seconds(second)).zones[0].durations.reduce(.zero, +)) }
         }
@@ -246,14 +254,7 @@ import Outputs
             // Heart rate changes zone within each activity and holds across the switches.
             let heartRate: Double = second < 8 ? 105 : second < 17 ? 125 : second < 23 ? 135 : second < 31 ? 145 : 115
             let power: Double = second < 20 ? 210 : 0
-            for sample in [
-                Sample(sensor: SensorID(1), type: .heartRate, value: heartRate, time: .seconds(second)),
-                Sample(sensor: SensorID(2), type: .cyclingPower, value: power, time: .seconds(second)),
-            ] {
-                machine.add(sample)
-                model.add(sample)
-            }
-            while let output = machine.nextOutput() { model.apply(output) }
+            Self.feed(heartRate: heartRate, power: power, at: second, &machine, &model)
         }
         let end = model.state(at: .seconds(50))
         try machine.endCollection(at: .seconds(50))

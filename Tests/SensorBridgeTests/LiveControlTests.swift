@@ -119,22 +119,8 @@ struct LiveControlTests {
         let source = try Self.trace(seconds: 40) { _ in Self.pedalling }
         let mock = try MockBlueZ(trace: source, speed: 1)
         defer { mock.stop() }
-        let terminal = try PseudoTerminal()
-        let child = Process()
-        child.executableURL = try CrashRecoveryTests.executable()
-        child.arguments = ["record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save"]
-        child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
-        child.standardInput = terminal.follower
-        child.standardError = terminal.follower
-        let output = ChildLaunch.pipe()
-        child.standardOutput = output
-        try ChildLaunch.run(child)
-        defer {
-            if child.isRunning {
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
-            }
-        }
+        let recording = try DashboardRecording(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save"])
+        let terminal = recording.terminal
         // Both sensors connected and drawn before the keys.
         #expect(terminal.waitFor("Assioma (power)  connected", timeout: .seconds(20)), "\(terminal.screen.suffix(2000))")
         #expect(terminal.waitFor("space pause/resume", timeout: .seconds(5)))
@@ -147,10 +133,8 @@ struct LiveControlTests {
         terminal.type("l")
         #expect(terminal.waitFor("lap 2", timeout: .seconds(5)))
         terminal.type("q")
-        let json = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        #expect(child.terminationStatus == 0)
-        let text = String(decoding: json, as: UTF8.self)
+        let (status, text) = recording.finish()
+        #expect(status == 0)
         #expect(try Self.events(text) == ["pause manual", "resume manual", "lap manual"], "\(text)")
     }
 
@@ -163,25 +147,9 @@ struct LiveControlTests {
         defer { mock.stop() }
         let written = FileManager.default.temporaryDirectory.appendingPathComponent("activities-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: written) }
-        let terminal = try PseudoTerminal()
-        let child = Process()
-        child.executableURL = try CrashRecoveryTests.executable()
-        child.arguments = [
-            "record", "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save", "--activities", "cycling,running", "--trace",
-            written.path,
-        ]
-        child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
-        child.standardInput = terminal.follower
-        child.standardError = terminal.follower
-        let output = ChildLaunch.pipe()
-        child.standardOutput = output
-        try ChildLaunch.run(child)
-        defer {
-            if child.isRunning {
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
-            }
-        }
+        let recording = try DashboardRecording(
+            mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--no-save", "--activities", "cycling,running", "--trace", written.path])
+        let terminal = recording.terminal
         #expect(terminal.waitFor("Assioma (power)  connected", timeout: .seconds(20)), "\(terminal.screen.suffix(2000))")
         #expect(terminal.waitFor("n transition", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
         Thread.sleep(forTimeInterval: 1)
@@ -193,10 +161,9 @@ struct LiveControlTests {
         terminal.type("n")
         #expect(terminal.waitFor("no activity comes next", timeout: .seconds(5)), "\(terminal.screen.suffix(2000))")
         terminal.type("q")
-        let json = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        #expect(child.terminationStatus == 0)
-        let workout = try JSONValue(parsing: String(decoding: json, as: UTF8.self))["workout"]
+        let (status, json) = recording.finish()
+        #expect(status == 0)
+        let workout = try JSONValue(parsing: json)["workout"]
         #expect(workout?["activities"]?.arrayValue?.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"])
         let replayed = runCLI(["replay", written.path, "--json"], environment: ["TZ": "UTC"])
         #expect(replayed.status == .success, "\(replayed.errors)")
@@ -213,6 +180,39 @@ struct LiveControlTests {
         #expect(replayedActivities.map(\.type) == live.map(\.type) && live.count == 3, "\(replayedActivities) \(live)")
         #expect(
             zip(live, replayedActivities).allSatisfy { abs($0.start.timeIntervalSince($1.start)) <= 0.002 }, "\(replayedActivities) \(live)")
+    }
+}
+
+/// `sensorbridge record ARGUMENTS` (the built binary) on `mock`, with a pseudo-terminal as its
+/// standard input and error (the dashboard and its keys); its standard output (the JSON) is read
+/// by `finish`. Killed if it still runs when let go (a test that failed half way).
+final class DashboardRecording {
+    let terminal: PseudoTerminal
+    private let child = Process()
+    private let output = ChildLaunch.pipe()
+
+    init(_ mock: MockBlueZ, _ arguments: [String]) throws {
+        terminal = try PseudoTerminal()
+        child.executableURL = try CrashRecoveryTests.executable()
+        child.arguments = ["record"] + arguments
+        child.environment = mock.environment.merging(["TERM": "xterm", "COLUMNS": "100", "LINES": "50"]) { $1 }
+        child.standardInput = terminal.follower
+        child.standardError = terminal.follower
+        child.standardOutput = output
+        try ChildLaunch.run(child)
+    }
+
+    /// Waits for the recording to end: its exit status and what it printed on standard output.
+    func finish() -> (status: Int32, output: String) {
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        return (child.terminationStatus, String(decoding: printed, as: UTF8.self))
+    }
+
+    deinit {
+        guard child.isRunning else { return }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
     }
 }
 

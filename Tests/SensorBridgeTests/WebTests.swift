@@ -285,48 +285,41 @@ extension BridgeOutTests {
         /// token) lap and pause the workout, which the saved workout shows.
         @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
         func recordServesTheRideLiveAndTakesLapsAndPauses() throws {
-            let source = try LiveControlTests.trace(seconds: 8, heartRate: { t in t < 4 ? "0678" : "06b4" }) { _ in LiveControlTests.pedalling }
-            defer { try? FileManager.default.removeItem(at: source) }
-            let mock = try MockBlueZ(trace: source, speed: 1)
-            defer { mock.stop() }
-            let port = try freeLoopbackPort()
-            let base = "http://127.0.0.1:\(port)"
-            let recording = BlueZCommandTests.Recording(
-                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json", "--events", "--hr-zones", "100,130,150,170", "--http", "\(port)"])
-            try Running.waitUntilServing(base + "/")
+            try Self.recordingLive(["--events", "--hr-zones", "100,130,150,170"]) { mock, recording, base in
+                // A live client for 4 s, while the buttons are pressed.
+                let events = Mutex(Data())
+                let listener = Thread {
+                    let reply = try? Self.curl(base + "/api/live", ["--max-time", "4", "-N"])
+                    events.withLock { $0 = reply?.body ?? Data() }
+                }
+                listener.start()
+                let page = try Self.curl(base + "/").text
+                let csrf = try #require(page.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+                Thread.sleep(forTimeInterval: 1)
+                for action in ["lap", "pause", "resume"] {
+                    let reply = try Self.curl(base + "/api/session/" + action, ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"])
+                    #expect(reply.status == 204, "\(action): \(reply.text)")
+                    Thread.sleep(forTimeInterval: 0.3)
+                }
+                Thread.sleep(forTimeInterval: 3)
+                let stream = events.withLock { String(decoding: $0, as: UTF8.self) }
+                for name in ["snapshot", "values", "zone", "statistics", "event"] {
+                    #expect(stream.contains("event: \(name)\n"), "no \(name) event in \(stream.prefix(2000))")
+                }
+                #expect(stream.contains("\"heartRate\":"))
 
-            // A live client for 4 s, while the buttons are pressed.
-            let events = Mutex(Data())
-            let listener = Thread {
-                let reply = try? Self.curl(base + "/api/live", ["--max-time", "4", "-N"])
-                events.withLock { $0 = reply?.body ?? Data() }
+                _ = mock.waitUntilPlayed(timeout: .seconds(30))
+                recording.control.stop()
+                let (status, output, errors) = recording.waitForExit()
+                #expect(status == .success, "\(errors)")
+                #expect(errors.contains("serving \(base)/"), "\(errors)")
+                let kinds = try LiveControlTests.events(output)
+                #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
+                // The server went with the recording.
+                #expect(try Self.curl(base + "/").status != 200)
             }
-            listener.start()
-            let page = try Self.curl(base + "/").text
-            let csrf = try #require(page.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
-            Thread.sleep(forTimeInterval: 1)
-            for action in ["lap", "pause", "resume"] {
-                let reply = try Self.curl(base + "/api/session/" + action, ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)"])
-                #expect(reply.status == 204, "\(action): \(reply.text)")
-                Thread.sleep(forTimeInterval: 0.3)
-            }
-            Thread.sleep(forTimeInterval: 3)
-            let stream = events.withLock { String(decoding: $0, as: UTF8.self) }
-            for name in ["snapshot", "values", "zone", "statistics", "event"] {
-                #expect(stream.contains("event: \(name)\n"), "no \(name) event in \(stream.prefix(2000))")
-            }
-            #expect(stream.contains("\"heartRate\":"))
-
-            _ = mock.waitUntilPlayed(timeout: .seconds(30))
-            recording.control.stop()
-            let (status, output, errors) = recording.waitForExit()
-            #expect(status == .success, "\(errors)")
-            #expect(errors.contains("serving http://127.0.0.1:\(port)/"), "\(errors)")
-            let kinds = try LiveControlTests.events(output)
-            #expect(kinds.contains("lap manual") && kinds.contains("pause manual") && kinds.contains("resume manual"), "\(kinds)")
-            // The server went with the recording.
-            #expect(try Self.curl(base + "/").status != 200)
         }
+
         /// `record --activities cycling,running --http`: the page's next-activity POST begins the
         /// transition, then (named) the run; the live page says which activity is under way, its
         /// own time in zone and what comes next; past the plan it is refused with what to do, an
@@ -334,6 +327,49 @@ extension BridgeOutTests {
         /// own zone groups.
         @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
         func recordBeginsTheNextActivityThroughTheAPI() throws {
+            try Self.recordingLive(["--hr-zones", "100,130,150,170", "--activities", "cycling,running"]) { _, recording, base in
+                let csrf = try #require(try Self.curl(base + "/").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
+                func post(_ body: String?) throws -> Reply {
+                    try Self.curl(
+                        base + "/api/session/activity",
+                        ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)", "-H", "Content-Type: application/json"] + (body.map { ["-d", $0] } ?? []))
+                }
+                let live = { try JSONValue(parsing: Self.liveSnapshot(try Self.curl(base + "/api/live", ["--max-time", "1", "-N"]).text)) }
+                #expect(try live()["live"]?["activity"]?["next"]?.stringValue == "transition")
+                Thread.sleep(forTimeInterval: 2)
+                let transition = try post(nil)
+                #expect(transition.status == 200, "\(transition.text)")
+                #expect(try JSONValue(parsing: transition.text) == .object(["type": "transition", "next": "running"]))
+                Thread.sleep(forTimeInterval: 1)
+                let shown = try live()["live"]
+                #expect(shown?["activity"]?["type"]?.stringValue == "transition" && shown?["activity"]?["number"]?.doubleValue == 2)
+                #expect(shown?["zones"]?.arrayValue?.first?["activityDurations"]?.arrayValue != nil, "\(String(describing: shown))")
+                let running = try post(#"{"type": "running"}"#)
+                #expect(try JSONValue(parsing: running.text) == .object(["type": "running", "next": .null]), "\(running.text)")
+                let past = try post(nil)
+                #expect(past.status == 409 && past.text.contains("--activities"), "\(past.text)")
+                let unknown = try post(#"{"type": "skating"}"#)
+                #expect(unknown.status == 400 && unknown.text.contains("running"), "\(unknown.text)")
+                #expect(try post("{}").status == 409)
+                #expect(try post("[1]").status == 400 && post(#"{"type": 3}"#).status == 400)
+                Thread.sleep(forTimeInterval: 2)
+                recording.control.stop()
+                let (status, output, errors) = recording.waitForExit()
+                #expect(status == .success, "\(errors)")
+                let workout = try JSONValue(parsing: output)["workout"]
+                #expect(workout?["activityType"]?.stringValue == "multisport")
+                let activities = workout?["activities"]?.arrayValue ?? []
+                #expect(activities.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"], "\(output)")
+                #expect(activities.allSatisfy { $0["zoneGroups"]?["heartRate"] != nil }, "\(activities)")
+            }
+        }
+
+        /// `record --hr HRM-Pro --power Assioma --json ARGUMENTS --http PORT` in process on the mock,
+        /// which plays 8 s of pedalling at pace (the heart rate stepping up at 4 s); `body` runs once
+        /// the server answers, with the mock, the recording and the server's base URL.
+        static func recordingLive(
+            _ arguments: [String], _ body: (MockBlueZ, BlueZCommandTests.Recording, String) throws -> Void
+        ) throws {
             let source = try LiveControlTests.trace(seconds: 8, heartRate: { t in t < 4 ? "0678" : "06b4" }) { _ in LiveControlTests.pedalling }
             defer { try? FileManager.default.removeItem(at: source) }
             let mock = try MockBlueZ(trace: source, speed: 1)
@@ -341,44 +377,9 @@ extension BridgeOutTests {
             let port = try freeLoopbackPort()
             let base = "http://127.0.0.1:\(port)"
             let recording = BlueZCommandTests.Recording(
-                mock, [
-                    "--hr", "HRM-Pro", "--power", "Assioma", "--json", "--hr-zones", "100,130,150,170", "--activities", "cycling,running",
-                    "--http", "\(port)",
-                ])
+                mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--json"] + arguments + ["--http", "\(port)"])
             try Running.waitUntilServing(base + "/")
-            let csrf = try #require(try Self.curl(base + "/").text.firstMatch(of: /name="csrf-token" content="([^"]+)"/)?.1)
-            func post(_ body: String?) throws -> Reply {
-                try Self.curl(
-                    base + "/api/session/activity",
-                    ["-X", "POST", "-H", "X-CSRF-Token: \(csrf)", "-H", "Content-Type: application/json"] + (body.map { ["-d", $0] } ?? []))
-            }
-            let live = { try JSONValue(parsing: Self.liveSnapshot(try Self.curl(base + "/api/live", ["--max-time", "1", "-N"]).text)) }
-            #expect(try live()["live"]?["activity"]?["next"]?.stringValue == "transition")
-            Thread.sleep(forTimeInterval: 2)
-            let transition = try post(nil)
-            #expect(transition.status == 200, "\(transition.text)")
-            #expect(try JSONValue(parsing: transition.text) == .object(["type": "transition", "next": "running"]))
-            Thread.sleep(forTimeInterval: 1)
-            let shown = try live()["live"]
-            #expect(shown?["activity"]?["type"]?.stringValue == "transition" && shown?["activity"]?["number"]?.doubleValue == 2)
-            #expect(shown?["zones"]?.arrayValue?.first?["activityDurations"]?.arrayValue != nil, "\(String(describing: shown))")
-            let running = try post(#"{"type": "running"}"#)
-            #expect(try JSONValue(parsing: running.text) == .object(["type": "running", "next": .null]), "\(running.text)")
-            let past = try post(nil)
-            #expect(past.status == 409 && past.text.contains("--activities"), "\(past.text)")
-            let unknown = try post(#"{"type": "skating"}"#)
-            #expect(unknown.status == 400 && unknown.text.contains("running"), "\(unknown.text)")
-            #expect(try post("{}").status == 409)
-            #expect(try post("[1]").status == 400 && post(#"{"type": 3}"#).status == 400)
-            Thread.sleep(forTimeInterval: 2)
-            recording.control.stop()
-            let (status, output, errors) = recording.waitForExit()
-            #expect(status == .success, "\(errors)")
-            let workout = try JSONValue(parsing: output)["workout"]
-            #expect(workout?["activityType"]?.stringValue == "multisport")
-            let activities = workout?["activities"]?.arrayValue ?? []
-            #expect(activities.compactMap { $0["activityType"]?.stringValue } == ["cycling", "transition", "running"], "\(output)")
-            #expect(activities.allSatisfy { $0["zoneGroups"]?["heartRate"] != nil }, "\(activities)")
+            try body(mock, recording, base)
         }
 
         /// The data of the first event of an SSE stream (the `snapshot`), as text.

@@ -5,26 +5,9 @@ public import Foundation
 import SensorCore
 public import Workouts
 
-/// Why a plan file was not read: what is wrong and where, in words a person can act on.
-public struct WorkoutPlanError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Reads a structured workout (`WorkoutPlan`) from the forms SensorBridge takes: a FIT workout
 /// file (`FITWorkoutFile`), Zwift's `.zwo` (what Zwift, intervals.icu and TrainerRoad export)
-/// through Foundation's XML parser, and SensorBridge's JSON form (README, "Workout plans"):
-///
-///     {"name": "2x20", "sport": "cycling", "steps": [
-///       {"name": "Warm-up", "duration": "10m", "power": "50-75%", "ramp": true},
-///       {"repeat": 2, "steps": [{"duration": "20m", "power": "88-94%", "cadence": "85-95"},
-///                               {"duration": "5m", "power": "55%"}]},
-///       {"duration": "open", "heartRate": "Z2"}]}
-///
-/// Durations are seconds, or `90s`, `10m`, `1h30m`, or `open` (until the lap key). `power` is `N%`
-/// or `A-B%` of FTP, `NW` or `A-BW`, `ZN` or `ZA-B` (power zones); with `"ramp": true` a range goes
-/// from its first value to its second. `heartRate` is `ZN`, `ZA-B` or `A-B` bpm. `cadence` is `N`
-/// or `A-B` rpm.
+/// through Foundation's XML parser, and SensorBridge's JSON form (`WorkoutPlan(jsonForm:)`).
 public enum WorkoutPlanFile {
     /// The plan in `data`: a FIT workout file by its header (`FITWorkoutFile`), `.zwo` when it
     /// starts with `<` (after white space), else JSON.
@@ -38,132 +21,7 @@ public enum WorkoutPlanFile {
         } catch {
             throw WorkoutPlanError("neither a .zwo file (XML) nor JSON: \(error)")
         }
-        return try plan(json)
-    }
-
-    // MARK: JSON
-
-    static func plan(_ json: JSONValue) throws(WorkoutPlanError) -> WorkoutPlan {
-        guard json.objectValue != nil else { throw WorkoutPlanError("give a JSON object with \"name\" and \"steps\"") }
-        let sport = try json["sport"]?.stringValue.map { text throws(WorkoutPlanError) in
-            guard let type = WorkoutActivityType(name: text) else { throw WorkoutPlanError("sport \(text) is not an activity type") }
-            return type
-        } ?? .cycling
-        guard let steps = json["steps"]?.arrayValue, !steps.isEmpty else { throw WorkoutPlanError("give \"steps\", a list of one step or more") }
-        var entries: [WorkoutPlan.Entry] = []
-        for (index, entry) in steps.enumerated() {
-            let place = "step \(index + 1)"
-            if let count = entry["repeat"] {
-                guard let count = count.integerValue, (1...1000).contains(count) else {
-                    throw WorkoutPlanError("\(place): \"repeat\" is a count from 1 to 1000")
-                }
-                guard let inner = entry["steps"]?.arrayValue, !inner.isEmpty else {
-                    throw WorkoutPlanError("\(place): a repeat has \"steps\", a list of one step or more")
-                }
-                var repeated: [PlanStep] = []
-                for (offset, step) in inner.enumerated() {
-                    repeated.append(try self.step(step, place: "\(place), repeated step \(offset + 1)"))
-                }
-                entries.append(.repeated(count: count, steps: repeated))
-            } else {
-                entries.append(.step(try step(entry, place: place)))
-            }
-        }
-        return WorkoutPlan(name: json["name"]?.stringValue ?? "Workout", sport: sport, entries: entries)
-    }
-
-    static func step(_ json: JSONValue, place: String) throws(WorkoutPlanError) -> PlanStep {
-        guard let object = json.objectValue else { throw WorkoutPlanError("\(place): give an object") }
-        let known: Set = ["name", "duration", "power", "heartRate", "cadence", "ramp"]
-        if let unknown = object.keys.first(where: { !known.contains($0) }) {
-            throw WorkoutPlanError("\(place): \"\(unknown)\" is not part of a step; give \(known.sorted().joined(separator: ", "))")
-        }
-        let length: PlanStep.Length
-        switch json["duration"] {
-        case .string("open"): length = .open
-        case .string(let text): length = .time(try duration(text, place: place))
-        case .number(let seconds) where seconds > 0 && seconds <= 86_400: length = .time(.milliseconds(Int64(seconds * 1000)))
-        default: throw WorkoutPlanError("\(place): give a \"duration\" such as 300, \"90s\", \"10m\", \"1h30m\" or \"open\"")
-        }
-        let ramp = json["ramp"]?.boolValue ?? false
-        var target = PlanStep.Target.none
-        if let power = json["power"] {
-            guard json["heartRate"] == nil else { throw WorkoutPlanError("\(place): give power or heartRate, not both") }
-            target = try powerTarget(power.stringValue ?? "", ramp: ramp, place: place)
-        } else if let heartRate = json["heartRate"] {
-            guard !ramp else { throw WorkoutPlanError("\(place): a ramp is of power") }
-            target = try heartRateTarget(heartRate.stringValue ?? "", place: place)
-        } else if ramp {
-            throw WorkoutPlanError("\(place): a ramp is of power; give \"power\": \"50-75%\"")
-        }
-        let cadence = try json["cadence"].map { value throws(WorkoutPlanError) -> ClosedRange<Double> in
-            let text = value.stringValue ?? value.doubleValue.map { String($0) } ?? ""
-            guard let range = Self.range(text), range.lowerBound >= 20, range.upperBound <= 250 else {
-                throw WorkoutPlanError("\(place): cadence \(text): give rpm from 20 to 250, such as \"90\" or \"85-95\"")
-            }
-            return range
-        }
-        return PlanStep(name: json["name"]?.stringValue, length: length, target: target, cadence: cadence)
-    }
-
-    /// `10m`, `90s`, `1h30m`, `300`: a step's length, up to a day.
-    static func duration(_ text: String, place: String) throws(WorkoutPlanError) -> Duration {
-        guard let duration = Duration(written: text), duration <= .seconds(86_400) else {
-            throw WorkoutPlanError("\(place): duration \(text): give one such as 300, \"90s\", \"10m\", \"1h30m\" (up to a day) or \"open\"")
-        }
-        return duration
-    }
-
-    /// `88%`, `88-94%`, `250W`, `200-250W`, `Z3`, `Z2-3`.
-    static func powerTarget(_ text: String, ramp: Bool, place: String) throws(WorkoutPlanError) -> PlanStep.Target {
-        let plain = text.replacingOccurrences(of: " ", with: "")
-        let wrong = WorkoutPlanError("\(place): power \(text): give % of FTP (\"88%\", \"88-94%\"), watts (\"250W\", \"200-250W\") or zones (\"Z3\", \"Z2-3\")")
-        if let zones = try zoneRange(plain, place: place) {
-            guard !ramp else { throw WorkoutPlanError("\(place): a ramp goes between two powers, not zones") }
-            return .powerZones(zones)
-        }
-        let percent = plain.hasSuffix("%")
-        guard percent || plain.uppercased().hasSuffix("W") else { throw wrong }
-        guard let (from, to) = pair(String(plain.dropLast())) else { throw wrong }
-        let limit = percent ? 0...300.0 : 0...3000.0
-        guard limit.contains(from), limit.contains(to) else { throw wrong }
-        if ramp {
-            guard from != to else { throw WorkoutPlanError("\(place): a ramp goes between two different powers: \(text)") }
-            return percent ? .rampOfFTP(from: from / 100, to: to / 100) : .rampWatts(from: from, to: to)
-        }
-        guard from <= to else { throw WorkoutPlanError("\(place): power \(text): the range goes up; a ramp down is \"ramp\": true") }
-        return percent ? .powerOfFTP((from / 100)...(to / 100)) : .watts(from...to)
-    }
-
-    /// `Z2`, `Z2-3`, `140-150` (bpm).
-    static func heartRateTarget(_ text: String, place: String) throws(WorkoutPlanError) -> PlanStep.Target {
-        let plain = text.replacingOccurrences(of: " ", with: "")
-        if let zones = try zoneRange(plain, place: place) { return .heartRateZones(zones) }
-        let bpm = plain.lowercased().hasSuffix("bpm") ? String(plain.dropLast(3)) : plain
-        guard let range = range(bpm), range.lowerBound >= 30, range.upperBound <= 250 else {
-            throw WorkoutPlanError("\(place): heartRate \(text): give zones (\"Z2\", \"Z2-3\") or bpm from 30 to 250 (\"140-150\")")
-        }
-        return .heartRate(range)
-    }
-
-    /// `Z3` or `Z2-3` as zones 1 to 9; nil for text that is no zone.
-    static func zoneRange(_ text: String, place: String) throws(WorkoutPlanError) -> ClosedRange<Int>? {
-        guard text.uppercased().hasPrefix("Z") else { return nil }
-        guard let (from, to) = pair(String(text.dropFirst())), from == from.rounded(), to == to.rounded(), 1 <= from, from <= to, to <= 9
-        else { throw WorkoutPlanError("\(place): \(text): give a zone from Z1 to Z9, or zones such as Z2-3") }
-        return Int(from)...Int(to)
-    }
-
-    /// `A-B` or `A` as two numbers (equal for one).
-    static func pair(_ text: String) -> (Double, Double)? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let from = Double(parts[0]), let to = Double(parts[parts.count - 1]) else { return nil }
-        return (from, to)
-    }
-
-    static func range(_ text: String) -> ClosedRange<Double>? {
-        guard let (from, to) = pair(text), from <= to else { return nil }
-        return from...to
+        return try WorkoutPlan(jsonForm: json)
     }
 
     // MARK: .zwo

@@ -84,7 +84,7 @@ extension Workout {
 
     /// The value each time falls in the hold of: the latest sample at or before it, less than
     /// `hold` before it and not a hold end (NaN). Samples and times in order.
-    private static func heldValues(_ samples: [Sample], at times: [Duration], hold: Duration) -> [Double?] {
+    static func heldValues(_ samples: [Sample], at times: [Duration], hold: Duration) -> [Double?] {
         var next = 0
         return times.map { time in
             while next < samples.count, samples[next].time <= time { next += 1 }

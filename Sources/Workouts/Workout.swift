@@ -38,6 +38,10 @@ public struct Workout: Sendable, Equatable {
     public var profile: WorkoutProfile?
     /// The target zones the rider was coached to (`record --target-hr-zone`), by quantity type.
     public var targets: [WorkoutTarget]
+    /// The structured workout ridden (`record --plan`), nil for none.
+    public var plan: WorkoutPlan?
+    /// The plan's steps as ridden, one per lap from the first, with the time each met its target.
+    public var steps: [WorkoutStepResult]
 
     public var duration: Duration { end - start }
 
@@ -47,7 +51,7 @@ public struct Workout: Sendable, Equatable {
         zoneGroupsByType: [QuantityType: WorkoutZoneGroup], activities: [WorkoutActivity], laps: [Range<Duration>],
         events: [WorkoutEvent], zoneUpdates: [ZoneUpdate], samples: [Sample], sensors: [SensorID: String],
         sensorStates: [String: [SensorState: Duration]] = [:], profile: WorkoutProfile? = nil,
-        targets: [WorkoutTarget] = []
+        targets: [WorkoutTarget] = [], plan: WorkoutPlan? = nil, steps: [WorkoutStepResult] = []
     ) {
         self.startDate = startDate
         self.start = start
@@ -66,6 +70,8 @@ public struct Workout: Sendable, Equatable {
         self.sensorStates = sensorStates
         self.profile = profile
         self.targets = targets
+        self.plan = plan
+        self.steps = steps
     }
 
     /// For each target, the time in its zones and its share of the active time (nil for a

@@ -15,10 +15,10 @@ public struct WorkoutEvent: Sendable, Hashable {
         case sensorState(String, SensorState)
     }
 
-    /// Who made a pause, resume or lap: the person (keys, a signal, the API) or the workout's own
-    /// rules (auto-pause, auto-lap).
+    /// Who made a pause, resume or lap: the person (keys, a signal, the API), the workout's own
+    /// rules (auto-pause, auto-lap), or the plan (`step`: a timed step's time was up).
     public enum Cause: String, Sendable, Hashable {
-        case manual, auto
+        case manual, auto, step
     }
 
     public var time: Duration

@@ -70,8 +70,18 @@ public struct WorkoutStateMachine: Sendable {
     private var lastMovement = Duration.zero
     /// Sensors that sent power, cadence or speed: what auto-pause listens to.
     private var movementSensors: Set<SensorID> = []
-    /// The active time at the current lap's start, for auto-lap.
+    /// The active time at the current lap's start, for auto-lap and the plan's steps.
     private var lapActiveStart = Duration.zero
+    /// The structured workout ridden (`record --plan`), set before collection begins: each of its
+    /// steps is a lap; a timed step ends when its active time is up (a lap of cause `.step` at that
+    /// instant), any step at the lap key (DESIGN.md §3 "Workout plans"). Nil: no plan.
+    public var plan: WorkoutPlan? {
+        didSet { planSteps = plan?.sequence ?? [] }
+    }
+    private var planSteps: [WorkoutPlan.Planned] = []
+    /// The step under way, by its place in `plan.sequence` (the lap under way while the plan
+    /// runs); the steps' count once the plan is done.
+    public private(set) var stepIndex = 0
 
     /// The quantities whose values above 0 mean the rider moves.
     static let movementTypes: QuantityTypeSet = [.cyclingPower, .cyclingCadence, .cyclingSpeed]
@@ -145,6 +155,8 @@ public struct WorkoutStateMachine: Sendable {
     /// resumes a workout auto-pause paused, before it counts.
     public mutating func add(_ sample: Sample) {
         guard state == .collecting || state == .paused, sample.time >= start else { return }
+        // A step that ended before this sample ends at its own instant, not at a later tick's.
+        endSteps(until: sample.time)
         setSensorState(sample.sensor, .notifying, at: sample.time)
         if Self.movementTypes.contains(sample.type) {
             movementSensors.insert(sample.sensor)
@@ -179,6 +191,7 @@ public struct WorkoutStateMachine: Sendable {
 
     public mutating func pause(at time: Duration, cause: WorkoutEvent.Cause = .manual) throws(WorkoutBuilderError) {
         guard state == .collecting else { throw .invalidTransition(action: "pause", state: state) }
+        endSteps(until: time)
         let time = clamp(time)
         for type in classifiers.keys { try? classifiers[type]?.pause(at: time) }
         statistics.pause(at: time)
@@ -203,13 +216,16 @@ public struct WorkoutStateMachine: Sendable {
         setState(.collecting)
     }
 
-    /// Ends the current lap at `time` and starts the next (and the auto-lap count again).
+    /// Ends the current lap at `time` and starts the next (and the auto-lap count again). With a
+    /// plan it ends the step under way too, unless it is a second press at the lap's very start.
     public mutating func lap(at time: Duration, cause: WorkoutEvent.Cause = .manual) throws(WorkoutBuilderError) {
         guard state == .collecting || state == .paused else { throw .invalidTransition(action: "mark a lap in", state: state) }
+        if cause != .step { endSteps(until: time) }
         let time = clamp(time)
         if time > lapStart {
             laps.append(lapStart..<time)
             lapStart = time
+            if stepIndex < planSteps.count { stepIndex += 1 }
         }
         lapActiveStart = activeTime(at: time)
         record(WorkoutEvent(time: time, kind: .lap, cause: cause))
@@ -232,6 +248,7 @@ public struct WorkoutStateMachine: Sendable {
             if time > lapStart {
                 laps.append(lapStart..<time)
                 lapStart = time
+                if stepIndex < planSteps.count { stepIndex += 1 }
             }
             lapActiveStart = activeTime(at: time)
         }
@@ -308,6 +325,7 @@ public struct WorkoutStateMachine: Sendable {
     /// Ends collection at `time`, paused or not.
     public mutating func endCollection(at time: Duration) throws(WorkoutBuilderError) {
         guard state == .collecting || state == .paused else { throw .invalidTransition(action: "end", state: state) }
+        endSteps(until: time)
         let time = clamp(time)
         for type in classifiers.keys {
             try? classifiers[type]?.end(at: time)
@@ -331,7 +349,7 @@ public struct WorkoutStateMachine: Sendable {
         let end = latest
         let paused = pauses.reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
         let types = Set(activities.map(\.activityType))
-        return Workout(
+        var workout = Workout(
             startDate: startDate, start: start, end: end, activeDuration: end - start - paused, pauses: pauses,
             activityType: types.count > 1 ? .multisport : activities[0].activityType,
             statistics: statistics.statistics,
@@ -339,7 +357,9 @@ public struct WorkoutStateMachine: Sendable {
             activities: activities, laps: laps, events: events, zoneUpdates: zoneUpdates, samples: samples,
             sensors: sensors,
             sensorStates: Dictionary(uniqueKeysWithValues: sensorStates.durations(until: end).map { (name(of: $0.key), $0.value) }),
-            profile: WorkoutProfile(preferences), targets: targets)
+            profile: WorkoutProfile(preferences), targets: targets, plan: plan)
+        if let plan { workout.steps = workout.stepResults(of: plan) }
+        return workout
     }
 
     /// Throws the workout away, from any state but finished.
@@ -401,14 +421,30 @@ public struct WorkoutStateMachine: Sendable {
     /// auto-lap when the lap's active time reaches `autoLap`.
     private mutating func applyRules(at now: Duration) {
         guard state == .collecting else { return }
+        endSteps(until: now)
         if let autoPause, !movementSensors.isEmpty, now - lastMovement >= autoPause,
             !movementSensors.contains(where: { sensorStates.state(of: $0) == .lost })
         {
             try? pause(at: lastMovement + autoPause, cause: .auto)
             return
         }
-        if let autoLap, activeTime(at: now) - lapActiveStart >= autoLap {
+        if let autoLap, stepIndex >= planSteps.count, activeTime(at: now) - lapActiveStart >= autoLap {
             try? lap(at: now, cause: .auto)
+        }
+    }
+
+    /// Ends each timed step whose active time is up by `now`, with a lap (cause `.step`) at the
+    /// instant it was up: `now` less the time past it (no pause can fall in between, as pauses
+    /// end the steps due first). Open steps wait for the lap key.
+    private mutating func endSteps(until now: Duration) {
+        guard state == .collecting else { return }
+        while stepIndex < planSteps.count, let length = planSteps[stepIndex].step.timeLength {
+            let over = activeTime(at: now) - lapActiveStart - length
+            guard over >= .zero else { return }
+            let step = stepIndex
+            try? lap(at: now - over, cause: .step)
+            // A lap that could not be made (at the lap's very start) still ends the step.
+            if stepIndex == step { stepIndex += 1 }
         }
     }
 

@@ -14,7 +14,8 @@ def summary_fields(message):
     keys = ["start_time", "timestamp", "total_elapsed_time", "total_timer_time", "avg_heart_rate",
             "max_heart_rate", "min_heart_rate", "avg_power", "max_power", "normalized_power", "total_work",
             "avg_cadence", "max_cadence", "sport", "message_index", "first_lap_index", "num_laps",
-            "total_calories", "lap_trigger", "threshold_power", "training_stress_score", "intensity_factor"]
+            "total_calories", "lap_trigger", "threshold_power", "training_stress_score", "intensity_factor",
+            "wkt_step_index"]
     return {k: plain(message[k]) for k in keys if k in message}
 
 

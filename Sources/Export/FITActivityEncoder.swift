@@ -12,9 +12,11 @@ public import Zones
 /// `record` for every whole second of active time (heart rate, power, cadence, speed, left/right
 /// pedal balance: each the latest sample within its zone hold, 5 s for heart rate and 3 s for the
 /// others, else absent), `hrv` with the RR intervals (5 a message), one `lap` per workout lap
-/// (split where a multisport workout changes activity; `lap_trigger` time for an auto-lap, manual
-/// for the person's, session_end for a session's last), one `session` per activity, a
-/// `time_in_zone` after each lap and session, and `activity`.
+/// (split where a multisport workout changes activity; `lap_trigger` time for an auto-lap or a
+/// plan's timed step, manual for the person's, session_end for a session's last; `wkt_step_index`
+/// for a step of the plan), one `session` per activity, a `time_in_zone` after each lap and
+/// session, and `activity`. A workout ridden to a plan carries it as `workout` and
+/// `workout_step` messages (`FITWorkoutFile.messages`) after the devices.
 ///
 /// Sessions carry the stored workout's own statistics and zone durations (for a multisport
 /// workout, the activity's zone durations and statistics worked out over its span); laps are

@@ -84,6 +84,12 @@ struct FITActivityEncoding {
             device.add(P.DeviceInfo.descriptor, string: name, size: 32)
             writer.write(device)
         }
+        // The plan ridden, as a workout file holds it; laps name their step (`wkt_step_index`).
+        if let plan = workout.plan {
+            for message in FITWorkoutFile.messages(plan, zones: workout.zoneGroupsByType.mapValues(\.configuration)) {
+                writer.write(message)
+            }
+        }
     }
 
     // MARK: - Events, HRV
@@ -180,6 +186,8 @@ struct FITActivityEncoding {
         let loads = workout.trainingLoad(
             athlete: profile, on: CalendarDate(workout.startDate, in: calendar), summaries: summaries).activities
         var lapIndex = 0
+        // The FIT step index of each lap that was a step of the plan, by the lap's start.
+        let stepIndexes = Dictionary(workout.riddenSteps.map { ($0.span.lowerBound, $0.planned.index) }, uniquingKeysWith: { first, _ in first })
         for (sessionIndex, session) in sessions.enumerated() {
             let range = session.summary.range
             var laps = workout.laps.compactMap { WorkoutSpanSummary.clamp($0, to: range) }
@@ -191,8 +199,10 @@ struct FITActivityEncoding {
                 // The last lap ends with its session; the others with a lap, the person's or an auto-lap's.
                 let trigger =
                     position == laps.count - 1 ? P.lapTriggerSessionEnd
-                    : workout.cause(of: .lap, at: lap.upperBound) == .auto ? P.lapTriggerTime : P.lapTriggerManual
-                add(summaryMessage(summary, isLap: true, index: lapIndex, sport: session.sport, trigger: trigger), at: lap.upperBound)
+                    : workout.cause(of: .lap, at: lap.upperBound) == .manual ? P.lapTriggerManual : P.lapTriggerTime
+                var message = summaryMessage(summary, isLap: true, index: lapIndex, sport: session.sport, trigger: trigger)
+                message.add(P.Lap.workoutStepIndex, .uint16, stepIndexes[lap.lowerBound])
+                add(message, at: lap.upperBound)
                 addTimeInZone(summary, reference: P.Message.lap, index: lapIndex)
                 lapIndex += 1
             }

@@ -77,6 +77,11 @@ enum FITProfile {
             totalWork: 48, trigger: 28)
     }
 
+    /// `lap` (19) only.
+    enum Lap {
+        static let workoutStepIndex: UInt8 = 71
+    }
+
     /// `session` (18) only.
     enum Session {
         static let firstLapIndex: UInt8 = 25, numLaps: UInt8 = 26, thresholdPower: UInt8 = 45

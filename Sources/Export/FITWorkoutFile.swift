@@ -1,5 +1,7 @@
 import Foundation
+import SensorCore
 import Workouts
+import Zones
 
 /// Reads a FIT workout file (FIT Protocol; Profile: `file_id` type 5, `workout`, `workout_step`)
 /// into a `WorkoutPlan`: the file header and its CRC, definition and data messages of either
@@ -166,6 +168,10 @@ enum FITWorkoutFile {
             case let other?:
                 throw WorkoutPlanError("\(place): target type \(other) (speed, grade, resistance, ...) is not supported")
             }
+            // A cadence beside another target is the secondary one.
+            if integer(values[19]) == 3, let low = integer(values[21]), let high = integer(values[22]), high >= low {
+                cadence = Double(low)...Double(high)
+            }
             open.append((index, entries.count))
             entries.append(.step(PlanStep(name: string(values[0]), length: length, target: target, cadence: cadence)))
         }
@@ -187,5 +193,91 @@ enum FITWorkoutFile {
         guard let bytes else { return nil }
         let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         return text.isEmpty ? nil : text
+    }
+}
+
+extension FITWorkoutFile {
+    /// The `workout` and `workout_step` messages of `plan`, as Garmin's devices write them: steps
+    /// in the order written, each repeat after its steps (`repeat_until_steps_cmplt` back to its
+    /// first, its count in `target_value`), so that a step's `message_index` is
+    /// `WorkoutPlan.Planned.index`. Targets: power as % of FTP (0-1000) or watts + 1000, a power
+    /// or heart-rate zone, bpm + 100; a ramp as the range it spans (FIT has no ramp); a range of
+    /// several zones as the watts or bpm the zones of `zones` span (else its lowest zone); cadence
+    /// as the target of a step without another, else its secondary target. What `read` reads back.
+    static func messages(_ plan: WorkoutPlan, zones: [QuantityType: WorkoutZoneConfiguration] = [:]) -> [FITMessage] {
+        var steps: [FITMessage] = []
+        func add(_ step: PlanStep) {
+            var m = FITMessage(stepMessage)
+            m.add(254, .uint16, steps.count)
+            if let name = step.name { m.add(0, string: name, size: 16) }
+            m.add(1, .enum, step.timeLength == nil ? 5 : 0)  // time, or open
+            m.add(2, .uint32, step.timeLength.map { Int64($0.clampedNanoseconds / 1_000_000) })
+            // Target type, value, custom low and high: the primary's fields 3-6, the secondary's 19-22.
+            func write(_ fields: [UInt8], _ target: FITTarget) {
+                m.add(fields[0], .enum, target.type)
+                m.add(fields[1], .uint32, target.value)
+                m.add(fields[2], .uint32, target.low)
+                m.add(fields[3], .uint32, target.high)
+            }
+            let primary = target(step.target, zones: zones)
+            let cadence = step.cadence.map { FITTarget(type: 3, value: 0, low: Int($0.lowerBound.rounded()), high: Int($0.upperBound.rounded())) }
+            if let first = primary ?? cadence {
+                write([3, 4, 5, 6], first)
+                if primary != nil, let cadence { write([19, 20, 21, 22], cadence) }
+            } else {
+                m.add(3, .enum, 2)  // open
+            }
+            steps.append(m)
+        }
+        for entry in plan.entries {
+            switch entry {
+            case .step(let step): add(step)
+            case .repeated(let count, let repeated):
+                let first = steps.count
+                repeated.forEach(add)
+                var m = FITMessage(stepMessage)
+                m.add(254, .uint16, steps.count)
+                m.add(1, .enum, 6)
+                m.add(2, .uint32, first)
+                m.add(4, .uint32, count)
+                steps.append(m)
+            }
+        }
+        var workout = FITMessage(workoutMessage)
+        workout.add(4, .enum, FITActivityEncoding.sport(plan.sport))
+        workout.add(6, .uint16, steps.count)
+        workout.add(8, string: plan.name, size: 32)
+        return [workout] + steps
+    }
+
+    /// A step's target as FIT writes it: `target_type`, `target_value` (a zone, or 0 for a custom
+    /// range) and the custom range.
+    private struct FITTarget {
+        var type: Int, value: Int, low: Int?, high: Int?
+    }
+
+    /// FIT's target of a plan's target; nil for none (open).
+    private static func target(_ target: PlanStep.Target, zones: [QuantityType: WorkoutZoneConfiguration]) -> FITTarget? {
+        func percent(_ value: Double) -> Int { Int((value * 100).rounded()) }
+        func watts(_ value: Double) -> Int { Int(value.rounded()) + 1000 }
+        func zoned(_ type: Int, _ quantity: QuantityType, _ numbers: ClosedRange<Int>, offset: Int) -> FITTarget {
+            guard numbers.count > 1, let configuration = zones[quantity], numbers.upperBound <= configuration.zones.count else {
+                return FITTarget(type: type, value: numbers.lowerBound, low: nil, high: nil)
+            }
+            // The lowest zone from 0, the highest up to what no rider reaches.
+            let low = configuration.zones[numbers.lowerBound - 1].minimum?.value ?? 0
+            let high = configuration.zones[numbers.upperBound - 1].maximum?.value ?? (quantity == .heartRate ? 250 : 3000)
+            return FITTarget(type: type, value: 0, low: Int(low.rounded()) + offset, high: Int(high.rounded()) + offset)
+        }
+        switch target {
+        case .none: return nil
+        case .powerOfFTP(let r): return FITTarget(type: 4, value: 0, low: percent(r.lowerBound), high: percent(r.upperBound))
+        case .watts(let r): return FITTarget(type: 4, value: 0, low: watts(r.lowerBound), high: watts(r.upperBound))
+        case .rampOfFTP(let from, let to): return FITTarget(type: 4, value: 0, low: percent(min(from, to)), high: percent(max(from, to)))
+        case .rampWatts(let from, let to): return FITTarget(type: 4, value: 0, low: watts(min(from, to)), high: watts(max(from, to)))
+        case .powerZones(let z): return zoned(4, .cyclingPower, z, offset: 1000)
+        case .heartRateZones(let z): return zoned(1, .heartRate, z, offset: 100)
+        case .heartRate(let r): return FITTarget(type: 1, value: 0, low: Int(r.lowerBound.rounded()) + 100, high: Int(r.upperBound.rounded()) + 100)
+        }
     }
 }

@@ -17,7 +17,7 @@ import SensorCore
 ///   (required by the schema: the held speed summed over the lap's seconds, 0 without speed),
 ///   `Calories` (kcal, taken equal to the lap's mechanical work in kJ, the usual rule for cycling
 ///   with about 24 % efficiency; 0 without power), average and maximum heart rate, `Intensity`
-///   Active, average non-zero `Cadence`, `TriggerMethod` (Time for a lap an auto-lap ended, else
+///   Active, average non-zero `Cadence`, `TriggerMethod` (Time for a lap an auto-lap or a plan's timed step ended, else
 ///   Manual: the person's lap, the end of the activity or workout), and `ns3:LX` with `AvgSpeed`,
 ///   `AvgWatts` and `MaxWatts`. Averages and maxima are over the samples received while not paused,
 ///   as `WorkoutStatistics`.
@@ -150,7 +150,7 @@ public struct TCXEncoder: Sendable {
             }
             xml += "    <Intensity>Active</Intensity>\n"
             if let rpm = statistics.cadence?.average { xml += "    <Cadence>\(Self.clamp(rpm, 0...254))</Cadence>\n" }
-            let trigger = workout.cause(of: .lap, at: lap.upperBound) == .auto ? "Time" : "Manual"
+            let trigger = workout.cause(of: .lap, at: lap.upperBound) == .manual ? "Manual" : "Time"
             xml += "    <TriggerMethod>\(trigger)</TriggerMethod>\n"
             var inTrack = false
             var previous: Int?

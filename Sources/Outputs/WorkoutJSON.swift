@@ -95,6 +95,24 @@ public enum WorkoutJSON {
                     object.append("zoneGroups", zoneGroups(lap.zoneGroups))
                     return .object(object)
                 }))
+        if let plan = workout.plan {
+            w.append("plan", PlanText.json(plan, ftp: workout.profile?.athlete.functionalThresholdPower))
+            w.append(
+                "steps",
+                .array(
+                    workout.riddenSteps.map { step in
+                        var object = JSONObject()
+                        object.append("step", .number(Double(step.number)))
+                        object.append("index", .number(Double(step.planned.index)))
+                        object.append("lap", .number(Double(step.lap + 1)))
+                        object.append("start", .number((step.span.lowerBound - workout.start).seconds))
+                        object.append("end", .number((step.span.upperBound - workout.start).seconds))
+                        object.append("activeDuration", .number(step.activeDuration.seconds))
+                        object.append("timeInTarget", step.timeInTarget.map { .number($0.seconds) } ?? .null)
+                        object.append("share", step.share.map(JSONValue.number) ?? .null)
+                        return .object(object)
+                    }))
+        }
         w.append("events", .array(workout.events.map { event($0, workout) }))
         w.append("sensors", sensorStates(workout.sensorStates))
         // What the zones came from and what FIT exports carry; null for a workout saved before it was kept.

@@ -42,6 +42,11 @@ public enum WorkoutSummary {
         for (target, time, share) in workout.timeInTargets() {
             lines.append("  Target       " + targetText(target, time: time, share: share))
         }
+        if let plan = workout.plan {
+            let ridden = workout.riddenSteps.count
+            let share = workout.planShareInTarget.map { ", \(whole($0 * 100)) % of their time in target" } ?? ""
+            lines.append("  Plan         \(plan.name): \(ridden) of \(plan.sequence.count) steps\(share)")
+        }
         lines.append("  Laps \(workout.laps.count), pauses \(pauses), sensor dropouts \(lost)")
         if s.malformedNotifications > 0 || s.droppedSamples > 0 {
             lines.append(
@@ -55,6 +60,10 @@ public enum WorkoutSummary {
         if workout.laps.count > 1 {
             lines.append("")
             lines.append(contentsOf: lapTable(workout))
+        }
+        if workout.plan != nil {
+            lines.append("")
+            lines.append(contentsOf: stepTable(workout))
         }
         if let missingZonesHint {
             lines.append("")
@@ -150,6 +159,22 @@ public enum WorkoutSummary {
         if let trimp = load.trimp { parts.append("TRIMP \(whole(trimp))") }
         if let intensity = load.intensity { parts.append(intensity.rawValue) }
         return parts.isEmpty ? nil : parts.joined(separator: "  ")
+    }
+
+    /// The plan's steps as ridden: number, lap, planned and ridden (active) time, time and share
+    /// in target, and the target in words (watts for the FTP the workout was recorded with).
+    public static func stepTable(_ workout: Workout) -> [String] {
+        let ftp = workout.profile?.athlete.functionalThresholdPower
+        var lines = ["Steps of \(workout.plan?.name ?? "the plan")", "  Step  Lap   Planned    Ridden   In target  Target"]
+        for step in workout.riddenSteps {
+            let planned = step.planned.step.timeLength?.clockText ?? "open"
+            let inTarget = step.timeInTarget.map { time in "\(time.clockText) \(step.share.map { whole($0 * 100) } ?? "-")%" } ?? "-"
+            lines.append(
+                String(step.number).leftPadded(6) + String(step.lap + 1).leftPadded(5) + planned.leftPadded(10)
+                    + step.activeDuration.clockText.leftPadded(10) + inTarget.leftPadded(12) + "  "
+                    + PlanText.describe(step.planned.step, ftp: ftp))
+        }
+        return lines
     }
 
     /// The laps: start, active time (without pauses, what the lap's figures and zones count),

@@ -10,6 +10,12 @@ public enum RecordingError: Error, Sendable, Equatable {
     case targetWithoutZones(WorkoutTarget)
     /// A target past the last of the workout's `zoneCount` zones.
     case targetOutsideZones(WorkoutTarget, zoneCount: Int)
+    /// The plan's steps ask for % of FTP, and the profile has no FTP.
+    case planWithoutFTP
+    /// Step `step` (from 1, of the plan's sequence) asks for zones of a quantity the workout has none of.
+    case planStepWithoutZones(step: Int, QuantityType)
+    /// Step `step` asks for zones (from 1) past the last of the workout's `zoneCount`.
+    case planStepOutsideZones(step: Int, QuantityType, zones: ClosedRange<Int>, zoneCount: Int)
 }
 
 /// One recording, from its plan to the stored workout: the state machine the plan makes, the
@@ -26,6 +32,7 @@ public struct Recording {
         machine = WorkoutStateMachine(activityType: plan.activity, preferences: plan.preferences)
         for configuration in plan.customZones { try machine.setCustomZoneConfiguration(configuration) }
         machine.targets = plan.targets
+        machine.plan = plan.workoutPlan
         machine.autoLap = plan.autoLap
         switch plan.autoPause {
         case .byDefault: break
@@ -60,6 +67,7 @@ public struct Recording {
             }
             guard target.zones.upperBound < zones else { throw RecordingError.targetOutsideZones(target, zoneCount: zones) }
         }
+        if let workoutPlan = plan.workoutPlan { try Self.check(workoutPlan, machine) }
         machine.sensors = sensors
         let recorder = try plan.saving.map { saving in
             try WorkoutRecorder(
@@ -68,11 +76,28 @@ public struct Recording {
                     startDate: start, start: .zero, activityType: plan.activity,
                     zoneConfigurations: Dictionary(uniqueKeysWithValues: zoneConfigurations.map { ($0.quantityType, $0) }),
                     sensors: sensors, profile: WorkoutProfile(machine.preferences), targets: machine.targets,
-                    bridge: plan.bridge, athlete: plan.athlete?.name))
+                    plan: plan.workoutPlan, bridge: plan.bridge, athlete: plan.athlete?.name))
         }
         let builder = LiveWorkoutBuilder(machine)
         try builder.beginCollection(at: .zero, date: start)
         return (builder, recorder)
+    }
+
+    /// Every step of `workoutPlan` can be judged: an FTP for % of FTP, zones for zone targets.
+    static func check(_ workoutPlan: WorkoutPlan, _ machine: WorkoutStateMachine) throws(RecordingError) {
+        let ftp = machine.preferences.profile.functionalThresholdPower
+        for (number, planned) in zip(1..., workoutPlan.sequence) {
+            if planned.step.target.isRelativeToFTP, ftp == nil { throw .planWithoutFTP }
+            let zoned: (QuantityType, ClosedRange<Int>)? =
+                switch planned.step.target {
+                case .powerZones(let zones): (.cyclingPower, zones)
+                case .heartRateZones(let zones): (.heartRate, zones)
+                default: nil
+                }
+            guard let (type, zones) = zoned else { continue }
+            guard let count = machine.zoneConfiguration(for: type)?.zones.count else { throw .planStepWithoutZones(step: number, type) }
+            guard zones.upperBound <= count else { throw .planStepOutsideZones(step: number, type, zones: zones, zoneCount: count) }
+        }
     }
 
     /// How a finished recording ended.

@@ -41,6 +41,8 @@ public struct RecordingPlan {
     /// Zones given for this workout alone, which take the place of the preferred ones.
     public var customZones: [WorkoutZoneConfiguration]
     public var targets: [WorkoutTarget]
+    /// The structured workout ridden (`--plan`): each step a lap, its target coached; nil for none.
+    public var workoutPlan: WorkoutPlan?
     /// How long the rider may be out of a target before the alert.
     public var targetDebounce: Duration
     public var autoLap: Duration?
@@ -54,7 +56,7 @@ public struct RecordingPlan {
 
     public init(
         activities: ActivityPlan = ActivityPlan([.cycling]), preferences: ZonePreferences = ZonePreferences(),
-        customZones: [WorkoutZoneConfiguration] = [], targets: [WorkoutTarget] = [],
+        customZones: [WorkoutZoneConfiguration] = [], targets: [WorkoutTarget] = [], workoutPlan: WorkoutPlan? = nil,
         targetDebounce: Duration = TargetZoneCoach.defaultDebounce, autoLap: Duration? = nil, autoPause: AutoPause = .byDefault,
         bridge: BridgeID = .hostDefault, athlete: AthleteRecord? = nil, saving: Saving? = nil
     ) {
@@ -62,6 +64,7 @@ public struct RecordingPlan {
         self.preferences = preferences
         self.customZones = customZones
         self.targets = targets
+        self.workoutPlan = workoutPlan
         self.targetDebounce = targetDebounce
         self.autoLap = autoLap
         self.autoPause = autoPause

@@ -22,6 +22,8 @@ public struct RecordingStart: Sendable {
     public var profile: WorkoutProfile?
     /// The target zones of the workout, kept for a recovered workout.
     public var targets: [WorkoutTarget]
+    /// The plan ridden (`record --plan`), kept for a recovered workout.
+    public var plan: WorkoutPlan?
     /// The bridge recording it (`--bridge-id`, this box's host name by default).
     public var bridge: BridgeID
     /// The athlete it is recorded for (`--athlete`); nil for the box's own profile.
@@ -31,7 +33,7 @@ public struct RecordingStart: Sendable {
         startDate: Date, start: Duration, activityType: WorkoutActivityType,
         zoneConfigurations: [QuantityType: WorkoutZoneConfiguration], maximumHolds: [QuantityType: Duration] = [:],
         sensors: [SensorID: String] = [:], profile: WorkoutProfile? = nil, targets: [WorkoutTarget] = [],
-        bridge: BridgeID = .hostDefault, athlete: AthleteName? = nil
+        plan: WorkoutPlan? = nil, bridge: BridgeID = .hostDefault, athlete: AthleteName? = nil
     ) {
         self.startDate = startDate
         self.start = start
@@ -41,6 +43,7 @@ public struct RecordingStart: Sendable {
         self.sensors = sensors
         self.profile = profile
         self.targets = targets
+        self.plan = plan
         self.bridge = bridge
         self.athlete = athlete
     }
@@ -114,6 +117,7 @@ public final class WorkoutRecorder: Sendable {
             try store.insertSensors(start.sensors, workout: id)
             if let profile = start.profile { try store.insertProfile(profile, workout: id) }
             try store.insertTargets(start.targets, workout: id)
+            try store.insertPlan(start.plan, workout: id)
             // Locked before the workout is visible to others, so nobody takes it for an interrupted one.
             if let lockPath = store.recordingLockPath(WorkoutID(id)) { lock = try RecordingLock(path: lockPath) }
             return id

@@ -71,7 +71,8 @@ extension WorkoutStore {
                 zoneUpdates: try zoneUpdates(of: workoutID, start: start),
                 samples: try SampleChunk.samples(of: workoutID, start: start, in: connection, path: path),
                 sensors: try sensors(of: workoutID), sensorStates: try sensorStates(of: workoutID),
-                profile: try profile(of: workoutID), targets: try targets(of: workoutID))
+                profile: try profile(of: workoutID), targets: try targets(of: workoutID), plan: try plan(of: workoutID),
+                steps: try steps(of: workoutID))
         }
     }
 

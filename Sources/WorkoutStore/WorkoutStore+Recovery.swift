@@ -91,6 +91,10 @@ extension WorkoutStore {
             // was begun by a build from before migration 5, or without one).
             workout.profile = profile
             workout.targets = try targets(of: id.rawValue)
+            // The steps' laps came back with the journal's lap events; their results are judged
+            // again with the recording's profile.
+            workout.plan = try plan(of: id.rawValue)
+            if let plan = workout.plan { workout.steps = workout.stepResults(of: plan) }
 
             let identity = try self.identity(of: id)
             try connection.statement("DELETE FROM workouts WHERE id = ?").run(id.rawValue)

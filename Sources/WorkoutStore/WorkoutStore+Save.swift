@@ -78,6 +78,8 @@ extension WorkoutStore {
         try insertStatistics(workout.statistics, workout: workoutID)
         if let profile = workout.profile { try insertProfile(profile, workout: workoutID) }
         try insertTargets(workout.targets, workout: workoutID)
+        try insertPlan(workout.plan, workout: workoutID)
+        try insertSteps(workout.steps, workout: workoutID)
 
         // A workout has a configuration or two, shared by its groups and zone updates: a short list
         // compared with `==` (which sees the shared zones array at once) beats hashing them.

@@ -75,3 +75,47 @@ extension Workout {
         return pieces
     }
 }
+
+/// A step as ridden, with what a summary shows of it: the plan's step, the lap's span and active
+/// time, and the share of that time in target.
+public struct RiddenStep: Sendable, Equatable {
+    /// From 1, the step's place in the plan's sequence.
+    public var number: Int
+    public var planned: WorkoutPlan.Planned
+    /// The lap the step was, an index of `Workout.laps`.
+    public var lap: Int
+    public var span: Range<Duration>
+    /// Its time not paused.
+    public var activeDuration: Duration
+    /// Nil for a step that asks nothing.
+    public var timeInTarget: Duration?
+    /// `timeInTarget` over `activeDuration`; nil with no target or no active time.
+    public var share: Double? {
+        guard let timeInTarget, activeDuration > .zero else { return nil }
+        return min(timeInTarget / activeDuration, 1)
+    }
+}
+
+extension Workout {
+    /// The plan's steps as ridden, in order (none without a plan).
+    public var riddenSteps: [RiddenStep] {
+        guard let plan else { return [] }
+        let sequence = plan.sequence
+        return steps.compactMap { result in
+            guard result.step < sequence.count, result.lap < laps.count else { return nil }
+            let span = laps[result.lap]
+            let active = activePieces(of: span).reduce(Duration.zero) { $0 + ($1.upperBound - $1.lowerBound) }
+            return RiddenStep(
+                number: result.step + 1, planned: sequence[result.step], lap: result.lap, span: span, activeDuration: active,
+                timeInTarget: result.timeInTarget)
+        }
+    }
+
+    /// The share of the steps' active time in target, over the steps that have a target; nil when none has.
+    public var planShareInTarget: Double? {
+        let judged = riddenSteps.filter { $0.timeInTarget != nil }
+        let active = judged.reduce(Duration.zero) { $0 + $1.activeDuration }
+        guard active > .zero else { return nil }
+        return judged.reduce(Duration.zero) { $0 + ($1.timeInTarget ?? .zero) } / active
+    }
+}

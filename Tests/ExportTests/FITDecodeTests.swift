@@ -332,6 +332,41 @@ struct FITDecodeTests {
         #expect(laps?.count == workout.laps.count)
     }
 
+    /// A ride to a plan: each step's lap has its `wkt_step_index` (the repeat counted as a step,
+    /// as FIT writes it) and lap_trigger time, the lap key's manual; the plan itself is the file's
+    /// `workout` and `workout_step` messages, decoded by Garmin's SDK.
+    @Test func aRideToAPlanCarriesItsStepsAndThePlan() throws {
+        let plan = WorkoutPlan(
+            name: "Two by one", entries: [
+                .step(PlanStep(name: "Warm-up", length: .time(.seconds(60)), target: .rampOfFTP(from: 0.5, to: 0.7))),
+                .repeated(count: 2, steps: [
+                    PlanStep(length: .time(.seconds(60)), target: .watts(250...270), cadence: 90...100),
+                    PlanStep(length: .time(.seconds(30)), target: .powerZones(1...2)),
+                ]),
+                .step(PlanStep(name: "Easy", length: .open, target: .heartRate(120...140))),
+            ])
+        var machine = WorkoutStateMachine(activityType: .cycling, preferences: ZonePreferences(profile: Self.profile))
+        machine.sensors = SyntheticRide.sensors
+        machine.plan = plan
+        try machine.beginCollection(at: .seconds(3), date: Self.startDate)
+        for second in 0..<300 {
+            let time = Duration.seconds(3 + second) + .milliseconds(250)
+            if second == 280 { try machine.lap(at: time) }
+            machine.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: 200, time: time))
+            machine.add(Sample(sensor: SensorID(1), type: .heartRate, value: 130, time: time))
+        }
+        try machine.endCollection(at: .seconds(303))
+        let workout = try machine.finishWorkout()
+        let decoded = try Self.check(workout)
+        let laps = decoded["laps"]?.arrayValue ?? []
+        #expect(laps.map { $0["wkt_step_index"]?.integerValue } == [0, 1, 2, 1, 2, 4, nil])
+        #expect(laps.map { $0["lap_trigger"]?.stringValue } == ["time", "time", "time", "time", "time", "manual", "session_end"])
+        #expect(decoded["workout"]?["wkt_name"] == "Two by one" && decoded["workout"]?["num_valid_steps"] == 5)
+        let steps = decoded["workoutSteps"]?.arrayValue ?? []
+        #expect(steps.map { $0["duration_type"]?.stringValue } == ["time", "time", "time", "repeat_until_steps_cmplt", "open"])
+        #expect(steps[1]["custom_target_power_low"] == 1250 && steps[1]["secondary_target_type"] == "cadence", "\(steps[1])")
+    }
+
     /// Synthetic ride: pauses, a power dropout, a lap every ten minutes.
     @Test func syntheticRideWithPausesAndLaps() throws {
         let workout = try SyntheticRide.workout(seconds: 3600, seed: 3, startDate: Self.startDate)

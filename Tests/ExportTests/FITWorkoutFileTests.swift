@@ -78,6 +78,32 @@ struct FITWorkoutFileTests {
         #expect(plan.duration == nil)
     }
 
+    /// The plan a workout carries into its FIT file reads back as the same plan: every target FIT
+    /// can hold (whole percents), cadence beside another target as the secondary one, repeats.
+    @Test func aPlanWrittenAsFITReadsBack() throws {
+        let plan = WorkoutPlan(
+            name: "Round trip", sport: .running, entries: [
+                .step(PlanStep(name: "Warm-up", length: .time(.seconds(600)), target: .powerZones(2...2))),
+                .repeated(count: 3, steps: [
+                    PlanStep(name: "On", length: .time(.seconds(300)), target: .watts(250...270), cadence: 90...100),
+                    PlanStep(length: .time(.milliseconds(180_500)), target: .powerOfFTP(0.55...0.60)),
+                ]),
+                .step(PlanStep(length: .time(.seconds(300)), target: .heartRate(140...150))),
+                .step(PlanStep(length: .time(.seconds(60)), cadence: 85...85)),
+                .step(PlanStep(name: "Cool-down", length: .open, target: .heartRateZones(1...1))),
+            ])
+        var writer = FITWriter()
+        var fileID = FITMessage(0)
+        fileID.add(0, .enum, 5)
+        writer.write(fileID)
+        for message in FITWorkoutFile.messages(plan) { writer.write(message) }
+        let bytes = writer.bytes()
+        let garmin = try FITCheck.decode(bytes)
+        #expect(garmin["integrity"] == true && garmin["errors"]?.arrayValue?.isEmpty == true, "\(garmin)")
+        #expect(garmin["workout"]?["sport"] == "running" && garmin["workoutSteps"]?.arrayValue?.count == 7)
+        #expect(try WorkoutPlanFile.read(Data(bytes)) == plan)
+    }
+
     @Test func whatCannotBeRiddenIsRefusedWithItsStep() throws {
         func error(_ bytes: [UInt8]) -> String {
             do {

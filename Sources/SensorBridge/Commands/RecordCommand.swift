@@ -43,6 +43,7 @@ enum RecordCommand {
         \(WebOptions.help)
         \(MQTTOptions.help)
         \(WorkoutSetup.activitiesHelp)
+        \(WorkoutSetup.planHelp)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --lthr, --hr-model, --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
           --target-hr-zone N[-M], --target-power-zone N[-M], --target-debounce SECONDS

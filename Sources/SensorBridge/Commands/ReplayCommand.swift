@@ -43,6 +43,7 @@ enum ReplayCommand {
                                      target zones (1-based): the summary, the stored workout and
                                      the exports give the share of active time in them
           --target-debounce SECONDS  how long out of a target before the alert (1 to 600; default 10)
+        \(WorkoutSetup.planHelp)
           --save                     store the workout and print its id; samples are journaled
                                      every half second as it replays, so an interrupted replay
                                      can be finished with 'sensorbridge workouts recover'

@@ -54,6 +54,9 @@ enum ServeCommand {
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
         \(WorkoutSetup.activitiesHelp)
+        \(WorkoutSetup.planHelp)
+                                     Under serve every workout rides it; ATHLETE=FILE,... gives
+                                     athletes plans of their own (the others ride none)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --lthr, --hr-model, --ftp, --power-model, --auto-pause, --auto-lap, --target-hr-zone,
           --target-power-zone, --target-debounce: as for 'sensorbridge replay' (the stored profile

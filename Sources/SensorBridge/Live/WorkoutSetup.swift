@@ -1,3 +1,4 @@
+import Export
 import Foundation
 import Outputs
 import Recording
@@ -12,7 +13,7 @@ import Zones
 struct WorkoutSetup {
     static let options: Set<String> = Set([
         "activity", "hr-zones", "power-zones", "auto-pause", "auto-lap", "target-hr-zone", "target-power-zone",
-        "target-debounce", StoreLocation.option, bridgeOption, AthleteOption.option,
+        "target-debounce", planOption, StoreLocation.option, bridgeOption, AthleteOption.option,
     ])
         .union(ProfileValues.options)
     static let flags: Set<String> = ["json", "events", "save", saveEmptyFlag]
@@ -95,10 +96,58 @@ struct WorkoutSetup {
             if let text = arguments[flag] { plan.customZones.append(try Self.zoneConfiguration(text, type, label: "--\(flag)")) }
         }
         plan.targets = try Self.targets(arguments)
+        if let text = arguments[Self.planOption], let path = try Self.planPath(text, athlete: plan.athlete?.name, command: command) {
+            let workoutPlan = try Self.workoutPlan(path)
+            plan.workoutPlan = workoutPlan
+            if arguments[Self.activitiesOption] != nil {
+                throw UsageError("--plan is a workout of one activity; give --plan or --activities A,B,..., not both")
+            }
+            // The plan's sport (a Zwift run is running) unless --activity says otherwise.
+            if arguments["activity"] == nil { plan.activities = ActivityPlan([workoutPlan.sport]) }
+        }
         plan.targetDebounce = try arguments.seconds("target-debounce", in: 1...600) ?? TargetZoneCoach.defaultDebounce
         plan.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
         plan.autoPause = try Self.autoPause(arguments)
         recording = try Recording(plan)
+    }
+
+    static let planOption = "plan"
+    static let planHelp = """
+          --plan FILE                ride a structured workout (a FIT workout, Zwift's .zwo or
+                                     the JSON form; see 'sensorbridge plan'): each step is a lap,
+                                     a timed step ends on its own, an open one at the lap key (the
+                                     lap key ends any step early); its target is coached and the
+                                     time in it stored per step
+        """
+
+    /// The plan file of `--plan TEXT` for `athlete`: the file TEXT names; under serve, when no
+    /// file has that name, `NAME=FILE,...` gives athletes plans of their own (nil for one not named).
+    static func planPath(_ text: String, athlete: AthleteName?, command: String) throws(UsageError) -> String? {
+        guard command == "serve", text.contains("="), !FileManager.default.fileExists(atPath: text) else { return text }
+        var paths: [String: String] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, AthleteName(rawValue: String(parts[0])) != nil else {
+                throw UsageError("--plan \(text): give a plan file, or ATHLETE=FILE,... for athletes' own plans")
+            }
+            paths[String(parts[0])] = String(parts[1])
+        }
+        return athlete.flatMap { paths[$0.rawValue] }
+    }
+
+    /// The plan in the file at `path`, or a usage error that says what is wrong and where.
+    static func workoutPlan(_ path: String) throws(UsageError) -> WorkoutPlan {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw UsageError("--plan \(path): cannot be read (\((error as NSError).localizedDescription)); give a FIT, .zwo or JSON plan")
+        }
+        do {
+            return try WorkoutPlanFile.read(data)
+        } catch {
+            throw UsageError("--plan \(path): \(error)")
+        }
     }
 
     /// `record` and `serve`'s options for a multisport workout begun live.
@@ -225,6 +274,20 @@ struct WorkoutSetup {
         case .targetOutsideZones(let target, let zones):
             let option = target.quantityType == .heartRate ? "--target-hr-zone" : "--target-power-zone"
             return UsageError("\(option) \(target.zonesText): the zones go from 1 to \(zones); give a target within them")
+        case .planWithoutFTP:
+            return UsageError(
+                "--plan: its targets are % of FTP and there is no FTP: give --ftp N, or set it with 'sensorbridge profile set --ftp N'")
+        case .planStepWithoutZones(let step, let type):
+            let heart = type == .heartRate
+            return UsageError(
+                "--plan: step \(step) asks for \(heart ? "heart-rate" : "power") zones and there are none: give "
+                    + "\(heart ? "--hr-zones, or --age and --resting-hr" : "--power-zones, or --ftp")"
+                    + ", or set them with 'sensorbridge zones set' or 'sensorbridge profile set'")
+        case .planStepOutsideZones(let step, let type, let asked, let count):
+            let what = type == .heartRate ? "heart-rate" : "power"
+            return UsageError(
+                "--plan: step \(step) asks for \(what) zone\(asked.count == 1 ? " \(asked.lowerBound)" : "s \(asked.lowerBound)-\(asked.upperBound)"), "
+                    + "and the \(what) zones go from 1 to \(count); give zones with as many, or a plan within them")
         }
     }
 

@@ -26,6 +26,7 @@ enum PostgreSQLSchema {
         (13, "each workout's best efforts, as SQLite's migration 13", version13),
         (14, "the transition activity type, as SQLite's migration 14", version14),
         (15, "when athletes and the profile last changed, and the athletes removed, as SQLite's migration 15", version15),
+        (16, "workout plans, their steps as ridden and the cause step, as SQLite's migration 16", version16),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -420,6 +421,26 @@ enum PostgreSQLSchema {
         CREATE TABLE removed_athletes (
             name text PRIMARY KEY,
             removed_ms bigint NOT NULL CHECK (removed_ms >= 0)
+        );
+        """
+
+    /// As SQLite's migration 16; PostgreSQL alters the cause's CHECK in place.
+    static let version16 = """
+        ALTER TABLE events DROP CONSTRAINT events_cause_check;
+        ALTER TABLE events ADD CONSTRAINT events_cause_check CHECK (cause IN ('manual', 'auto', 'step'));
+        ALTER TABLE events ADD CONSTRAINT events_step_check CHECK (cause <> 'step' OR kind = 'lap');
+
+        CREATE TABLE workout_plans (
+            workout_id bigint PRIMARY KEY REFERENCES workouts (id) ON DELETE CASCADE,
+            plan text NOT NULL CHECK (jsonb_typeof(plan::jsonb) = 'object')
+        );
+
+        CREATE TABLE workout_steps (
+            workout_id bigint NOT NULL REFERENCES workout_plans (workout_id) ON DELETE CASCADE,
+            lap integer NOT NULL CHECK (lap >= 0),
+            step integer NOT NULL CHECK (step >= 0),
+            in_target_ns bigint CHECK (in_target_ns >= 0),
+            PRIMARY KEY (workout_id, lap)
         );
         """
 }

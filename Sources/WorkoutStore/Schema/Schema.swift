@@ -29,6 +29,7 @@ enum Schema {
         Migration(bestEffortsVersion, "each workout's best efforts: mean-maximal power and the highest and lowest mean heart rate", sql: version13),
         Migration(14, "the transition between two activities of a multisport workout, an activity type", sql: version14),
         Migration(15, "when each athlete and the profile last changed, and the athletes removed, for sync", sql: version15),
+        Migration(16, "the plan a workout was ridden to, the time each step met its target, laps a plan's step ended", sql: version16),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -510,6 +511,49 @@ enum Schema {
         CREATE TABLE removed_athletes (
             name TEXT PRIMARY KEY,
             removed_ms INTEGER NOT NULL CHECK (removed_ms >= 0)
+        ) STRICT, WITHOUT ROWID;
+        """
+
+    /// A workout ridden to a plan (`record --plan`): the plan in its JSON form
+    /// (`WorkoutPlan.jsonForm`), written when the recording starts so that a recovered workout has
+    /// it; each step as ridden, by lap, with its place in the plan's sequence and the active time
+    /// its target was met (NULL for a step that asks nothing). Lap events gain the cause
+    /// `step` (a timed step's time was up): the events table is rebuilt, as in migration 4, since
+    /// a CHECK constraint cannot be altered.
+    static let version16 = """
+        CREATE TABLE events_v16 (
+            workout_id INTEGER NOT NULL REFERENCES workouts (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 0),
+            offset_ns INTEGER NOT NULL CHECK (offset_ns >= 0),
+            kind TEXT NOT NULL CHECK (
+                kind IN ('pause', 'resume', 'lap', 'activity', 'sensorLost', 'sensorRegained', 'sensorState')),
+            activity_type TEXT REFERENCES activity_types (name),
+            device TEXT,
+            cause TEXT NOT NULL DEFAULT 'manual' CHECK (cause IN ('manual', 'auto', 'step')),
+            sensor_state TEXT CHECK (
+                sensor_state IN ('connecting', 'notifying', 'noContact', 'invalid', 'stale', 'lost')),
+            CHECK ((kind = 'activity') = (activity_type IS NOT NULL)),
+            CHECK ((kind IN ('sensorLost', 'sensorRegained', 'sensorState')) = (device IS NOT NULL)),
+            CHECK ((kind = 'sensorState') = (sensor_state IS NOT NULL)),
+            CHECK (cause = 'manual' OR kind IN ('pause', 'resume', 'lap')),
+            CHECK (cause <> 'step' OR kind = 'lap'),
+            PRIMARY KEY (workout_id, position)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO events_v16 SELECT workout_id, position, offset_ns, kind, activity_type, device, cause, sensor_state FROM events;
+        DROP TABLE events;
+        ALTER TABLE events_v16 RENAME TO events;
+
+        CREATE TABLE workout_plans (
+            workout_id INTEGER PRIMARY KEY REFERENCES workouts (id) ON DELETE CASCADE,
+            plan TEXT NOT NULL CHECK (json_valid(plan) AND json_type(plan) = 'object')
+        ) STRICT;
+
+        CREATE TABLE workout_steps (
+            workout_id INTEGER NOT NULL REFERENCES workout_plans (workout_id) ON DELETE CASCADE,
+            lap INTEGER NOT NULL CHECK (lap >= 0),
+            step INTEGER NOT NULL CHECK (step >= 0),
+            in_target_ns INTEGER CHECK (in_target_ns >= 0),
+            PRIMARY KEY (workout_id, lap)
         ) STRICT, WITHOUT ROWID;
         """
 }

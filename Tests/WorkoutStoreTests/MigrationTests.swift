@@ -1,5 +1,6 @@
 import Foundation
 import SensorCore
+import SensorTestSupport
 import Testing
 import Workouts
 @testable import WorkoutStore
@@ -145,6 +146,25 @@ import Zones
         #expect(try store.workout(newID) == new)
         try store.deleteWorkout(newID)
         #expect(try store.count("workout_targets") == 0)
+    }
+
+    /// Migration 16 rebuilds the events table for the cause `step`: the workouts before it keep
+    /// every event with its cause, and have no plan.
+    @Test func migration16KeepsEventsAndTheirCauses() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("workouts.sqlite")
+        let old = try SyntheticRide.workout(seconds: 900, seed: 4, startDate: noonNovember2, lapSeconds: 300)
+        let oldID: WorkoutID
+        do {
+            let version15 = try WorkoutStore(path: path, migrations: Array(Schema.migrations.prefix(15)))
+            oldID = try version15.save(old)
+        }
+        let store = try WorkoutStore(path: path)
+        let migrated = try store.workout(oldID)
+        #expect(migrated == old && migrated.plan == nil && !old.events.isEmpty)
+        #expect(throws: (any Error).self) {
+            try store.connection.execute("UPDATE events SET cause = 'step' WHERE kind = 'pause'")
+        }
     }
 
     /// Migration 8 on a version-7 store whose newest workout was deleted: before it, SQLite gave

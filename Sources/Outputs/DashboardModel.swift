@@ -39,6 +39,8 @@ public struct DashboardModel: Sendable {
     private var ride = StatisticsAccumulator(start: .zero)
     private var lapStatistics = StatisticsAccumulator(start: .zero)
     private var coaches: [TargetZoneCoach]
+    /// The plan's steps under way, with `--plan`.
+    private var stepCoach: StepCoach?
     /// The rolling DFA α1 of the RR intervals while active (`DFAAlpha1Windows`: a pause or the
     /// strap's values stopping end the run, as for the stored workout's), and its latest window.
     private var dfa = DFAAlpha1Windows()
@@ -74,10 +76,11 @@ public struct DashboardModel: Sendable {
     ///   - functionalThresholdPower: for %FTP and IF, in W.
     ///   - targets: target zones to coach, each with its debounce.
     ///   - activities: the activities planned (a multisport workout's), the first under way.
+    ///   - steps: the plan's coach, with `--plan`.
     public init(
         sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration],
         sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = [],
-        activities: ActivityPlan = ActivityPlan([.cycling])
+        activities: ActivityPlan = ActivityPlan([.cycling]), steps: StepCoach? = nil
     ) {
         self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
         sensorStates = SensorStates(keys: sensorKeys, sensors: sensors.map(\.key))
@@ -85,6 +88,7 @@ public struct DashboardModel: Sendable {
         self.sensorKeys = sensorKeys
         self.functionalThresholdPower = functionalThresholdPower
         coaches = targets
+        stepCoach = steps
         self.activities = activities
         activity.type = activities.current
         zonesAtActivityStart = configurations.map { Array(repeating: .zero, count: $0.zones.count) }
@@ -93,6 +97,7 @@ public struct DashboardModel: Sendable {
     public mutating func add(_ sample: Sample) {
         if let (key, state) = sensorStates.add(sample) { changed(key, to: state) }
         latest[sample.type] = sample
+        stepCoach?.add(sample)
         ride.add(sample)
         lapStatistics.add(sample)
         if sample.type == .rrInterval, pausedAt == nil {
@@ -108,6 +113,10 @@ public struct DashboardModel: Sendable {
 
     public mutating func apply(_ output: WorkoutBuilderOutput) {
         if let (key, state) = sensorStates.apply(output) { changed(key, to: state) }
+        if stepCoach?.apply(output) == true, case .event(let event) = output, let coach = stepCoach {
+            // A step's beginning is told (the renderer rings for it, the page shows it).
+            show(PlanText.beginning(coach), at: event.time)
+        }
         switch output {
         case .zoneUpdate(let update):
             guard let index = zones.firstIndex(where: { $0.group.configuration.quantityType == update.quantityType }) else {
@@ -132,7 +141,8 @@ public struct DashboardModel: Sendable {
             lapStatistics.resume(at: event.time)
             for coach in coaches.indices { coaches[coach].resume(at: event.time) }
         case .event(let event) where event.kind == .lap:
-            beginLap(at: event.time)
+            // A second press at the lap's very start makes no lap (the workout's rule).
+            if event.time > lapStart { beginLap(at: event.time) }
         case .event(let event):
             guard case .activity(let type) = event.kind else { break }
             _ = activities.advance(to: type)
@@ -265,6 +275,7 @@ public struct DashboardModel: Sendable {
         state.dfaAlpha1 = latestAlpha1.flatMap { now - $0.time <= Self.alpha1Lifetime ? $0.alpha1 : nil }
         state.lapFigures = DashboardState.Figures(lapStatistics.statistics)
         state.functionalThresholdPower = functionalThresholdPower
+        state.step = stepCoach.flatMap { coach in DashboardState.Step(coach, at: now) { fresh($0) != nil } }
         state.targets = coaches.map { coach in
             DashboardState.Target(
                 target: coach.target, currentZone: coach.currentZone, outFor: coach.outFor(at: now),

@@ -1,5 +1,5 @@
 public import Workouts
-import SensorCore
+public import SensorCore
 public import Zones
 
 /// What the live `record` dashboard shows at one moment: a snapshot, built by `DashboardModel`
@@ -93,6 +93,50 @@ public struct DashboardState: Sendable, Equatable {
         public var paused = false
     }
 
+    /// The plan's step under way (`--plan`).
+    public struct Step: Sendable, Equatable {
+        /// From 1, of `count`.
+        public var number: Int
+        public var count: Int
+        public var name: String?
+        /// The target in words, watts for the FTP: `88-94% of FTP (220-235 W)`, `free`.
+        public var target: String
+        /// What the target asks now (a ramp's band moves), nil for none.
+        public var goal: StepGoal?
+        /// Active time into the step, and what is left of it (nil for an open step: until the lap key).
+        public var elapsed: Duration
+        public var timeLeft: Duration?
+        /// The next step in words (`5:00, 55% of FTP (138 W)`); nil after the last.
+        public var next: String?
+        /// Below, in or above the target at the latest value; nil without one (or without target).
+        public var judgement: StepGoal.Judgement?
+        /// How long out of the target (nil: in it, paused, or unknown).
+        public var outFor: Duration?
+        /// Out for the debounce time or longer: highlighted, and the bell rings once.
+        public var alert: Bool
+        public var paused: Bool
+
+        /// The step `coach` has under way at `now`; nil once the plan is done. `fresh`: whether a
+        /// value of the goal's quantity holds at `now` (else the judgement is unknown).
+        public init?(_ coach: StepCoach, at now: Duration, fresh: (QuantityType) -> Bool = { _ in true }) {
+            guard let current = coach.current else { return nil }
+            let goal = coach.goal(at: now)
+            let holds = goal.map { fresh($0.quantityType) } ?? false
+            number = coach.index + 1
+            count = coach.sequence.count
+            name = current.step.name
+            target = PlanText.describe(current.step, ftp: coach.functionalThresholdPower)
+            self.goal = goal
+            elapsed = coach.elapsed(at: now)
+            timeLeft = coach.timeLeft(at: now)
+            next = coach.next.map { PlanText.brief($0.step, ftp: coach.functionalThresholdPower) }
+            judgement = holds ? coach.judgement : nil
+            outFor = holds ? coach.outFor(at: now) : nil
+            alert = holds && coach.alerting(at: now)
+            paused = coach.isPaused
+        }
+    }
+
     /// Time since the recording started.
     public var elapsed: Duration = .zero
     /// `elapsed` without pauses.
@@ -113,6 +157,8 @@ public struct DashboardState: Sendable, Equatable {
     public var functionalThresholdPower: Int?
     /// The target zones, each with whether the rider is out of it and for how long.
     public var targets: [Target] = []
+    /// The plan's step under way; nil without a plan or once it is done.
+    public var step: Step?
     /// Zones of the zoned quantities that have a configuration, heart rate first.
     public var zones: [Zones] = []
     public var sensors: [Sensor] = []

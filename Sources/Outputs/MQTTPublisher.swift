@@ -26,8 +26,9 @@ public final class MQTTPublisher: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     private struct Shared {
-        /// The workout being followed, and its sensors' states when it started (`SensorStates`).
-        var following: (subscription: SessionSubscription, sensors: SensorStates)?
+        /// The workout being followed, its sensors' states when it started (`SensorStates`) and its
+        /// plan's coach (`--plan`).
+        var following: (subscription: SessionSubscription, sensors: SensorStates, steps: StepCoach?)?
         /// Waits for the followed session to finish, then goes out after its last event.
         var summary: MQTTMessage?
         var stopping = false
@@ -74,14 +75,15 @@ public final class MQTTPublisher: Sendable {
     }
 
     /// Follows `session` from now on (the previous workout's session, if any, was finished):
-    /// `start` is its workout's start, `sensors` its sensors' keys.
-    public func follow(_ session: WorkoutSession, start: Date, sensors: [SensorID: String]) {
+    /// `start` is its workout's start, `sensors` its sensors' keys, `steps` its plan's coach.
+    public func follow(_ session: WorkoutSession, start: Date, sensors: [SensorID: String], steps: StepCoach? = nil) {
         let subscription = session.subscribe()
         client?.publish(topics.workoutState(.collecting))
         client?.publish(topics.started(start))
         let states = SensorStates(keys: sensors)
         for (key, state) in states.states.sorted(by: { $0.key < $1.key }) { client?.publish(topics.sensorState(key, state)) }
-        state.withLock { $0.following = (subscription, states) }
+        if let steps, let step = DashboardState.Step(steps, at: .zero) { client?.publish(topics.step(step)) }
+        state.withLock { $0.following = (subscription, states, steps) }
         wake.signal()
     }
 
@@ -115,6 +117,9 @@ public final class MQTTPublisher: Sendable {
         // values stopping end the run, as for the stored workout.
         var alpha1 = DFAAlpha1Windows()
         var (paused, rrSensor): (Bool, SensorID?) = (false, nil)
+        // The plan's step under way, and whether its alert was on when last published.
+        var steps: StepCoach?
+        var stepAlert = false
         while true {
             let (following, summary, stopping) = state.withLock { ($0.following, $0.summary, $0.stopping) }
             if let following, !following.subscription.isFinished {
@@ -122,12 +127,14 @@ public final class MQTTPublisher: Sendable {
                 if sensorStates?.of != followed {
                     sensorStates = (followed, following.sensors)
                     (alpha1, paused, rrSensor) = (DFAAlpha1Windows(), false, nil)
+                    (steps, stepAlert) = (following.steps, false)
                 }
                 if let event = following.subscription.next(timeout: .milliseconds(100)) {
                     let change = sensorStates?.states.apply(event)
                     switch event {
                     case .sample(let sample):
                         latest = max(latest, sample.time)
+                        steps?.add(sample)
                         if let message = live.add(sample, now: .now, topics: topics) { client?.publish(message) }
                         if sample.type == .rrInterval, !paused {
                             rrSensor = sample.sensor
@@ -139,6 +146,12 @@ public final class MQTTPublisher: Sendable {
                             if paused { for window in alpha1.endRun() { client?.publish(topics.dfaAlpha1(window.alpha1)) } }
                         }
                         apply(output, latest: &latest)
+                        // A step begun, and the plan's end (`{"number":null}`), retained for whoever comes.
+                        if steps?.apply(output) == true, let coach = steps {
+                            client?.publish(DashboardState.Step(coach, at: latest).map(topics.step) ?? topics.planDone())
+                            stepAlert = false
+                        }
+                        if case .state(.ended) = output, steps?.current != nil { client?.publish(topics.planDone()) }
                     case .dropped(let count):
                         skipped += count
                     }
@@ -150,6 +163,11 @@ public final class MQTTPublisher: Sendable {
                     }
                 }
                 for message in live.due(now: .now, topics: topics) { client?.publish(message) }
+                // The step again when its alert starts or ends (out of its target for the debounce time).
+                if let coach = steps, let step = DashboardState.Step(coach, at: latest), step.alert != stepAlert {
+                    stepAlert = step.alert
+                    client?.publish(topics.step(step))
+                }
                 continue
             }
             for message in live.due(now: nil, topics: topics) { client?.publish(message) }

@@ -14,6 +14,7 @@ public import Zones
 /// | `zone/heart_rate`, `zone/power` | 1 | no | a zone update, as `--json --events` prints one |
 /// | `dfa_alpha1` | 0 | no | DFA α1 of each new 2-minute window of RR intervals (about every 5 s), to hundredths |
 /// | `event` | 1 | no | `start`, `pause`, `resume`, `lap`, `activity`, `end`, as the workout's `events` |
+/// | `step` | 1 | yes | with `--plan`, the step under way (`/api/live`'s `step`) as it begins and as its alert starts and ends; `{"number":null}` once the plan is done or the workout ends |
 /// | `sensor/KEY` | 1 | yes | the sensor's state (`connecting`, `notifying`, `noContact`, `invalid`, `stale`, `lost`) |
 /// | `workout/state` | 1 | yes | `collecting`, `paused`, `ended`, `finished` |
 /// | `workout/summary` | 1 | yes | the finished workout, as `--json` prints it |
@@ -76,6 +77,16 @@ public struct MQTTTopics: Sendable {
     public func ended(at time: Duration) -> MQTTMessage {
         let object: JSONObject = ["type": "end", "t": .number(time.seconds)]
         return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
+    }
+
+    /// The plan's step under way, as `/api/live` gives it.
+    public func step(_ step: DashboardState.Step) -> MQTTMessage {
+        MQTTMessage(topic: broker.base + "step", text: PlanText.json(step).serialized, qos: .atLeastOnce, retain: true)
+    }
+
+    /// The plan is done: no step is under way.
+    public func planDone() -> MQTTMessage {
+        MQTTMessage(topic: broker.base + "step", text: #"{"number":null}"#, qos: .atLeastOnce, retain: true)
     }
 
     public func sensorState(_ key: String, _ state: SensorState) -> MQTTMessage {

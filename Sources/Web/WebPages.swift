@@ -28,6 +28,7 @@ enum WebPages {
         .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.6rem}
         .tile{background:#222;border-radius:.5rem;padding:.6rem .8rem}
         .tile b{display:block;font-size:2.6rem;font-variant-numeric:tabular-nums} .tile span{color:#aaa;font-size:.8rem}
+        .tile.begun{outline:.25rem solid #ffb300}
         .zone{color:#111} .zone span{color:#222}
         button{font-size:1rem;padding:.7rem 1.1rem;margin:.2rem;border-radius:.4rem;border:0;background:#ddd}
         button.danger{background:#ef5350;color:#fff}
@@ -124,7 +125,9 @@ enum WebPages {
               <div class="tile"><b id="lapTime">0:00</b><span>lap <span id="lap">1</span></span></div>
               <div class="tile" id="activityTile" hidden><b id="activityTime">0:00</b><span>activity <span id="activityNumber">1</span>:
                 <span id="activityType"></span></span></div>
+              <div class="tile" id="stepTile" hidden><b id="stepTime">0:00</b><span id="stepLabel"></span></div>
             </div>
+            <p id="step" hidden></p>
             <table id="averages">
               <tr><th></th><th>avg HR, bpm</th><th>avg power, W</th><th>NP, W</th><th>IF</th><th>kJ</th></tr>
               <tr id="lapFigures"><td>Lap</td><td></td><td></td><td></td><td></td><td></td></tr>
@@ -180,6 +183,25 @@ enum WebPages {
               if (a) { show('activityTime', clock(a.elapsed)); show('activityNumber', a.number); show('activityType', a.type); }
               const next = document.getElementById('nextActivity');
               if (next) { next.hidden = !(a && a.next); if (a && a.next) next.textContent = 'Next: ' + a.next; }
+              // The plan's step: time left (or into an open one), its target, in or out, the next.
+              const s = p.step;
+              document.getElementById('stepTile').hidden = !s;
+              document.getElementById('step').hidden = !s;
+              if (s) {
+                show('stepTime', clock(s.timeLeft != null ? s.timeLeft : s.elapsed));
+                show('stepLabel', (s.timeLeft != null ? 'left of step ' : 'into step ') + s.number + '/' + s.of
+                  + (s.name ? ' (' + s.name + ')' : '') + ': ' + s.target);
+                const judged = !s.goal ? 'no target' : s.paused ? 'paused' : s.judgement == null ? 'no value'
+                  : s.outFor != null ? 'OUT ' + clock(s.outFor) + ', ' + (s.judgement === 'below' ? 'too low' : 'too high') : 'in target';
+                show('step', judged + (s.next ? ' · next: ' + s.next : ' · last step'));
+                document.getElementById('step').className = s.alert ? 'error' : 'muted';
+                // A step's beginning stands out for a few seconds.
+                const tile = document.getElementById('stepTile');
+                if (tile.dataset.number !== String(s.number)) {
+                  if (tile.dataset.number) { tile.classList.add('begun'); setTimeout(() => tile.classList.remove('begun'), 5000); }
+                  tile.dataset.number = String(s.number);
+                }
+              }
               show('message', p.message || '');
               if (p.paused) show('state', 'paused (' + p.paused + ')');
               const zones = document.getElementById('zones'); zones.textContent = '';
@@ -293,6 +315,21 @@ enum WebPages {
             return "<tr><td>\(index + 1)</td><td>\(clock(start))</td><td>\(clock(lap["activeDuration"]?.doubleValue))</td>"
                 + "<td>\(clock(end - start))</td>\(figures)</tr>"
         }
+        // A plan's steps as ridden: the step, its lap, planned and ridden time, time and share in target.
+        let planSteps = w["plan"]?["steps"]?.arrayValue ?? []
+        let steps = (w["steps"]?.arrayValue ?? []).map { step -> String in
+            let place = Int(step["step"]?.doubleValue ?? 0)
+            let planned = place >= 1 && place <= planSteps.count ? planSteps[place - 1] : .null
+            let share = step["share"]?.doubleValue.map { " (\(Int(($0 * 100).rounded())) %)" } ?? ""
+            let inTarget = step["timeInTarget"]?.doubleValue.map { clock($0) + share } ?? "-"
+            return "<tr><td>\(place)</td><td>\(number(step["lap"]?.doubleValue))</td>"
+                + "<td>\(planned["duration"]?.doubleValue.map { clock($0) } ?? "open")</td><td>\(clock(step["activeDuration"]?.doubleValue))</td>"
+                + "<td>\(inTarget)</td><td>\(XMLText.escaped(planned["text"]?.stringValue ?? ""))</td></tr>"
+        }
+        let stepTable = steps.isEmpty ? "" : """
+            <h2>Steps of \(XMLText.escaped(w["plan"]?["name"]?.stringValue ?? "the plan"))</h2>
+            <table id="steps"><tr><th>Step</th><th>Lap</th><th>Planned</th><th>Ridden</th><th>In target</th><th>Target</th></tr>\(steps.joined())</table>
+            """
         let activities = (w["activities"]?.arrayValue ?? []).map { activity -> String in
             let groups = activity["zoneGroups"]?.objectValue?.pairs ?? []
             let tables = groups.map { zoneTable($0.key, $0.value) }.joined()
@@ -309,6 +346,7 @@ enum WebPages {
             <div class="chart" id="chart">\(chart)</div>
             \(dfaChart(stats["dfaAlpha1"], duration: w["duration"]?.doubleValue ?? 0))
             <h2>Laps</h2>
+            \(stepTable)
             \(laps.isEmpty ? "<p class=\"muted\">One lap.</p>" : "<table id=\"laps\"><tr><th>Lap</th><th>Start</th><th>Active</th><th>Elapsed</th><th>Avg HR</th><th>Max HR</th><th>Avg W</th><th>NP W</th></tr>\(laps.joined())</table>")
             \(activities.joined())
             \(viewer.canChange ? "<p><button id=\"delete\" class=\"danger\">Delete this workout</button> <span id=\"result\" class=\"error\"></span></p>" : "")

@@ -31,33 +31,23 @@ public struct WorkoutTarget: Sendable, Hashable {
     }
 }
 
-/// Whether the rider has been out of a target long enough to be told (DESIGN.md §3 "Target
-/// zones"): out of the target from the first zone update outside it, back in from the first one
-/// inside it; the time out does not run while paused, starts again from the resume, and is
-/// unknown (no alert) while the quantity has no current zone (no sample, a stale sensor).
-public struct TargetZoneCoach: Sendable, Hashable {
-    public let target: WorkoutTarget
-    /// How long the rider may be out of the target before the alert.
-    public let debounce: Duration
-    /// The latest current zone, nil for none.
-    public private(set) var currentZone: Int?
-    /// Since when the rider has been out of the target, counting active time only; nil when in
-    /// it, paused, or without a zone.
+/// How long a rider has been out of a target, by the coaching rule (DESIGN.md §3 "Target
+/// zones"): out from the first judgement outside it, back in from the first inside it; the time
+/// out does not run while paused and starts again from the resume; unknown (no alert) without a
+/// judgement (no value, a stale sensor). Shared by target zones (`TargetZoneCoach`) and plan
+/// steps (`StepCoach`).
+public struct OutOfTargetClock: Sendable, Hashable {
+    /// The latest judgement: true in the target, false out, nil unknown.
+    public private(set) var inTarget: Bool?
+    /// Since when the rider has been out, counting active time only; nil when in, paused or unknown.
     public private(set) var outSince: Duration?
-    /// Paused: the target is not judged (neither in nor out) until the resume.
     public private(set) var isPaused = false
 
-    public static let defaultDebounce = Duration.seconds(10)
+    public init() {}
 
-    public init(target: WorkoutTarget, debounce: Duration = defaultDebounce) {
-        self.target = target
-        self.debounce = debounce
-    }
-
-    /// A zone update of the target's quantity at `time`.
-    public mutating func zone(_ index: Int?, at time: Duration) {
-        currentZone = index
-        if let index, !target.zones.contains(index) {
+    public mutating func judge(_ inTarget: Bool?, at time: Duration) {
+        self.inTarget = inTarget
+        if inTarget == false {
             if outSince == nil, !isPaused { outSince = time }
         } else {
             outSince = nil
@@ -71,12 +61,51 @@ public struct TargetZoneCoach: Sendable, Hashable {
 
     public mutating func resume(at time: Duration) {
         isPaused = false
-        if let currentZone, !target.zones.contains(currentZone) { outSince = time }
+        if inTarget == false { outSince = time }
     }
 
-    /// How long the rider has been out of the target at `now` (nil when not out).
+    /// How long the rider has been out at `now` (nil when not out).
     public func outFor(at now: Duration) -> Duration? { outSince.map { max(now - $0, .zero) } }
 
+    /// Out for `debounce` or longer at `now`.
+    public func alerting(at now: Duration, debounce: Duration) -> Bool { outFor(at: now).map { $0 >= debounce } ?? false }
+}
+
+/// Whether the rider has been out of a target zone range long enough to be told, by
+/// `OutOfTargetClock`'s rule, judged at each zone update of the target's quantity.
+public struct TargetZoneCoach: Sendable, Hashable {
+    public let target: WorkoutTarget
+    /// How long the rider may be out of the target before the alert.
+    public let debounce: Duration
+    /// The latest current zone, nil for none.
+    public private(set) var currentZone: Int?
+    private var clock = OutOfTargetClock()
+
+    public static let defaultDebounce = Duration.seconds(10)
+
+    public init(target: WorkoutTarget, debounce: Duration = defaultDebounce) {
+        self.target = target
+        self.debounce = debounce
+    }
+
+    /// Since when the rider has been out of the target (active time only); nil when in it, paused, or without a zone.
+    public var outSince: Duration? { clock.outSince }
+    /// Paused: the target is not judged (neither in nor out) until the resume.
+    public var isPaused: Bool { clock.isPaused }
+
+    /// A zone update of the target's quantity at `time`.
+    public mutating func zone(_ index: Int?, at time: Duration) {
+        currentZone = index
+        clock.judge(index.map(target.zones.contains), at: time)
+    }
+
+    public mutating func pause() { clock.pause() }
+
+    public mutating func resume(at time: Duration) { clock.resume(at: time) }
+
+    /// How long the rider has been out of the target at `now` (nil when not out).
+    public func outFor(at now: Duration) -> Duration? { clock.outFor(at: now) }
+
     /// Whether to alert at `now`: out of the target for the debounce time or longer.
-    public func alerting(at now: Duration) -> Bool { outFor(at: now).map { $0 >= debounce } ?? false }
+    public func alerting(at now: Duration) -> Bool { clock.alerting(at: now, debounce: debounce) }
 }

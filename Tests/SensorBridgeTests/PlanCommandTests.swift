@@ -2,8 +2,56 @@ import Foundation
 import SensorCore
 import Testing
 
-/// `sensorbridge plan`: the README's example, the JSON form with the profile's FTP, and what is refused.
+/// `sensorbridge plan`: the README's example, the JSON form with the profile's FTP, and what is
+/// refused; a plan ridden by `replay --plan`, stored and shown.
 @Suite struct PlanCommandTests {
+    static let rampPlan = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/ramp-plan.zwo").standardized.path
+    static let rampRide = ReplayCommandTests.captures.appendingPathComponent("ramp-25min-hr-power.jsonl").path
+
+    /// The 25-minute ramp (100 W rising 10 W a minute) ridden to a .zwo plan for FTP 250 W: a lap
+    /// per step at the planned instants, each step's target (the warm-up's ramp met all along, the
+    /// 225 W step while the ramp passes through its band, the 300 W intervals only the second
+    /// time), stored and shown by `workouts show`.
+    @Test func aZwiftPlanReplayedIsALapPerStepWithItsTimeInTarget() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("workouts.sqlite").path
+        let replayed = runCLI(["replay", Self.rampRide, "--plan", Self.rampPlan, "--json", "--save", "--store", store] + ReplayCommandTests.profile)
+        #expect(replayed.status == .success, "\(replayed.errors)")
+        let workout = try JSONValue(parsing: replayed.output)["workout"] ?? .null
+        #expect(workout["laps"]?.arrayValue?.map { $0["start"]?.doubleValue } == [0, 600, 900, 1020, 1080, 1200, 1260])
+        let laps = workout["events"]?.arrayValue?.filter { $0["type"] == "lap" }.map { $0["cause"]?.stringValue }
+        // The free ride's time is up as the ride ends: its step ends there too.
+        #expect(laps == Array(repeating: "step", count: 7))
+        let steps = workout["steps"]?.arrayValue ?? []
+        #expect(steps.map { $0["index"]?.integerValue } == [0, 1, 2, 3, 2, 3, 5])
+        let inTarget = steps.map { $0["timeInTarget"]?.doubleValue }
+        #expect(inTarget[0] ?? 0 >= 570, "the warm-up's ramp follows the ride's: \(inTarget)")
+        #expect((120...160).contains(inTarget[1] ?? 0), "225 W ± 5 % while the ramp passes 214 to 236 W: \(inTarget)")
+        #expect(inTarget[2] == 0 && inTarget[3] == 0 && inTarget[5] == 0 && (80...110).contains(inTarget[4] ?? 0), "\(inTarget)")
+        #expect(inTarget[6] == nil, "the free ride has no target")
+        let text = workout["plan"]?["steps"]?.arrayValue?.map { $0["text"]?.stringValue ?? "" } ?? []
+        #expect(text.prefix(4) == ["ramp 40% → 80% of FTP (100 → 200 W)", "90% of FTP (225 W)", "120% of FTP (300 W)", "50% of FTP (125 W)"])
+
+        let shown = runCLI(["workouts", "show", "1", "--store", store])
+        #expect(shown.output.contains("Plan         Ramp check: 7 of 7 steps"), "\(shown.output)")
+        #expect(shown.output.contains("Steps of Ramp check") && shown.output.contains("     2    2      5:00      5:00"), "\(shown.output)")
+    }
+
+    @Test func aPlanTheProfileCannotRideIsRefusedWithWhatToDo() throws {
+        let noFTP = runCLI(["replay", Self.rampRide, "--plan", Self.rampPlan])
+        #expect(noFTP.status == .usage && noFTP.errors.contains("there is no FTP: give --ftp N"), "\(noFTP.errors)")
+        let both = runCLI(["record", "--hr", "AA:BB:CC:DD:EE:FF", "--plan", Self.rampPlan, "--ftp", "250", "--activities", "cycling,running", "--no-save"])
+        #expect(both.status == .usage && both.errors.contains("give --plan or --activities"), "\(both.errors)")
+        let zones = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: zones) }
+        try #"{"name": "Z", "steps": [{"duration": "5m", "power": "Z7"}]}"#.write(to: zones, atomically: true, encoding: .utf8)
+        let seven = runCLI(["replay", Self.rampRide, "--plan", zones.path, "--ftp", "250"])
+        #expect(seven.status == .usage && seven.errors.contains("step 1 asks for power zone 7, and the power zones go from 1 to 6"), "\(seven.errors)")
+    }
+
     @Test func theREADMEExamplePrintsWhatTheREADMEShows() throws {
         let examples = try readmeExamples(under: "## Workout plans")
         #expect(examples.count == 1)

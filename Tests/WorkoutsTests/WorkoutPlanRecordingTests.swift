@@ -126,3 +126,47 @@ import Zones
         #expect(text.contains("\"88-94%\""))
     }
 }
+
+/// The live coaching of a plan: the step under way follows the machine's laps, its target is
+/// judged at each sample of its quantity, the alert comes after the debounce, never while paused.
+@Suite struct StepCoachTests {
+    @Test func followsTheMachinesStepsAndJudgesTheirTargets() throws {
+        let plan = WorkoutPlan(name: "Coach", entries: [
+            .step(PlanStep(length: .time(.seconds(60)), target: .watts(200...220))),
+            .step(PlanStep(length: .open, target: .heartRate(120...130))),
+        ])
+        var m = WorkoutStateMachine(activityType: .cycling)
+        m.plan = plan
+        try m.beginCollection(at: .zero, date: WorkoutStateMachineTests.date)
+        var coach = StepCoach(plan: plan, functionalThresholdPower: nil, zones: [], debounce: .seconds(10))
+        func feed(_ sample: Sample) {
+            m.add(sample)
+            coach.add(sample)
+            while let output = m.nextOutput() { coach.apply(output) }
+        }
+        func control(_ action: (inout WorkoutStateMachine) throws -> Void) throws {
+            try action(&m)
+            while let output = m.nextOutput() { coach.apply(output) }
+        }
+        for t in stride(from: 0.0, to: 20, by: 1) { feed(watts(210, at: t)) }
+        #expect(coach.judgement == .in && coach.timeLeft(at: s(20)) == .seconds(40))
+        // 230 W from 20 s: out from then, alerting from 30 s.
+        for t in stride(from: 20.0, to: 29, by: 1) { feed(watts(230, at: t)) }
+        #expect(coach.judgement == .above && coach.outFor(at: s(29)) == .seconds(9) && !coach.alerting(at: s(29)))
+        feed(watts(230, at: 30))
+        #expect(coach.alerting(at: s(30)))
+        // Paused from 31 to 91 s: no alert, and the step's clock stops 31 s in, 29 s left.
+        try control { try $0.pause(at: s(31)) }
+        #expect(!coach.alerting(at: s(60)) && coach.isPaused && coach.timeLeft(at: s(60)) == .seconds(29))
+        try control { try $0.resume(at: s(91)) }
+        #expect(coach.outFor(at: s(95)) == .seconds(4), "out again from the resume")
+        feed(watts(210, at: 95))
+        #expect(coach.outFor(at: s(96)) == nil)
+        // The step ends at 60 s of active time: 120 s; the heart-rate step begins, judged afresh.
+        for t in stride(from: 96.0, to: 125, by: 1) { feed(watts(210, at: t)); feed(hr(140, at: t)) }
+        #expect(coach.index == 1 && coach.elapsed(at: s(125)) == .seconds(5) && coach.timeLeft(at: s(125)) == nil)
+        #expect(coach.judgement == .above && coach.next == nil)
+        try control { try $0.lap(at: s(130)) }
+        #expect(coach.current == nil && coach.index == 2)
+    }
+}

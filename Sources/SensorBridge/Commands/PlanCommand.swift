@@ -26,8 +26,8 @@ enum PlanCommand {
         \(StoreLocation.help)
           --json                     the plan as JSON: name, sport, duration (s; null when a step
                                      is open), steps with index (FIT's wkt_step_index), round, of,
-                                     name, duration, target, watts (at the step's start) and
-                                     cadence
+                                     name, duration, target, watts (at the step's start),
+                                     cadence and text (the target in words)
 
         Examples:
           sensorbridge plan sweet-spot.zwo

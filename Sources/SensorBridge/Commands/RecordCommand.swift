@@ -213,7 +213,7 @@ enum RecordCommand {
             }
         }
         let live = LiveSensors(links: links, source: source, control: control, duration: duration, progress: progressLine)
-        publisher?.follow(session, start: start, sensors: sensorNames)
+        publisher?.follow(session, start: start, sensors: sensorNames, steps: setup.stepCoach)
         let result = session.run(sources: [live])
         dashboard?.stop()
         signals?.cancel()

@@ -391,7 +391,7 @@ enum ServeCommand {
                 session, controls: controls, anchor: first, model: setup.dashboardModel(sensors: live.sensors, sensorKeys: sensorNames),
                 start: start, timeZone: context.timeZone)
         }
-        mqtt?.follow(session, start: start, sensors: sensorNames)
+        mqtt?.follow(session, start: start, sensors: sensorNames, steps: setup.stepCoach)
         let lap: @Sendable () -> Void = {
             controls.lap()
             log("lap (SIGUSR1)")

@@ -210,7 +210,17 @@ struct WorkoutSetup {
             sensors: sensors, configurations: WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:)),
             sensorKeys: sensorKeys, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
             targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: recording.plan.targetDebounce) },
-            activities: recording.plan.activities)
+            activities: recording.plan.activities, steps: stepCoach)
+    }
+
+    /// The plan's live coach (`--plan`), for the dashboard, the page and MQTT. After `begin`.
+    var stepCoach: StepCoach? {
+        recording.plan.workoutPlan.map { plan in
+            StepCoach(
+                plan: plan, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
+                zones: WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:)),
+                debounce: recording.plan.targetDebounce)
+        }
     }
 
     /// `--auto-pause off|SECONDS`; by the rule when not given.

@@ -29,6 +29,9 @@ struct DashboardRenderer {
 
     /// Targets alerting in the previous frame, to ring once per alert.
     private var alertingDrawn: Set<QuantityType> = []
+    /// The plan's step in the previous frame, and whether its alert was on.
+    private var stepDrawn: Int?
+    private var stepAlertDrawn = false
 
     private enum Style: Equatable {
         case plain
@@ -71,6 +74,7 @@ struct DashboardRenderer {
                     + (activity.next.map { "   next: \($0.rawValue)" } ?? ""), .plain))
         }
         for target in state.targets { averages.append(Self.targetLine(target)) }
+        if let step = state.step { averages += Self.stepLines(step) }
 
         for sensor in state.sensors {
             let battery = sensor.battery.map { "  battery \($0) %" } ?? ""
@@ -80,7 +84,8 @@ struct DashboardRenderer {
         if let message = state.message { bottom += Self.wrapped(message, width: width).map { ($0, .plain) } }
         if state.keys {
             let next = state.activity?.next.map { "   n \($0.rawValue)" } ?? ""
-            bottom.append(("space pause/resume   l lap\(next)   q end and save", .plain))
+            let lap = state.step == nil ? "l lap" : "l next step"
+            bottom.append(("space pause/resume   \(lap)\(next)   q end and save", .plain))
         }
 
         // The zones get what the rest leaves.
@@ -106,8 +111,12 @@ struct DashboardRenderer {
         let lines = [header] + figureLines + averages + zoneLines + bottom
 
         let alerting = Set(state.targets.filter(\.alert).map(\.target.quantityType))
-        let bell = !alerting.subtracting(alertingDrawn).isEmpty
+        // Once for each target alert as it starts, each step as it begins and each step alert.
+        let stepBegan = state.step != nil && state.step?.number != stepDrawn
+        let stepAlert = state.step?.alert == true && !stepAlertDrawn
+        let bell = !alerting.subtracting(alertingDrawn).isEmpty || stepBegan && stepDrawn != nil || stepAlert
         alertingDrawn = alerting
+        (stepDrawn, stepAlertDrawn) = (state.step?.number ?? stepDrawn, state.step?.alert == true)
         return Frame(lines: lines.map { Self.draw($0.0, $0.1, width: width) }, bell: bell)
     }
 
@@ -151,6 +160,26 @@ struct DashboardRenderer {
         }
         if let energy = figures.energy { parts.append(figure(energy, "kJ")) }
         return parts.joined(separator: "  ")
+    }
+
+    /// `Step 3/8 On  2:48, 2:12 left  90% of FTP (225 W)` and `  in target   next: 5:00, 55% of
+    /// FTP (138 W)`, or, alerting, `  OUT 0:14, too low` in reverse video.
+    private static func stepLines(_ step: DashboardState.Step) -> [(String, Style)] {
+        let name = step.name.map { " \($0)" } ?? ""
+        let time = step.elapsed.clockText + (step.timeLeft.map { ", \($0.clockText) left" } ?? " (until the lap key)")
+        let first = "Step \(step.number)/\(step.count)\(name)  \(time)  \(step.target)"
+        let next = step.next.map { "   next: \($0)" } ?? "   last step"
+        let judged: String
+        if step.goal == nil {
+            judged = "  no target"
+        } else if step.paused {
+            judged = "  paused"
+        } else if let outFor = step.outFor, let judgement = step.judgement {
+            judged = "  OUT \(outFor.clockText), \(judgement == .below ? "too low" : "too high")"
+        } else {
+            judged = step.judgement == nil ? "  no value" : "  in target"
+        }
+        return [(first, .plain), (judged + next, step.alert ? .alert : .plain)]
     }
 
     /// `Target heart-rate zones 2-3: in` or, alerting, `Target heart-rate zones 2-3: OUT 0:14 (zone 4)`.

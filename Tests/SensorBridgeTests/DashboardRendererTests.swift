@@ -193,6 +193,39 @@ import Outputs
         #expect(renderer.render(model.state(at: .seconds(64)), width: 80, height: 30).lines.map(Self.visible).contains("Target heart-rate zones 2-3: in (zone 2)"))
     }
 
+    /// A plan on the dashboard: the step under way with its time left, target and the next; the
+    /// bell once as each step begins and once when its alert starts (out of 190-210 W for 10 s),
+    /// the step's beginning told; the key line says the lap key ends the step.
+    @Test func aPlansStepsAreDrawnAndRingAsTheyBeginAndDrift() throws {
+        let plan = WorkoutPlan(name: "P", entries: [
+            .step(PlanStep(name: "Steady", length: .time(.seconds(30)), target: .watts(190...210))),
+            .step(PlanStep(length: .time(.seconds(20)), target: .powerOfFTP(0.5...0.5))),
+        ])
+        var machine = WorkoutStateMachine()
+        machine.plan = plan
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 0))
+        var model = DashboardModel(
+            sensors: Self.sensors, configurations: [Self.powerZones], functionalThresholdPower: 250,
+            steps: StepCoach(plan: plan, functionalThresholdPower: 250, zones: [Self.powerZones]))
+        model.keys = true
+        var renderer = DashboardRenderer()
+        var bells: [Int] = []
+        var frames: [Int: [String]] = [:]
+        // 200 W for 10 s, 240 W from 10 s (out, the alert at 20 s), the second step from 30 s at 125 W (in).
+        for second in 1...40 {
+            Self.feed(heartRate: 120, power: second < 10 ? 200 : second < 30 ? 240 : 125, at: second, &machine, &model)
+            let frame = renderer.render(model.state(at: .seconds(second)), width: 100, height: 30)
+            if frame.bell { bells.append(second) }
+            frames[second] = frame.lines.map(Self.visible)
+        }
+        #expect(bells == [20, 30], "the alert at 20 s, the second step at 30 s")
+        #expect(frames[5]?.contains("Step 1/2 Steady  0:05, 0:25 left  190-210 W") == true, "\(frames[5] ?? [])")
+        #expect(frames[5]?.contains("  in target   next: 0:20, 50% of FTP (125 W)") == true, "\(frames[5] ?? [])")
+        #expect(frames[25]?.contains("  OUT 0:15, too high   next: 0:20, 50% of FTP (125 W)") == true, "\(frames[25] ?? [])")
+        #expect(frames[35]?.contains("Step 2 of 2: 0:20, 50% of FTP (125 W)") == true, "\(frames[35] ?? [])")
+        #expect(frames[35]?.contains("  in target   last step") == true && frames[35]?.contains { $0.contains("l next step") } == true)
+    }
+
     /// The ride: 12 s, a pause of 6 s, then 28 s more, with a lap before the pause and a
     /// zone held across it. At the end, the live zone durations, the active time and the lap clock
     /// equal what the builder saves (they said 28 s of 40 when only time after the resume counted).

@@ -130,6 +130,36 @@ extension BridgeOutTests {
             #expect(retained[base + "heart_rate"] == nil && retained[base + "event"] == nil)
         }
 
+        /// `--plan`: the step under way on the retained `step` topic as each begins (the first at
+        /// the start), and no step once the workout ends; the finished workout's steps in the summary.
+        @Test(.timeLimit(.minutes(10))) func recordPublishesThePlansSteps() throws {
+            let source = try LiveControlTests.trace(seconds: 8) { _ in Self.pedalling }
+            let broker = try MosquittoBroker()
+            let mock = try MockBlueZ(trace: source, speed: 2)
+            defer { mock.stop() }
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let plan = folder.appendingPathComponent("plan.json")
+            try #"{"name": "Two", "steps": [{"duration": 1, "power": "200W"}, {"duration": 1, "power": "Z2"}, {"duration": "open"}]}"#
+                .write(to: plan, atomically: true, encoding: .utf8)
+            let subscriber = try MQTTSubscriber(broker, topics: ["sbtest/#"])
+            #expect(subscriber.waitUntilSubscribed(), "\(subscriber.output)")
+            let run = try BlueZCommandTests.record(
+                mock,
+                [
+                    "--hr", "HRM-Pro", "--power", "Assioma", "--mqtt", broker.url + "/sbtest", "--bridge-id", "bike", "--json",
+                    "--plan", plan.path, "--store", folder.appendingPathComponent("w.sqlite").path,
+                ] + BlueZCommandTests.zones)
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(subscriber.waitFor { $0.topic == "sbtest/bike/status" && $0.payload == "offline" }, "\(subscriber.output)")
+            let steps = subscriber.messages.filter { $0.topic == "sbtest/bike/step" }
+            #expect(steps.allSatisfy { $0.qos == 1 }, "\(steps)")
+            #expect(steps.map { Self.json($0)?["number"] } == [1, 2, 3, .null], "\(steps.map(\.payload))")
+            #expect(Self.json(steps[0])?["target"] == "200 W" && Self.json(steps[1])?["target"] == "power zone 2")
+            let summary = try #require(subscriber.messages.last { $0.topic == "sbtest/bike/workout/summary" }.flatMap(Self.json))
+            #expect(summary["workout"]?["steps"]?.arrayValue?.count == 3 && summary["workout"]?["plan"]?["name"] == "Two")
+        }
+
         /// The broker stops mid-ride and comes back: the recording goes on, the zone updates made
         /// meanwhile wait in the queue and arrive after the reconnection, all of them and in order,
         /// and the stored workout holds every value.

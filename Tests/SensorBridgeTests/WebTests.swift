@@ -364,6 +364,40 @@ extension BridgeOutTests {
             }
         }
 
+        /// `record --plan` on the mock (8 s at 200 W, 120 then 180 bpm): `/api/live` gives the step
+        /// under way with its target, time left and the next; each timed step ends in a lap of
+        /// cause `step`, and the saved workout has each step's time in target.
+        @Test(.timeLimit(.minutes(10)), .enabled(if: MockBlueZ.unavailableReason == nil, "\(MockBlueZ.unavailableReason ?? "")"))
+        func recordRidesAPlanAndTheAPIShowsItsStep() throws {
+            let plan = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: plan) }
+            try #"{"name": "Short", "steps": [{"name": "Steady", "duration": 3, "power": "190-210W"}, {"duration": 2, "power": "300W"}, {"duration": "open", "heartRate": "100-130"}]}"#
+                .write(to: plan, atomically: true, encoding: .utf8)
+            try Self.recordingLive(["--hr-zones", "100,130,150,170", "--plan", plan.path]) { _, recording, base in
+                let live = { try JSONValue(parsing: Self.liveSnapshot(try Self.curl(base + "/api/live", ["--max-time", "1", "-N"]).text)) }
+                let first = try live()["live"]?["step"]
+                #expect(first?["number"] == 1 && first?["of"] == 3 && first?["name"] == "Steady", "\(String(describing: first))")
+                #expect(first?["target"] == "190-210 W" && first?["next"] == "0:02, 300 W", "\(String(describing: first))")
+                #expect(first?["goal"] == .object(["quantity": "power", "low": 190, "high": 210]))
+                #expect((1...3).contains(first?["timeLeft"]?.doubleValue ?? 0), "\(String(describing: first))")
+                Thread.sleep(forTimeInterval: 3.5)
+                let second = try live()["live"]?["step"]
+                #expect(second?["number"] == 2 && second?["judgement"] == "below", "\(String(describing: second))")
+                Thread.sleep(forTimeInterval: 2)
+                recording.control.stop()
+                let (status, output, errors) = recording.waitForExit()
+                #expect(status == .success, "\(errors)")
+                let workout = try JSONValue(parsing: output)["workout"]
+                let laps = workout?["events"]?.arrayValue?.filter { $0["type"] == "lap" } ?? []
+                #expect(laps.map { $0["cause"]?.stringValue } == ["step", "step"] && laps.map { $0["t"]?.doubleValue } == [3, 5], "\(laps)")
+                let steps = workout?["steps"]?.arrayValue ?? []
+                // The first step is met from the first power value on (the sensors connect in its first
+                // second or two), the second never (300 W asked, 200 W ridden).
+                let inTarget = steps.map { $0["timeInTarget"]?.doubleValue }
+                #expect(steps.count == 3 && (1...3).contains(inTarget[0] ?? 0) && inTarget[1] == 0, "\(inTarget)")
+            }
+        }
+
         /// `record --hr HRM-Pro --power Assioma --json ARGUMENTS --http PORT` in process on the mock,
         /// which plays 8 s of pedalling at pace (the heart rate stepping up at 4 s); `body` runs once
         /// the server answers, with the mock, the recording and the server's base URL.

@@ -165,13 +165,15 @@ public enum WorkoutSummary {
     /// in target, and the target in words (watts for the FTP the workout was recorded with).
     public static func stepTable(_ workout: Workout) -> [String] {
         let ftp = workout.profile?.athlete.functionalThresholdPower
-        var lines = ["Steps of \(workout.plan?.name ?? "the plan")", "  Step  Lap   Planned    Ridden   In target  Target"]
+        var lines = ["Steps of \(workout.plan?.name ?? "the plan")", "  Step  Lap   Planned    Ridden      In target  Target"]
         for step in workout.riddenSteps {
             let planned = step.planned.step.timeLength?.clockText ?? "open"
-            let inTarget = step.timeInTarget.map { time in "\(time.clockText) \(step.share.map { whole($0 * 100) } ?? "-")%" } ?? "-"
+            let inTarget =
+                step.timeInTarget.map { time in time.clockText.leftPadded(8) + "\(step.share.map { whole($0 * 100) } ?? "-") %".leftPadded(7) }
+                ?? "-".leftPadded(15)
             lines.append(
                 String(step.number).leftPadded(6) + String(step.lap + 1).leftPadded(5) + planned.leftPadded(10)
-                    + step.activeDuration.clockText.leftPadded(10) + inTarget.leftPadded(12) + "  "
+                    + step.activeDuration.clockText.leftPadded(10) + inTarget + "  "
                     + PlanText.describe(step.planned.step, ftp: ftp))
         }
         return lines

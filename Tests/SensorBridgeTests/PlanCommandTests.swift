@@ -1,6 +1,9 @@
 import Foundation
 import SensorCore
 import Testing
+import WorkoutStore
+
+@testable import SensorBridge
 
 /// `sensorbridge plan`: the README's example, the JSON form with the profile's FTP, and what is
 /// refused; a plan ridden by `replay --plan`, stored and shown.
@@ -110,5 +113,22 @@ import Testing
         #expect(runCLI(["plan"]).status == .usage)
         #expect(runCLI(["plan", "/nonexistent/plan.zwo"]).status == .usage)
         #expect(runCLI(["plan", bad.path, "--ftp", "9"]).status == .usage)
+    }
+
+    /// `serve --plan`: one file for every workout, or `ATHLETE=FILE,...` for athletes' own (those
+    /// not named ride none); `record` and `replay` take the file as named.
+    @Test func servesPlansArePerAthleteWhenNamed() throws {
+        let anna = AthleteName(rawValue: "anna")!, ben = AthleteName(rawValue: "ben")!
+        #expect(try WorkoutSetup.planPath("a.zwo", athlete: anna, command: "serve") == "a.zwo")
+        #expect(try WorkoutSetup.planPath("anna=a.zwo,ben=b.json", athlete: ben, command: "serve") == "b.json")
+        #expect(try WorkoutSetup.planPath("anna=a.zwo", athlete: ben, command: "serve") == nil)
+        #expect(try WorkoutSetup.planPath("anna=a.zwo", athlete: nil, command: "serve") == nil)
+        #expect(try WorkoutSetup.planPath("x=1.zwo", athlete: nil, command: "record") == "x=1.zwo")
+        #expect(throws: UsageError.self) { try WorkoutSetup.planPath("anna=a.zwo,=b.zwo", athlete: anna, command: "serve") }
+        // A file whose name holds '=' is that file.
+        let odd = FileManager.default.temporaryDirectory.appendingPathComponent("a=b-\(UUID().uuidString).zwo")
+        try "x".write(to: odd, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: odd) }
+        #expect(try WorkoutSetup.planPath(odd.path, athlete: anna, command: "serve") == odd.path)
     }
 }

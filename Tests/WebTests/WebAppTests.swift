@@ -6,6 +6,8 @@ import SensorCore
 import SensorTestSupport
 import Testing
 import WorkoutStore
+import Zones
+import Workouts
 
 @testable import Web
 
@@ -175,5 +177,30 @@ struct WebAppTests {
         #expect(html.contains("Mean 0.81 over 3 windows; HRVT1 151 bpm, 212 W; HRVT2: not crossed."), "\(html)")
         #expect(html.contains("0.75 HRVT1") && html.contains("0.5 HRVT2"))
         #expect(WebPages.dfaChart(.null, duration: 1200).isEmpty)
+    }
+
+    /// A workout ridden to a plan: its page has the steps table, a row per step with its lap,
+    /// planned and ridden time, time and share in target and the target in words.
+    @Test func theWorkoutPageShowsAPlansSteps() throws {
+        let served = try Served()
+        let plan = WorkoutPlan(name: "Two steps", entries: [
+            .step(PlanStep(length: .time(.seconds(60)), target: .powerOfFTP(0.8...0.8))),
+            .step(PlanStep(name: "Easy", length: .open)),
+        ])
+        var machine = WorkoutStateMachine(
+            activityType: .cycling, preferences: ZonePreferences(profile: AthleteProfile(functionalThresholdPower: 250)))
+        machine.sensors = SyntheticRide.sensors
+        machine.plan = plan
+        try machine.beginCollection(at: .zero, date: Date(timeIntervalSince1970: 1_795_100_000))
+        for second in 0..<90 {
+            // 200 W (80 % of 250) for 45 s, then 150 W.
+            machine.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: second < 45 ? 200 : 150, time: .seconds(second)))
+        }
+        try machine.endCollection(at: .seconds(90))
+        let id = try WorkoutStore(path: served.path).save(try machine.finishWorkout())
+        let html = String(decoding: Self.bytes(served.get("/workouts/\(id.rawValue)")), as: UTF8.self)
+        #expect(html.contains("<h2>Steps of Two steps</h2>"), "\(html)")
+        #expect(html.contains("<tr><td>1</td><td>1</td><td>1:00</td><td>1:00</td><td>0:45 (75 %)</td><td>80% of FTP (200 W)</td></tr>"), "\(html)")
+        #expect(html.contains("<tr><td>2</td><td>2</td><td>open</td><td>0:30</td><td>-</td><td>free</td></tr>"), "\(html)")
     }
 }

@@ -367,6 +367,34 @@ struct FITDecodeTests {
         #expect(steps[1]["custom_target_power_low"] == 1250 && steps[1]["secondary_target_type"] == "cadence", "\(steps[1])")
     }
 
+    /// The bundled `.zwo` plan (warm-up ramp, a steady step, intervals, cool-down) ridden by a
+    /// ramp of 1 W every 6 s: a lap per step at the planned times, each with its step index; the
+    /// plan's steps in the file as Garmin's SDK reads them.
+    @Test func theBundledZwiftPlanRiddenIsALapPerStepInTheFIT() throws {
+        let zwo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Captures/ramp-check.zwo")
+        let plan = try WorkoutPlanFile.read(try Data(contentsOf: zwo.standardized))
+        var machine = WorkoutStateMachine(activityType: .cycling, preferences: ZonePreferences(profile: Self.profile))
+        machine.sensors = SyntheticRide.sensors
+        machine.plan = plan
+        try machine.beginCollection(at: .seconds(3), date: Self.startDate)
+        for second in 0..<1500 {
+            let time = Duration.seconds(3 + second)
+            machine.add(Sample(sensor: SensorID(2), type: .cyclingPower, value: 100 + Double(second / 6), time: time))
+        }
+        try machine.endCollection(at: .seconds(1503))
+        let workout = try machine.finishWorkout()
+        let decoded = try Self.check(workout)
+        let laps = decoded["laps"]?.arrayValue ?? []
+        #expect(laps.map { $0["wkt_step_index"]?.integerValue } == [0, 1, 2, 3, 2, 3, 5])
+        #expect(laps.map { $0["total_timer_time"]?.doubleValue } == [600, 300, 120, 60, 120, 60, 240])
+        let steps = decoded["workoutSteps"]?.arrayValue ?? []
+        #expect(decoded["workout"]?["wkt_name"] == "Ramp check" && steps.count == 6)
+        #expect(steps.map { $0["duration_type"]?.stringValue } == ["time", "time", "time", "time", "repeat_until_steps_cmplt", "time"])
+        #expect(steps[0]["custom_target_power_low"] == 40 && steps[0]["custom_target_power_high"] == 80, "\(steps[0])")
+        // The warm-up's ramp is the ride's: met all along; the cool-down's never.
+        #expect(workout.steps.first?.timeInTarget == .seconds(600) && workout.steps.last?.timeInTarget == .zero)
+    }
+
     /// Synthetic ride: pauses, a power dropout, a lap every ten minutes.
     @Test func syntheticRideWithPausesAndLaps() throws {
         let workout = try SyntheticRide.workout(seconds: 3600, seed: 3, startDate: Self.startDate)

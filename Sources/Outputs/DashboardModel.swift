@@ -35,6 +35,7 @@ public struct DashboardModel: Sendable {
     /// The session's key of each sensor, to blank its values as soon as it is lost.
     private let sensorKeys: [SensorID: String]
     private let functionalThresholdPower: Int?
+    private let maximumHeartRate: Double?
     /// Figures of the ride and of the lap under way (samples while not paused, as the stored ones).
     private var ride = StatisticsAccumulator(start: .zero)
     private var lapStatistics = StatisticsAccumulator(start: .zero)
@@ -77,16 +78,18 @@ public struct DashboardModel: Sendable {
     ///   - targets: target zones to coach, each with its debounce.
     ///   - activities: the activities planned (a multisport workout's), the first under way.
     ///   - steps: the plan's coach, with `--plan`.
+    ///   - maximumHeartRate: for % of maximum (the class screen), in bpm.
     public init(
         sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration],
         sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = [],
-        activities: ActivityPlan = ActivityPlan([.cycling]), steps: StepCoach? = nil
+        activities: ActivityPlan = ActivityPlan([.cycling]), steps: StepCoach? = nil, maximumHeartRate: Double? = nil
     ) {
         self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
         sensorStates = SensorStates(keys: sensorKeys, sensors: sensors.map(\.key))
         zones = configurations.map { ZoneTrack(group: WorkoutZoneGroup(configuration: $0), current: nil, since: .zero) }
         self.sensorKeys = sensorKeys
         self.functionalThresholdPower = functionalThresholdPower
+        self.maximumHeartRate = maximumHeartRate
         coaches = targets
         stepCoach = steps
         self.activities = activities
@@ -275,6 +278,7 @@ public struct DashboardModel: Sendable {
         state.dfaAlpha1 = latestAlpha1.flatMap { now - $0.time <= Self.alpha1Lifetime ? $0.alpha1 : nil }
         state.lapFigures = DashboardState.Figures(lapStatistics.statistics)
         state.functionalThresholdPower = functionalThresholdPower
+        state.maximumHeartRate = maximumHeartRate
         state.step = stepCoach.flatMap { coach in DashboardState.Step(coach, at: now) { fresh($0) != nil } }
         state.targets = coaches.map { coach in
             DashboardState.Target(

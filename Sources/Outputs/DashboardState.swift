@@ -49,6 +49,14 @@ public struct DashboardState: Sendable, Equatable {
         case invalid
         /// The link dropped; the next attempt comes in `retryIn` (nil: under way).
         case lost(retryIn: Duration?)
+
+        /// When the next connection attempt comes, for a connecting or lost sensor.
+        public var retryIn: Duration? {
+            switch self {
+            case .connecting(let retry), .lost(let retry): retry
+            case .connected, .stale, .noContact, .invalid: nil
+            }
+        }
     }
 
     public struct Sensor: Sendable, Equatable {
@@ -155,6 +163,8 @@ public struct DashboardState: Sendable, Equatable {
     public var lapFigures = Figures()
     /// For %FTP and IF, in W.
     public var functionalThresholdPower: Int?
+    /// For % of maximum heart rate, in bpm: the profile's measured maximum, else its estimate.
+    public var maximumHeartRate: Double?
     /// The target zones, each with whether the rider is out of it and for how long.
     public var targets: [Target] = []
     /// The plan's step under way; nil without a plan or once it is done.

@@ -61,6 +61,12 @@ public final class LiveFeed: Sendable {
         public init(stream: HTTPStream) { self.stream = stream }
     }
 
+    /// What the live screens show now, while a workout runs (nil between workouts): the class
+    /// screen's tile of this feed's rider.
+    public func currentState() -> DashboardState? {
+        state.withLock { s in s.anchor.flatMap { anchor in s.model?.state(at: .now - anchor) } }
+    }
+
     /// The session's controls while a workout runs (for `POST /api/session/...`).
     public var controls: SessionControls? { state.withLock { $0.controls } }
 
@@ -272,18 +278,9 @@ public final class LiveFeed: Sendable {
             ])
         }
         let sensors: [JSONValue] = state.sensors.map { sensor in
-            let (link, retryIn): (String, Duration?) =
-                switch sensor.link {
-                case .connecting(let retry): ("connecting", retry)
-                case .connected: ("notifying", nil)
-                case .stale: ("stale", nil)
-                case .noContact: ("noContact", nil)
-                case .invalid: ("invalid", nil)
-                case .lost(let retry): ("lost", retry)
-                }
-            return .object([
-                "key": .string(sensor.key), "name": .string(sensor.name), "link": .string(link),
-                "retryIn": retryIn.map { .number($0.seconds.rounded(.up)) } ?? .null,
+            .object([
+                "key": .string(sensor.key), "name": .string(sensor.name), "link": .string(linkName(sensor.link)),
+                "retryIn": sensor.link.retryIn.map { .number($0.seconds.rounded(.up)) } ?? .null,
                 "battery": sensor.battery.map { .number(Double($0)) } ?? .null,
             ])
         }
@@ -318,6 +315,18 @@ public final class LiveFeed: Sendable {
             "ride": figures(state.ride), "lapFigures": figures(state.lapFigures), "targets": .array(targets),
             "step": state.step.map(PlanText.json) ?? .null, "zones": .array(zones), "sensors": .array(sensors), "message": state.message.map(JSONValue.string) ?? .null,
         ])
+    }
+
+    /// A link's state in MQTT's words (`SensorState`: `notifying` where the terminal says connected).
+    public static func linkName(_ link: DashboardState.Link) -> String {
+        switch link {
+        case .connecting: "connecting"
+        case .connected: "notifying"
+        case .stale: "stale"
+        case .noContact: "noContact"
+        case .invalid: "invalid"
+        case .lost: "lost"
+        }
     }
 
     /// `event: NAME\ndata: JSON\n\n`.

@@ -217,13 +217,18 @@ public struct ServeLane: Sendable {
         self.athlete = athlete
         self.requests = requests
         self.router = router
-        let role = { (key: String) in key.split(separator: "/").last.map(String.init) ?? key }
-        let ids = SensorID.numbering(requests.map { role($0.key) })
-        sensorIDs = Dictionary(uniqueKeysWithValues: requests.map { ($0.key, ids[role($0.key)]!) })
+        let ids = SensorID.numbering(requests.map { Self.role($0.key) })
+        sensorIDs = Dictionary(uniqueKeysWithValues: requests.map { ($0.key, ids[Self.role($0.key)]!) })
         sensorNames = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
     }
 
     public var displayNames: [(key: String, name: String)] { requests.map { (key: $0.key, name: $0.device.name ?? $0.device.address) } }
+
+    /// The sensors as the workout names them (by role, `hr`), with their display names: what its live screens show.
+    public var roleNames: [(key: String, name: String)] { displayNames.map { (key: Self.role($0.key), name: $0.name) } }
+
+    /// A sensor's role in the workout from its lane key: `Anna/hr` is `hr`.
+    public static func role(_ key: String) -> String { key.split(separator: "/").last.map(String.init) ?? key }
 
     /// `log` with the athlete's name before each line.
     public static func log(_ log: @escaping @Sendable (String) -> Void, _ athlete: AthleteName?) -> @Sendable (String) -> Void {
@@ -269,6 +274,19 @@ extension SensorLinkEvent {
         case .connected(let key, _), .lost(let key, _), .attemptFailed(let key, _, _), .value(let key, _, _),
             .stale(let key, _, _), .notifying(let key, _), .socketClosed(let key, _):
             key
+        }
+    }
+
+    /// The same event about the sensor keyed `key` (a lane's `Anna/hr` as the workout's `hr`).
+    public func rekeyed(_ key: String) -> SensorLinkEvent {
+        switch self {
+        case .connected(_, let at): .connected(key: key, at: at)
+        case .lost(_, let at): .lost(key: key, at: at)
+        case .attemptFailed(_, let error, let retryIn): .attemptFailed(key: key, error, retryIn: retryIn)
+        case .value(_, let uuid, let bytes): .value(key: key, uuid: uuid, bytes: bytes)
+        case .stale(_, let uuid, let silentFor): .stale(key: key, uuid: uuid, silentFor: silentFor)
+        case .notifying(_, let uuid): .notifying(key: key, uuid: uuid)
+        case .socketClosed(_, let uuid): .socketClosed(key: key, uuid: uuid)
         }
     }
 }

@@ -19,14 +19,17 @@ public final class WebApp: Sendable {
     let timeZone: TimeZone
     let access: WebAccess
     let live: LiveFeed?
+    /// The riders of a class (`serve --http` with several athletes), each with their own feed.
+    let riders: ClassFeed?
 
     /// Serves `store` (nil when nothing says where it is: every route that needs it says so), with
     /// days and weeks in `timeZone`.
-    public init(store: StoreOpener?, timeZone: TimeZone, access: WebAccess, live: LiveFeed?) {
+    public init(store: StoreOpener?, timeZone: TimeZone, access: WebAccess, live: LiveFeed?, riders: ClassFeed? = nil) {
         self.store = store
         self.timeZone = timeZone
         self.access = access
         self.live = live
+        self.riders = riders
     }
 
     /// The answer to `request`, with the headers every answer carries: no framing, no sniffing,
@@ -98,11 +101,21 @@ public final class WebApp: Sendable {
             guard let session = client.session else { return error(409, "you are not logged in with a session") }
             return HTTPResponse(status: 204, headers: [("Set-Cookie", access.logout(session))])
         case .home:
+            if riders != nil { return html(WebPages.classPage(viewer: viewer)) }
             guard live != nil else { return HTTPResponse(status: 303, headers: [("Location", "/workouts")]) }
             return html(WebPages.live(viewer: viewer))
+        case .classPage:
+            guard riders != nil else { return error(404, "no class here: serve --http with several athletes shows one") }
+            return html(WebPages.classPage(viewer: viewer))
+        case .riderPage(let name):
+            guard let rider = riders?.rider(named: name) else {
+                return error(404, "no rider \(name) here: the class's riders are its athletes with sensors assigned")
+            }
+            let segment = rider.name.rawValue.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? ""
+            return html(WebPages.live(viewer: viewer, api: "/api/athletes/" + segment, rider: rider.name.rawValue))
         case .workoutsPage:
             do {
-                return html(WebPages.workouts(try workoutList(), viewer: viewer, live: live != nil, timeZone: timeZone))
+                return html(WebPages.workouts(try workoutList(), viewer: viewer, live: live != nil || riders != nil, timeZone: timeZone))
             } catch {
                 return errorPage(error, viewer)
             }
@@ -113,7 +126,7 @@ public final class WebApp: Sendable {
                 var chart = String(decoding: ExportFormat.svg.encode(workout, timeZone: timeZone), as: UTF8.self)
                 // Inline: the XML declaration belongs to a file, not to a page.
                 if chart.hasPrefix("<?xml"), let end = chart.range(of: "?>") { chart = String(chart[end.upperBound...]) }
-                return html(WebPages.workout(json, chart: chart, viewer: viewer, live: live != nil, timeZone: timeZone))
+                return html(WebPages.workout(json, chart: chart, viewer: viewer, live: live != nil || riders != nil, timeZone: timeZone))
             } catch {
                 return errorPage(error, viewer)
             }
@@ -135,7 +148,7 @@ public final class WebApp: Sendable {
                     WebPages.zones(
                         totals: totals, error: totalsError, query: query,
                         profile: ProfileJSON.profile(preferences), preferred: ProfileJSON.zones(preferences, on: today),
-                        viewer: viewer, live: live != nil))
+                        viewer: viewer, live: live != nil || riders != nil))
             } catch {
                 return errorPage(error, viewer)
             }
@@ -147,7 +160,7 @@ public final class WebApp: Sendable {
             } catch {
                 (report, reportError) = (nil, Self.status(of: error).1)
             }
-            return html(WebPages.best(report, error: reportError, query: request.query, viewer: viewer, live: live != nil))
+            return html(WebPages.best(report, error: reportError, query: request.query, viewer: viewer, live: live != nil || riders != nil))
         case .best:
             return answer { try best(request.query).json }
         case .workouts:
@@ -192,11 +205,20 @@ public final class WebApp: Sendable {
             }
         case .live:
             guard let live else { return error(404, "nothing is recording here: the live feed is on record --http and serve --http") }
-            let headers = [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")]
-            guard request.method != "HEAD" else { return HTTPResponse(status: 200, headers: headers) }
-            return HTTPResponse(status: 200, headers: headers, body: .stream(live.connect()))
-        case .session(let action):
-            guard let controls = live?.controls else { return error(409, "no workout is being recorded") }
+            return stream(request) { live.connect() }
+        case .classFeed:
+            guard let riders else { return error(404, "no class here: serve --http with several athletes has one") }
+            return stream(request) { riders.connect() }
+        case .riderLive(let name):
+            guard let feed = riders?.rider(named: name)?.feed else { return error(404, "no rider \(name) here") }
+            return stream(request) { feed.connect() }
+        case .session(let action), .riderSession(_, let action):
+            var feed = live
+            if case .riderSession(let name, _) = route {
+                guard let rider = riders?.rider(named: name) else { return error(404, "no rider \(name) here") }
+                feed = rider.feed
+            }
+            guard let controls = feed?.controls else { return error(409, "no workout is being recorded") }
             switch action {
             case "pause": controls.pause()
             case "resume": controls.resume()
@@ -229,11 +251,21 @@ public final class WebApp: Sendable {
         }
     }
 
+    /// A Server-Sent Events answer with the stream `connect` makes (none for HEAD).
+    private func stream(_ request: HTTPRequest, _ connect: () -> HTTPStream) -> HTTPResponse {
+        let headers = [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")]
+        guard request.method != "HEAD" else { return HTTPResponse(status: 200, headers: headers) }
+        return HTTPResponse(status: 200, headers: headers, body: .stream(connect()))
+    }
+
     /// The routes, by the path's segments.
     enum Route {
         case home, workoutsPage, workoutPage(String), zonesPage, bestPage, login, logout
         case workouts, workout(String), zoneTotals, best, live
         case session(String), delete(String), profile, setZones(String)
+        /// A class (`serve --http` with several athletes): its screen and feed, each rider's live
+        /// page, feed and session controls.
+        case classPage, classFeed, riderPage(String), riderLive(String), riderSession(String, String)
 
         init?(_ parts: [String]) {
             switch (parts.count, parts.first, parts.dropFirst().first) {
@@ -243,6 +275,11 @@ public final class WebApp: Sendable {
             case (1, "zones", _): self = .zonesPage
             case (1, "best", _): self = .bestPage
             case (1, "login", _): self = .login
+            case (1, "class", _): self = .classPage
+            case (3, "athletes", _) where parts[2] == "live": self = .riderPage(parts[1])
+            case (2, "api", "class"): self = .classFeed
+            case (4, "api", "athletes") where parts[3] == "live": self = .riderLive(parts[2])
+            case (5, "api", "athletes") where parts[3] == "session": self = .riderSession(parts[2], parts[4])
             case (1, "logout", _): self = .logout
             case (2, "api", "workouts"): self = .workouts
             case (3, "api", "workouts"): self = .workout(parts[2])
@@ -260,7 +297,7 @@ public final class WebApp: Sendable {
         /// Whether it changes something (POST, with the change level).
         var isChange: Bool {
             switch self {
-            case .session, .delete, .profile, .setZones, .logout: true
+            case .session, .riderSession, .delete, .profile, .setZones, .logout: true
             default: false
             }
         }
@@ -275,7 +312,7 @@ public final class WebApp: Sendable {
         /// than a program (401).
         var isPage: Bool {
             switch self {
-            case .home, .workoutsPage, .workoutPage, .zonesPage, .bestPage, .login: true
+            case .home, .workoutsPage, .workoutPage, .zonesPage, .bestPage, .login, .classPage, .riderPage: true
             default: false
             }
         }
@@ -396,7 +433,7 @@ public final class WebApp: Sendable {
         let (status, message) = Self.status(of: failure)
         var page = html(
             WebPages.page(
-                title: "Error", here: "", viewer: viewer, live: live != nil,
+                title: "Error", here: "", viewer: viewer, live: live != nil || riders != nil,
                 body: "<h1>Error</h1><p class=\"error\">\(XMLText.escaped(message))</p>"))
         page.status = status
         return page

@@ -29,6 +29,11 @@ enum WebPages {
         .tile{background:#222;border-radius:.5rem;padding:.6rem .8rem}
         .tile b{display:block;font-size:2.6rem;font-variant-numeric:tabular-nums} .tile span{color:#aaa;font-size:.8rem}
         .tile.begun{outline:.25rem solid #ffb300}
+        .riders{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:.8rem}
+        .rider{display:block;background:#333;color:#fff;text-decoration:none;border-radius:.6rem;padding:.6rem .9rem;text-shadow:0 1px 2px #000}
+        .rider .name{font-size:1.6rem;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+        .rider .heartRate{font-size:5rem;font-weight:700;line-height:1;font-variant-numeric:tabular-nums}
+        .rider .line{font-size:1.2rem} .rider .small{font-size:1rem;opacity:.9}
         .zone{color:#111} .zone span{color:#222}
         button{font-size:1rem;padding:.7rem 1.1rem;margin:.2rem;border-radius:.4rem;border:0;background:#ddd}
         button.danger{background:#ef5350;color:#fff}
@@ -109,9 +114,12 @@ enum WebPages {
 
     // MARK: Live
 
-    static func live(viewer: Viewer) -> String {
+    /// The live page of the workout being recorded: the box's (`/`, its API under `/api`), or a
+    /// rider's of a class (`/athletes/NAME/live`, `api` `/api/athletes/NAME`, `rider` their name).
+    static func live(viewer: Viewer, api: String = "/api", rider: String? = nil) -> String {
+        let title = rider.map { "Live: \(XMLText.escaped($0))" } ?? "Live"
         let body = """
-            <h1>Live <span id="state" class="muted">connecting…</span></h1>
+            <h1>\(title) <span id="state" class="muted">connecting…</span></h1>
             <p class="muted">Started <span id="start">--</span></p>
             <div class="tiles">
               <div class="tile"><b id="heartRate">--</b><span>heart rate, bpm</span></div>
@@ -235,7 +243,8 @@ enum WebPages {
                 row.insertCell().textContent = s.battery != null ? s.battery + ' %' : '';
               }
             }
-            const source = new EventSource('/api/live');
+            const api = \(JSONValue.string(api).serialized.replacingOccurrences(of: "<", with: "\\u003c"));
+            const source = new EventSource(api + '/live');
             const relay = r => show('relay', r ? r.summary : '');
             source.addEventListener('snapshot', e => { const s = JSON.parse(e.data); show('state', s.state); started(s.start); render(s.live); relay(s.relay); });
             source.addEventListener('relay', e => relay(JSON.parse(e.data)));
@@ -246,11 +255,55 @@ enum WebPages {
             for (const b of document.querySelectorAll('button[data-action]')) {
               b.onclick = async () => {
                 if (b.dataset.action === 'end' && !confirm('End and save the workout?')) return;
-                show('result', await post('/api/session/' + b.dataset.action) || '');
+                show('result', await post(api + '/session/' + b.dataset.action) || '');
               };
             }
             """
-        return page(title: "Live", here: "/", viewer: viewer, live: true, body: body, script: script)
+        return page(title: rider.map { "Live: \($0)" } ?? "Live", here: "/", viewer: viewer, live: true, body: body, script: script)
+    }
+
+    /// The class screen (`/class`): a tile per rider who is recording, the zone's colour filling
+    /// it, big enough to read across a room on a TV and still whole on a phone; from `/api/class`.
+    static func classPage(viewer: Viewer) -> String {
+        let body = """
+            <h1>Class <span id="state" class="muted">connecting…</span></h1>
+            <div id="riders" class="riders"></div>
+            <p id="empty" class="muted">Nobody is riding yet: tiles come as straps connect.</p>
+            """
+        let script = """
+            const clock = s => { s = Math.max(0, Math.floor(s)); const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60,
+              x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
+            const value = v => v == null ? '--' : String(Math.round(v));
+            function cell(parent, tag, className, text) {
+              const e = document.createElement(tag); if (className) e.className = className; e.textContent = text; parent.appendChild(e); return e;
+            }
+            function render(c) {
+              const riders = document.getElementById('riders'); riders.textContent = '';
+              document.getElementById('empty').hidden = c.riders.length > 0;
+              for (const r of c.riders) {
+                const tile = cell(riders, 'a', 'rider', '');
+                if (r.name != null) tile.href = '/athletes/' + encodeURIComponent(r.name) + '/live';
+                tile.dataset.name = r.name == null ? '' : r.name;
+                if (r.zone) tile.style.background = r.zone.color;
+                cell(tile, 'div', 'name', r.name == null ? 'box' : r.name);
+                cell(tile, 'div', 'heartRate', value(r.heartRate));
+                const line = [];
+                if (r.percentOfMaximum != null) line.push(r.percentOfMaximum + ' % max');
+                if (r.power != null) line.push(value(r.power) + ' W');
+                if (r.zone) line.push('zone ' + r.zone.number + ' ' + clock(r.inZoneFor));
+                cell(tile, 'div', 'line', line.join(' · ') || ' ');
+                const more = [clock(r.active)];
+                if (r.timeInTarget != null) more.push('target ' + clock(r.timeInTarget));
+                if (r.paused) more.push('paused');
+                const lost = r.sensors.filter(s => s.link !== 'notifying').map(s => s.key + ' ' + s.link);
+                cell(tile, 'div', 'line small', more.concat(lost).join(' · '));
+              }
+            }
+            const source = new EventSource('/api/class');
+            source.addEventListener('class', e => { document.getElementById('state').textContent = ''; render(JSON.parse(e.data)); });
+            source.onerror = () => { document.getElementById('state').textContent = 'reconnecting…'; };
+            """
+        return page(title: "Class", here: "/", viewer: viewer, live: true, body: body, script: script)
     }
 
     // MARK: Workouts

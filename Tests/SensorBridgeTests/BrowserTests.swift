@@ -137,6 +137,81 @@ extension BridgeOutTests {
     struct BrowserTests {
         static let screenshots = ProcessInfo.processInfo.environment["SENSORBRIDGE_SCREENSHOTS"]
 
+        /// A class of 12 on one box: `serve --http` with 12 athletes, a strap each on the mock;
+        /// `/class` in the browser shows every rider's name and heart rate, and a new value within
+        /// 2 s of the feed's having it; each rider's own page follows them; every workout is saved
+        /// with its rider's zones.
+        @Test(.timeLimit(.minutes(10))) func theClassScreenShowsEveryRider() throws {
+            let riders = (1...12).map { (name: "Rider\($0)", device: "hr\($0)", address: String(format: "C4:7E:11:22:34:%02X", $0)) }
+            let header = "{\"sensorbridge\":\"trace\",\"version\":1,\"start\":\"2026-11-02T17:30:00Z\",\"devices\":{"
+                + riders.map { "\"\($0.device)\":{\"name\":\"HRM-\($0.name)\",\"address\":\"\($0.address)\"}" }.joined(separator: ",") + "}}"
+            // 16 s, a value a second each: rider n at 100 + n bpm, then 130 + n from 8 s.
+            var lines = [header]
+            for second in 0..<16 {
+                for (index, rider) in riders.enumerated() {
+                    let bpm = (second < 8 ? 100 : 130) + index + 1
+                    lines.append("{\"t\":\(second),\"device\":\"\(rider.device)\",\"uuid\":\"2a37\",\"hex\":\"06\(String(format: "%02x", bpm))\"}")
+                }
+            }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("class-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let trace = folder.appendingPathComponent("class.jsonl")
+            try (lines.joined(separator: "\n") + "\n").write(to: trace, atomically: true, encoding: .utf8)
+            let store = folder.appendingPathComponent("workouts.sqlite").path
+            for (index, rider) in riders.enumerated() {
+                let zones = "\(100 + index),120,140,160"
+                #expect(runCLI(["athletes", "add", rider.name, "--hr-zones", zones, "--max-hr", "190", "--resting-hr", "50", "--store", store]).status == .success)
+                #expect(runCLI(["athletes", "assign", rider.name, "--hr", rider.address, "--store", store]).status == .success)
+            }
+            let browser = try Browser()
+            let mock = try MockBlueZ(trace: trace, speed: 1)
+            defer { mock.stop() }
+            let port = try freeLoopbackPort()
+            let base = "http://127.0.0.1:\(port)"
+            let serving = ServeCommandTests.Serving(mock, ["--idle-timeout", "2", "--http", "\(port)"], store: store, zones: false)
+            try WebTests.Running.waitUntilServing(base + "/")
+            try browser.open(base + "/class")
+            try browser.waitUntil("12 riders on the class screen") {
+                try browser.script("return document.querySelectorAll('.rider').length").doubleValue == 12
+            }
+            let names = try browser.script("return [...document.querySelectorAll('.rider .name')].map(e => e.textContent)").arrayValue
+            #expect(Set(names?.compactMap(\.stringValue) ?? []) == Set(riders.map(\.name)))
+            // The feed has Rider1's second value: the page shows it within 2 s.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                let shown = try JSONValue(parsing: WebTests.liveSnapshot(try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text))
+                if shown["riders"]?.arrayValue?.contains(where: { $0["name"] == "Rider1" && $0["heartRate"] == 131 }) == true { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            let seen = ContinuousClock.now
+            try browser.waitUntil("Rider1's 131 bpm") {
+                try browser.script("return [...document.querySelectorAll('.rider')].find(e => e.dataset.name === 'Rider1')?.querySelector('.heartRate').textContent").stringValue == "131"
+            }
+            #expect(ContinuousClock.now - seen < .seconds(2))
+            // % of the maximum (131 of 190 is 69 %) and the zone (120-140: the third of 100,120,140,160).
+            let tiles = try JSONValue(parsing: WebTests.liveSnapshot(try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text))
+            let first = tiles["riders"]?.arrayValue?.first { $0["name"] == "Rider1" }
+            #expect(first?["percentOfMaximum"] == 69 && first?["zone"]?["number"] == 3, "\(String(describing: first))")
+            if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/class.png") }
+            // A rider's own page.
+            try browser.open(base + "/athletes/rider12/live")
+            try browser.waitUntil("Rider12's page") { try browser.text("#heartRate") == "142" }
+            #expect(try browser.text("h1").hasPrefix("Live: Rider12"))
+
+            #expect(try serving.waitForSavedWorkouts(12, timeout: .seconds(60)))
+            let run = serving.stop()
+            #expect(run.status == .success, "\(run.errors)")
+            let listed = try serving.workouts()
+            #expect(Set(listed.compactMap { $0["athlete"]?.stringValue }) == Set(riders.map(\.name)))
+            for workout in listed {
+                let index = Int(workout["athlete"]?.stringValue?.dropFirst(5) ?? "") ?? 0
+                let shown = try serving.show(workout["id"]!.doubleValue!)
+                let first = shown?["zoneGroups"]?["heartRate"]?["configuration"]?["zones"]?.arrayValue?.first?["maximum"]?.doubleValue
+                #expect(first == Double(99 + index), "Rider\(index)'s own zones")
+            }
+        }
+
         @Test(.timeLimit(.minutes(10))) func theLivePageFollowsTheRideAndItsButtonsWork() throws {
             // Heart rate 120 bpm for 6 s, then 180 (from zone 2 to zone 5 of 100,130,150,170), 200 W.
             let source = try LiveControlTests.trace(seconds: 16, heartRate: { t in t < 6 ? "0678" : "06b4" }) { _ in

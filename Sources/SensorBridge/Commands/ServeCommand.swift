@@ -34,6 +34,11 @@ enum ServeCommand {
         During a workout SIGUSR1 marks a lap, SIGUSR2 pauses or resumes, and SIGRTMIN begins the
         next activity of --activities ('systemctl kill -s SIGRTMIN sensorbridge'); with several
         athletes at once they are ignored (they could not say whose).
+
+        With several athletes at once, --http serves a class: /class, a tile per rider who is
+        recording (name, heart rate, % of maximum, power, the zone's colour), each rider's own live
+        page at /athletes/NAME/live, and /api/class (docs/HTTP.md); --mqtt and --relay follow one
+        rider, so they need --athlete NAME.
         SIGTERM or SIGINT (Ctrl-C) finishes and saves a workout in progress, then exits with
         status 0. Losing the system bus itself (dbus-daemon stopped) saves it too and exits with
         status 1, for systemd to start serve again. Plain lines go to standard error (the journal, under systemd): one per state
@@ -117,10 +122,10 @@ enum ServeCommand {
             let chosen = ["hr", "power", AthleteOption.option].contains { arguments[$0] != nil }
             athletes = chosen ? [] : try store.athletes().filter { !$0.sensors.isEmpty }
         }
-        if !athletes.isEmpty, web != nil || mqtt.broker != nil || relayOptions.name != nil {
+        if !athletes.isEmpty, mqtt.broker != nil || relayOptions.name != nil {
             throw UsageError(
                 "serve records \(athletes.map(\.name.rawValue).joined(separator: ", ")) at once (athletes with sensors assigned); "
-                    + "--web, --mqtt and --relay follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
+                    + "--mqtt and --relay follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
         try ProfileValues.checkModels(
@@ -133,10 +138,14 @@ enum ServeCommand {
             for number in [SIGUSR1, SIGUSR2, nextActivitySignal] { signal(number, SIG_IGN) }
         }
         // The web page and the API for the whole run; the live feed follows each workout in turn.
-        let liveFeed = web.map { _ in LiveFeed() }
-        let server = try LiveWiring.serveWeb(web, arguments, context, live: liveFeed, log: log)
+        // With several athletes, a class: a feed per athlete and one for the box's own sensors.
+        let liveFeed = web != nil && athletes.isEmpty ? LiveFeed() : nil
+        let riders = web != nil && !athletes.isEmpty ? ClassFeed(riders: [(nil, LiveFeed())] + athletes.map { ($0.name, LiveFeed()) }) : nil
+        let server = try LiveWiring.serveWeb(web, arguments, context, live: liveFeed, riders: riders, log: log)
         defer {
             liveFeed?.closeAll()
+            riders?.closeAll()
+            for rider in riders?.riders ?? [] { rider.feed.closeAll() }
             server?.stop()
         }
         // Online from now until serve stops, across workouts.
@@ -186,17 +195,23 @@ enum ServeCommand {
             follow: { event in
                 routerOfKey[event.key]?.linkEvent(event)
                 liveFeed?.linkEvent(event)
+                // A class's rider hears of their own sensors' links (keyed NAME/hr).
+                if let riders {
+                    let name = event.key.split(separator: "/", maxSplits: 1).dropLast().first.flatMap { AthleteName(rawValue: String($0)) }
+                    riders.feed(of: name)?.linkEvent(event.rekeyed(ServeLane.role(event.key)))
+                }
             })
         links.start()
         defer { links.stop() }
         if lanes.count == 1 {
             try serve(
                 lanes[0], arguments, context, control: control, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, live: liveFeed, mqtt: publisher, signals: true, log: log)
+                latencyBudget: livePath.latencyBudget, live: liveFeed ?? riders?.feed(of: lanes[0].athlete), mqtt: publisher,
+                signals: true, log: log)
         } else {
             try serveAtOnce(
                 lanes, arguments, context, routers: routers, control: control, idleTimeout: idleTimeout,
-                minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget, log: log)
+                minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget, riders: riders, log: log)
         }
         if waiting.isBusLost {
             log("the system bus connection was lost (dbus-daemon stopped); exiting with status 1 so that systemd starts serve again")
@@ -318,7 +333,7 @@ enum ServeCommand {
     /// until serve stops; the first error stops every lane and is thrown here.
     static func serveAtOnce(
         _ lanes: [ServeLane], _ arguments: CommandArguments, _ context: CommandContext, routers: ServeRouters,
-        control: RecordingControl, idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration,
+        control: RecordingControl, idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, riders: ClassFeed?,
         log: @escaping @Sendable (String) -> Void
     ) throws {
         let shared = SharedContext(context: context)
@@ -332,7 +347,7 @@ enum ServeCommand {
                 do {
                     try serve(
                         lane, arguments, shared.context, control: control, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                        latencyBudget: latencyBudget, live: nil, mqtt: nil, signals: false, log: log)
+                        latencyBudget: latencyBudget, live: riders?.feed(of: lane.athlete), mqtt: nil, signals: false, log: log)
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     routers.stopAll()
@@ -354,7 +369,7 @@ enum ServeCommand {
         while let first = lane.router.waitForWorkout() {
             try record(
                 from: first, arguments, context, lane: lane, control: control, idleTimeout: idleTimeout,
-                minimumDuration: minimumDuration, latencyBudget: latencyBudget, live: live.map { ($0, lane.displayNames) },
+                minimumDuration: minimumDuration, latencyBudget: latencyBudget, live: live.map { ($0, lane.roleNames) },
                 mqtt: mqtt, signals: signals, log: log)
             if lane.router.isStopping { break }
             log("waiting for the sensors to send")

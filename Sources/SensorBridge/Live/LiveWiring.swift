@@ -45,15 +45,16 @@ struct LiveWiring {
     }
 
     /// The web page and the API on `web`'s address, over the store `arguments` name, with `live`
-    /// for the workout being recorded (`record`, `serve`; none for `web`); says where it serves.
+    /// for the workout being recorded (`record`, `serve`; none for `web`) or `riders` for a class
+    /// (`serve` with several athletes); says where it serves.
     /// Nil without `--http`.
     static func serveWeb(
-        _ web: WebOptions?, _ arguments: CommandArguments, _ context: CommandContext, live: LiveFeed?,
+        _ web: WebOptions?, _ arguments: CommandArguments, _ context: CommandContext, live: LiveFeed?, riders: ClassFeed? = nil,
         log: @escaping @Sendable (String) -> Void
     ) throws -> HTTPServer? {
         guard let web else { return nil }
         let server = try web.start(
-            store: try? StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: live, log: log)
+            store: try? StoreLocation.opener(arguments, context), timeZone: context.timeZone, live: live, riders: riders, log: log)
         log("serving \(web.url(port: server.port))")
         return server
     }

@@ -210,7 +210,8 @@ struct WorkoutSetup {
             sensors: sensors, configurations: WorkoutStateMachine.zonedTypes.compactMap(machine.zoneConfiguration(for:)),
             sensorKeys: sensorKeys, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
             targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: recording.plan.targetDebounce) },
-            activities: recording.plan.activities, steps: stepCoach)
+            activities: recording.plan.activities, steps: stepCoach,
+            maximumHeartRate: try? machine.preferences.profile.maximumHeartRate(on: machine.zonesDate))
     }
 
     /// The plan's live coach (`--plan`), for the dashboard, the page and MQTT. After `begin`.

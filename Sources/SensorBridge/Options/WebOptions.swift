@@ -118,13 +118,13 @@ struct WebOptions {
     /// Starts the server for the store at `storePath` (and the recording `live` follows), with the
     /// address and port in the message of a failure. `log` says what a person should know (wrong
     /// tokens).
-    func start(store: StoreOpener?, timeZone: TimeZone, live: LiveFeed?, log: @escaping @Sendable (String) -> Void)
-        throws -> HTTPServer
-    {
+    func start(
+        store: StoreOpener?, timeZone: TimeZone, live: LiveFeed?, riders: ClassFeed? = nil, log: @escaping @Sendable (String) -> Void
+    ) throws -> HTTPServer {
         let access = WebAccess(
             fullToken: token, readToken: readToken, readOnly: readOnly, loopbackOnly: Self.isLoopback(host), secure: tls != nil,
             log: log)
-        let app = WebApp(store: store, timeZone: timeZone, access: access, live: live)
+        let app = WebApp(store: store, timeZone: timeZone, access: access, live: live, riders: riders)
         access.port.store(port, ordering: .relaxed)
         do {
             let server = try HTTPServer(host: host, port: port, tls: tls, handler: app.handle)

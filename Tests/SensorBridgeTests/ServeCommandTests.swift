@@ -185,6 +185,62 @@ struct ServeCommandTests {
         }
     }
 
+    /// The README's class: its athletes added and assigned as it shows, then its `serve --http`
+    /// (on a free port) on the mock with Anna's strap and Ben's strap and power meter: `/api/class`
+    /// has both riders, and each workout is saved under its rider's name.
+    @Test func theREADMEClassExampleServesBothRiders() throws {
+        let examples = try readmeExamples(under: "## A class on one box")
+        #expect(examples.count == 5)
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("class-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        var serveWords: [String] = []
+        for (command, shown) in examples {
+            let words = command.split(separator: " ").dropFirst().map(String.init)
+            guard words.first != "serve" else {
+                serveWords = Array(words.dropFirst())
+                continue
+            }
+            let run = runCLI(words + ["--store", store])
+            #expect(run.status == .success && run.output.split(separator: "\n").map(String.init) == shown.filter { !$0.isEmpty }, "\(command): \(run.output)\(run.errors)")
+        }
+        #expect(serveWords == ["--http", "8080"])
+        let header = #"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{"anna":{"name":"HRM-A","address":"C4:7E:11:22:35:01"},"ben":{"name":"HRM-B","address":"C4:7E:11:22:35:02"},"benpower":{"name":"PM-B","address":"E8:FE:6E:91:9F:35"}}}"#
+        var lines = [header]
+        for step in 0..<24 {
+            let t = Double(step) * 0.5
+            lines.append(#"{"t":\#(t),"device":"anna","uuid":"2a37","hex":"0696"}"#)
+            lines.append(#"{"t":\#(t),"device":"ben","uuid":"2a37","hex":"068c"}"#)
+            lines.append(#"{"t":\#(t),"device":"benpower","uuid":"2a63","hex":"0000d200"}"#)
+        }
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("class-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: trace, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let mock = try MockBlueZ(trace: trace, speed: 1)
+        defer { mock.stop() }
+        let port = try freeLoopbackPort()
+        let serving = Serving(mock, ["--idle-timeout", "2", "--http", "\(port)"], store: store, zones: false)
+        let base = "http://127.0.0.1:\(port)"
+        try WebTests.Running.waitUntilServing(base + "/")
+        var riders: [JSONValue] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let snapshot = try JSONValue(parsing: WebTests.liveSnapshot(try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text))
+            riders = snapshot["riders"]?.arrayValue ?? []
+            if riders.count == 2, riders.allSatisfy({ $0["heartRate"] != .null }), riders.last?["power"] == 210 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(riders.map { $0["name"]?.stringValue } == ["Anna", "Ben"], "\(riders)")
+        // Anna 150 bpm of her 188 (80 %); Ben 140 of 208 - 0.7 × 41 = 179.3 (78 %), 210 W.
+        #expect(riders.first?["heartRate"] == 150 && riders.first?["percentOfMaximum"] == 80, "\(riders)")
+        #expect(riders.last?["heartRate"] == 140 && riders.last?["percentOfMaximum"] == 78 && riders.last?["power"] == 210, "\(riders)")
+        #expect(try WebTests.curl(base + "/athletes/ben/live").text.contains("Live: Ben"))
+        #expect(try WebTests.curl(base + "/athletes/nobody/live").status == 404)
+        #expect(try serving.waitForSavedWorkouts(2))
+        let run = serving.stop()
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(Set(try serving.workouts().compactMap { $0["athlete"]?.stringValue }) == ["Anna", "Ben"])
+    }
+
     @Test func twoRidesWithASilenceBetweenThemAreTwoSavedWorkouts() throws {
         // 2 s of the ride, silence, the same 2 s again from t = 12; twice real time: 1 s, 5 s quiet, 1 s.
         let (trace, ride) = try Self.twoRides(seconds: 2, gap: 12)

@@ -20,6 +20,9 @@ public final class MQTTPublisher: Sendable {
 
     public let topics: MQTTTopics
     private let client: MQTTClient?
+    /// Whether the connection is this publisher's own (the bridge's), which `stop` closes; a
+    /// class's riders' publishers share it (`rider(_:)`).
+    private let ownsClient: Bool
     private let log: @Sendable (String) -> Void
     private let state = Mutex(Shared())
     private let wake = DispatchSemaphore(value: 0)
@@ -65,6 +68,27 @@ public final class MQTTPublisher: Sendable {
             client = nil
             log("MQTT: \(error.function) failed (\(error)); nothing is published")
         }
+        ownsClient = true
+        start()
+    }
+
+    /// A class's rider's publisher (`serve` with several athletes): their topics under
+    /// `PREFIX/BRIDGE-ID/ATHLETE/`, a Home Assistant device of their own, on this publisher's
+    /// connection (its `status` says whether they are online too), following their workouts.
+    public func rider(_ athlete: AthleteName) -> MQTTPublisher {
+        MQTTPublisher(topics: MQTTTopics(broker: topics.broker, timeZone: topics.timeZone, athlete: athlete), client: client, log: log)
+    }
+
+    private init(topics: MQTTTopics, client: MQTTClient?, log: @escaping @Sendable (String) -> Void) {
+        self.topics = topics
+        self.client = client
+        self.log = log
+        ownsClient = false
+        start()
+    }
+
+    /// Publishes the discovery and starts following.
+    private func start() {
         for message in topics.discovery() { client?.publish(message) }
         let thread = Thread { [self] in
             Thread.nameCurrent("sb.mqtt.events")
@@ -94,12 +118,13 @@ public final class MQTTPublisher: Sendable {
         wake.signal()
     }
 
-    /// Publishes what waits (for up to about 2 s while connected), says `offline`, disconnects.
+    /// Publishes what waits (for up to about 2 s while connected), says `offline`, disconnects; a
+    /// rider's publisher only stops following (its riders are stopped before the bridge's).
     public func stop() {
         state.withLock { $0.stopping = true }
         wake.signal()
         _ = done.wait(timeout: .now() + 3)
-        guard let client else { return }
+        guard ownsClient, let client else { return }
         let undelivered = client.stop(within: .seconds(2))
         if undelivered > 0 {
             log("MQTT: \(undelivered) zone, event and state messages were not delivered to \(topics.broker.url)")

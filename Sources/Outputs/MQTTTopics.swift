@@ -5,7 +5,9 @@ public import Workouts
 public import WorkoutStore
 public import Zones
 
-/// The messages SensorBridge publishes, under `PREFIX/BRIDGE-ID/` (pure: what to publish, not when).
+/// The messages SensorBridge publishes, under `PREFIX/BRIDGE-ID/`, or a class's rider's under
+/// `PREFIX/BRIDGE-ID/ATHLETE/` (pure: what to publish, not when). `status` is the connection's, the
+/// bridge's only.
 ///
 /// | topic | QoS | retained | payload |
 /// |---|---|---|---|
@@ -25,6 +27,30 @@ public struct MQTTTopics: Sendable {
     public let broker: MQTTBroker
     /// The zone whose offset the instants carry (`TimeText`: `record` and `serve`'s `TZ`).
     public var timeZone: TimeZone = .current
+    /// A class's rider (`serve` with several athletes), whose topics are a level below the bridge's.
+    public var athlete: AthleteName?
+
+    public init(broker: MQTTBroker, timeZone: TimeZone = .current, athlete: AthleteName? = nil) {
+        self.broker = broker
+        self.timeZone = timeZone
+        self.athlete = athlete
+    }
+
+    /// The topics' first levels: the bridge's, and the athlete's name as a level of its own (`/`,
+    /// `+` and `#`, which a level cannot hold, made `_`).
+    public var base: String {
+        broker.base + (athlete.map { String($0.rawValue.map { "/+#".contains($0) ? "_" : $0 }) + "/" } ?? "")
+    }
+
+    /// What Home Assistant's ids hold of the bridge and the athlete: letters, digits, `_` and `-`
+    /// (others made `_`).
+    var discoveryID: String {
+        guard let athlete else { return broker.bridgeID }
+        let name = athlete.rawValue.lowercased().unicodeScalars.map { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-") ? Character(scalar) : "_"
+        }
+        return broker.bridgeID + "_" + String(name)
+    }
 
     /// The live quantities: the type, the topic's last level, the unit, Home Assistant's name, device class and icon.
     public static let live: [(type: QuantityType, topic: String, unit: String, name: String, deviceClass: String?, icon: String)] = [
@@ -41,18 +67,18 @@ public struct MQTTTopics: Sendable {
     /// A live value, rounded to a tenth (heart rate and power are whole numbers already).
     public func live(_ type: QuantityType, _ value: Double) -> MQTTMessage? {
         guard let entry = Self.live.first(where: { $0.type == type }) else { return nil }
-        return MQTTMessage(topic: broker.base + entry.topic, text: ((value * 10).rounded() / 10).formatted, qos: .atMostOnce)
+        return MQTTMessage(topic: base + entry.topic, text: ((value * 10).rounded() / 10).formatted, qos: .atMostOnce)
     }
 
     /// DFA α1 of a new window (DESIGN.md §3 "DFA α1"), to hundredths.
     public func dfaAlpha1(_ alpha1: Double) -> MQTTMessage {
-        MQTTMessage(topic: broker.base + "dfa_alpha1", text: ((alpha1 * 100).rounded() / 100).formatted, qos: .atMostOnce)
+        MQTTMessage(topic: base + "dfa_alpha1", text: ((alpha1 * 100).rounded() / 100).formatted, qos: .atMostOnce)
     }
 
     /// A zone update whole: the zone left and entered with their durations, the running zone group.
     public func zoneUpdate(_ update: ZoneUpdate) -> MQTTMessage {
         MQTTMessage(
-            topic: broker.base + "zone/" + Self.zoneTopic(update.quantityType),
+            topic: base + "zone/" + Self.zoneTopic(update.quantityType),
             text: WorkoutJSON.zoneUpdate(update, start: .zero).serialized, qos: .atLeastOnce)
     }
 
@@ -61,7 +87,7 @@ public struct MQTTTopics: Sendable {
     public func event(_ event: WorkoutEvent) -> MQTTMessage? {
         switch event.kind {
         case .pause, .resume, .lap, .activity:
-            MQTTMessage(topic: broker.base + "event", text: WorkoutJSON.event(event, start: .zero).serialized, qos: .atLeastOnce)
+            MQTTMessage(topic: base + "event", text: WorkoutJSON.event(event, start: .zero).serialized, qos: .atLeastOnce)
         case .sensorLost, .sensorRegained, .sensorState:
             nil
         }
@@ -70,37 +96,37 @@ public struct MQTTTopics: Sendable {
     /// `{"type":"start","t":0,"start":"2026-11-02T17:30:00Z"}` (the start with its offset in `timeZone`).
     public func started(_ date: Date) -> MQTTMessage {
         let object: JSONObject = ["type": "start", "t": 0, "start": .string(TimeText.instant(date, in: timeZone))]
-        return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
+        return MQTTMessage(topic: base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
     }
 
     /// `{"type":"end","t":3780}`: `t` is the latest time the workout had reached.
     public func ended(at time: Duration) -> MQTTMessage {
         let object: JSONObject = ["type": "end", "t": .number(time.seconds)]
-        return MQTTMessage(topic: broker.base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
+        return MQTTMessage(topic: base + "event", text: JSONValue.object(object).serialized, qos: .atLeastOnce)
     }
 
     /// The plan's step under way, as `/api/live` gives it.
     public func step(_ step: DashboardState.Step) -> MQTTMessage {
-        MQTTMessage(topic: broker.base + "step", text: PlanText.json(step).serialized, qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: base + "step", text: PlanText.json(step).serialized, qos: .atLeastOnce, retain: true)
     }
 
     /// The plan is done: no step is under way.
     public func planDone() -> MQTTMessage {
-        MQTTMessage(topic: broker.base + "step", text: #"{"number":null}"#, qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: base + "step", text: #"{"number":null}"#, qos: .atLeastOnce, retain: true)
     }
 
     public func sensorState(_ key: String, _ state: SensorState) -> MQTTMessage {
-        MQTTMessage(topic: broker.base + "sensor/" + key, text: state.rawValue, qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: base + "sensor/" + key, text: state.rawValue, qos: .atLeastOnce, retain: true)
     }
 
     public func workoutState(_ state: WorkoutBuilderState) -> MQTTMessage {
-        MQTTMessage(topic: broker.base + "workout/state", text: state.rawValue, qos: .atLeastOnce, retain: true)
+        MQTTMessage(topic: base + "workout/state", text: state.rawValue, qos: .atLeastOnce, retain: true)
     }
 
     /// The finished workout as `record --json` and `workouts show --json` print it.
     public func summary(_ workout: Workout, id: WorkoutID?, identity: WorkoutIdentity?) -> MQTTMessage {
         MQTTMessage(
-            topic: broker.base + "workout/summary",
+            topic: base + "workout/summary",
             text: WorkoutJSON.object(workout, id: id, identity: identity, zoneUpdates: false, timeZone: timeZone).serialized,
             qos: .atLeastOnce, retain: true)
     }
@@ -110,15 +136,16 @@ public struct MQTTTopics: Sendable {
     /// unavailable while the bridge is offline; a live value older than 10 s (α1: 30 s) shows as
     /// unavailable.
     public func discovery() -> [MQTTMessage] {
-        let id = broker.bridgeID
+        let id = discoveryID
+        let deviceName = "SensorBridge \(broker.bridgeID)" + (athlete.map { " \($0.rawValue)" } ?? "")
         let device: JSONValue = .object([
-            "identifiers": .array([.string("sensorbridge_\(id)")]), "name": .string("SensorBridge \(id)"),
+            "identifiers": .array([.string("sensorbridge_\(id)")]), "name": .string(deviceName),
             "manufacturer": "SensorBridge", "model": "sensorbridge",
         ])
         func config(_ thing: String, name: String, state: String, extra: JSONObject) -> MQTTMessage {
             var object: JSONObject = [
                 "name": .string(name), "unique_id": .string("\(id)_\(thing)"), "object_id": .string("sensorbridge_\(id)_\(thing)"),
-                "state_topic": .string(broker.base + state), "availability_topic": .string(availability), "device": device,
+                "state_topic": .string(base + state), "availability_topic": .string(availability), "device": device,
             ]
             for (key, value) in extra.pairs { object.append(key, value) }
             return MQTTMessage(

@@ -272,6 +272,64 @@ extension BridgeOutTests {
             }
         }
 
+        /// A class on MQTT: three athletes and the box's own strap recorded at once by one serve on
+        /// one connection; each athlete's values, zone updates, events, states and finished workout
+        /// under their own level with a Home Assistant device each, the box's own under the
+        /// bridge's topics, one `status` for all.
+        @Test(.timeLimit(.minutes(10))) func serveWithSeveralAthletesPublishesEachUnderTheirOwnTopics() throws {
+            let devices = [
+                ("anna", "HRM-A", "C4:7E:11:22:36:01", "0678"), ("ben", "HRM-B", "C4:7E:11:22:36:02", "068c"),
+                ("cleo", "HRM-C", "C4:7E:11:22:36:03", "06a0"), ("own", "HRM-O", "C4:7E:11:22:36:04", "06b4"),
+            ]
+            let header = #"{"sensorbridge":"trace","version":1,"start":"2026-11-02T17:30:00Z","devices":{"#
+                + devices.map { #""\#($0.0)":{"name":"\#($0.1)","address":"\#($0.2)"}"# }.joined(separator: ",") + "}}"
+            var lines = [header]
+            for step in 0..<12 {
+                for device in devices { lines.append(#"{"t":\#(Double(step) / 2),"device":"\#(device.0)","uuid":"2a37","hex":"\#(device.3)"}"#) }
+            }
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let trace = folder.appendingPathComponent("class.jsonl")
+            try (lines.joined(separator: "\n") + "\n").write(to: trace, atomically: true, encoding: .utf8)
+            let store = folder.appendingPathComponent("w.sqlite").path
+            for (name, device) in zip(["Anna", "Ben", "Cleo"], devices) {
+                #expect(runCLI(["athletes", "add", name, "--hr-zones", "100,130,150,170", "--store", store]).status == .success)
+                #expect(runCLI(["athletes", "assign", name, "--hr", device.2, "--store", store]).status == .success)
+            }
+            let broker = try MosquittoBroker()
+            let mock = try MockBlueZ(trace: trace, speed: 2, paired: true)
+            defer { mock.stop() }
+            let subscriber = try MQTTSubscriber(broker, topics: ["sbtest/#", "homeassistant/#"])
+            #expect(subscriber.waitUntilSubscribed(), "\(subscriber.output)")
+            let serving = ServeCommandTests.Serving(
+                mock, ["--idle-timeout", "2", "--mqtt", broker.url + "/sbtest", "--bridge-id", "gym", "--hr-zones", "100,130,150,170"],
+                store: store, zones: false)
+            #expect(try serving.waitForSavedWorkouts(4))
+            #expect(subscriber.waitFor { $0.topic == "sbtest/gym/Cleo/workout/summary" })
+            let run = serving.stop()
+            #expect(run.status == .success, "\(run.errors)")
+            #expect(run.errors.components(separatedBy: "MQTT: connected to").count == 2, "one connection: \(run.errors)")
+            #expect(subscriber.waitFor { $0.topic == "sbtest/gym/status" && $0.payload == "offline" })
+            let messages = subscriber.messages
+            func on(_ topic: String) -> [ReceivedMQTTMessage] { messages.filter { $0.topic == "sbtest/gym/" + topic } }
+            for (rider, bpm) in [("Anna/", "120"), ("Ben/", "140"), ("Cleo/", "160"), ("", "180")] {
+                #expect(Set(on(rider + "heart_rate").map(\.payload)) == [bpm], "\(rider): \(on(rider + "heart_rate").map(\.payload))")
+                #expect(on(rider + "zone/heart_rate").count >= 1, "\(rider)")
+                #expect(on(rider + "event").compactMap { Self.json($0)?["type"]?.stringValue } == ["start", "end"], "\(rider)")
+                #expect(on(rider + "workout/state").last?.payload == "finished", "\(rider)")
+                // The box's own strap is its `hr`: the athletes' straps are theirs, not counted.
+                #expect(on(rider + "sensor/hr").map(\.payload).prefix(2) == ["connecting", "notifying"], "\(rider)")
+                let summary = on(rider + "workout/summary").last.flatMap(Self.json)
+                #expect(summary?["athlete"]?.stringValue == (rider.isEmpty ? nil : String(rider.dropLast())), "\(rider)")
+            }
+            #expect(on("Anna/status").isEmpty && on("status").map(\.payload) == ["online", "offline"])
+            // Home Assistant: a device per athlete, its topics under the athlete's level, the bridge's status.
+            let anna = try #require(messages.first { $0.topic == "homeassistant/sensor/gym_anna_heart_rate/config" }.flatMap(Self.json))
+            #expect(anna["state_topic"] == "sbtest/gym/Anna/heart_rate" && anna["availability_topic"] == "sbtest/gym/status")
+            #expect(anna["device"]?["identifiers"] == ["sensorbridge_gym_anna"] && anna["device"]?["name"] == "SensorBridge gym Anna")
+            #expect(messages.contains { $0.topic == "homeassistant/sensor/gym_heart_rate/config" })
+        }
+
         /// serve keeps one connection across its workouts and publishes each finished one.
         @Test(.timeLimit(.minutes(10))) func serveFollowsEachWorkoutOnOneConnection() throws {
             let (trace, ride) = try ServeCommandTests.twoRides(seconds: 2, gap: 12)

@@ -37,8 +37,9 @@ enum ServeCommand {
 
         With several athletes at once, --http serves a class: /class, a tile per rider who is
         recording (name, heart rate, % of maximum, power, the zone's colour), each rider's own live
-        page at /athletes/NAME/live, and /api/class (docs/HTTP.md); --mqtt and --relay follow one
-        rider, so they need --athlete NAME.
+        page at /athletes/NAME/live, and /api/class (docs/HTTP.md); --mqtt publishes each rider's
+        topics under PREFIX/BRIDGE-ID/ATHLETE/ with a Home Assistant device each; --relay offers
+        one rider's sensors, so it needs --athlete NAME.
         SIGTERM or SIGINT (Ctrl-C) finishes and saves a workout in progress, then exits with
         status 0. Losing the system bus itself (dbus-daemon stopped) saves it too and exits with
         status 1, for systemd to start serve again. Plain lines go to standard error (the journal, under systemd): one per state
@@ -122,10 +123,10 @@ enum ServeCommand {
             let chosen = ["hr", "power", AthleteOption.option].contains { arguments[$0] != nil }
             athletes = chosen ? [] : try store.athletes().filter { !$0.sensors.isEmpty }
         }
-        if !athletes.isEmpty, mqtt.broker != nil || relayOptions.name != nil {
+        if !athletes.isEmpty, relayOptions.name != nil {
             throw UsageError(
                 "serve records \(athletes.map(\.name.rawValue).joined(separator: ", ")) at once (athletes with sensors assigned); "
-                    + "--mqtt and --relay follow one workout at a time: give --athlete NAME to serve one athlete, or leave them out")
+                    + "--relay offers one rider's sensors: give --athlete NAME to serve one athlete, or leave it out")
         }
         let setup = try logging(context, log) { try WorkoutSetup(arguments, $0, command: "serve", alwaysSave: true) }
         try ProfileValues.checkModels(
@@ -203,14 +204,19 @@ enum ServeCommand {
             })
         links.start()
         defer { links.stop() }
+        // A class's riders publish under their own topics, on the bridge's connection.
+        // (Stopped before the bridge's, which closes the connection.)
+        let riderPublishers = athletes.isEmpty ? [] : lanes.compactMap { lane in lane.athlete.flatMap { publisher?.rider($0) } }
+        defer { for rider in riderPublishers { rider.stop() } }
+        let publishers = lanes.map { lane in riderPublishers.first { $0.topics.athlete == lane.athlete } ?? publisher }
         if lanes.count == 1 {
             try serve(
                 lanes[0], arguments, context, control: control, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                latencyBudget: livePath.latencyBudget, live: liveFeed ?? riders?.feed(of: lanes[0].athlete), mqtt: publisher,
+                latencyBudget: livePath.latencyBudget, live: liveFeed ?? riders?.feed(of: lanes[0].athlete), mqtt: publishers[0],
                 signals: true, log: log)
         } else {
             try serveAtOnce(
-                lanes, arguments, context, routers: routers, control: control, idleTimeout: idleTimeout,
+                Array(zip(lanes, publishers)), arguments, context, routers: routers, control: control, idleTimeout: idleTimeout,
                 minimumDuration: minimumDuration, latencyBudget: livePath.latencyBudget, riders: riders, log: log)
         }
         if waiting.isBusLost {
@@ -275,10 +281,10 @@ enum ServeCommand {
 
     /// The sensors of --hr and --power, else those assigned to --athlete, else the paired or
     /// trusted ones keyed by what they offer (`power`, `hr`, `csc`; a second of a kind is `hr2`).
-    static func requestedSensors(_ arguments: CommandArguments, athlete: AthleteRecord?, _ client: BlueZClient, adapter: String)
-        throws(BlueZError)
-        -> [SensorRequest]
-    {
+    /// `assigned`: addresses (upper case) left out of the paired ones, an athlete's.
+    static func requestedSensors(
+        _ arguments: CommandArguments, athlete: AthleteRecord?, _ client: BlueZClient, adapter: String, leavingOut assigned: Set<String> = []
+    ) throws(BlueZError) -> [SensorRequest] {
         var queries = [("hr", arguments["hr"]), ("power", arguments["power"])].compactMap { key, query in
             query.map { (key, $0) }
         }
@@ -292,7 +298,8 @@ enum ServeCommand {
         }
         var counts: [String: Int] = [:]
         return client.sensors(adapter: adapter).filter {
-            $0.paired || client.properties($0.path, BlueZClient.deviceInterface)?["Trusted"]?.bool == true
+            ($0.paired || client.properties($0.path, BlueZClient.deviceInterface)?["Trusted"]?.bool == true)
+                && !assigned.contains($0.address.uppercased())
         }.sorted { $0.address < $1.address }.map { sensor in
             let kind = sensor.services.contains(0x1818) ? "power" : sensor.services.contains(0x180D) ? "hr" : "csc"
             counts[kind, default: 0] += 1
@@ -322,9 +329,7 @@ enum ServeCommand {
             if !requests.isEmpty { lanes.append((athlete.name, requests)) }
         }
         let assigned = Set(athletes.flatMap { $0.sensors.values })
-        let own = try requestedSensors(arguments, athlete: nil, client, adapter: adapter).filter {
-            !assigned.contains($0.device.address.uppercased())
-        }
+        let own = try requestedSensors(arguments, athlete: nil, client, adapter: adapter, leavingOut: assigned)
         if !own.isEmpty { lanes.insert((nil, own), at: 0) }
         return (lanes, unknown)
     }
@@ -332,14 +337,14 @@ enum ServeCommand {
     /// Several lanes at once, each on a thread of its own recording its workouts one after another
     /// until serve stops; the first error stops every lane and is thrown here.
     static func serveAtOnce(
-        _ lanes: [ServeLane], _ arguments: CommandArguments, _ context: CommandContext, routers: ServeRouters,
+        _ lanes: [(lane: ServeLane, mqtt: MQTTPublisher?)], _ arguments: CommandArguments, _ context: CommandContext, routers: ServeRouters,
         control: RecordingControl, idleTimeout: Duration, minimumDuration: Duration, latencyBudget: Duration, riders: ClassFeed?,
         log: @escaping @Sendable (String) -> Void
     ) throws {
         let shared = SharedContext(context: context)
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchGroup()
-        for lane in lanes {
+        for (lane, mqtt) in lanes {
             done.enter()
             Thread.detachNewThread {
                 Thread.nameCurrent("sb.lane")
@@ -347,7 +352,7 @@ enum ServeCommand {
                 do {
                     try serve(
                         lane, arguments, shared.context, control: control, idleTimeout: idleTimeout, minimumDuration: minimumDuration,
-                        latencyBudget: latencyBudget, live: riders?.feed(of: lane.athlete), mqtt: nil, signals: false, log: log)
+                        latencyBudget: latencyBudget, live: riders?.feed(of: lane.athlete), mqtt: mqtt, signals: false, log: log)
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     routers.stopAll()

@@ -16,6 +16,8 @@ public enum ProfileJSON {
         object.append("functionalThresholdPower", number(p.functionalThresholdPower))
         object.append("powerZoneModel", .string(preferences.powerZoneModel.rawValue))
         object.append("lactateThresholdHeartRate", number(p.lactateThresholdHeartRate))
+        object.append("sex", p.sex.map { .string($0.rawValue) } ?? .null)
+        object.append("weight", number(p.weight))
         object.append("heartRateZoneModel", .string(preferences.heartRateZoneModel.rawValue))
         return .object(object)
     }

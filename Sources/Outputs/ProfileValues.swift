@@ -4,9 +4,11 @@ public import Zones
 
 /// The profile's named values, as the command line's flags (`--age`, `--resting-hr`, ...) and the
 /// API's `POST /api/profile` (`{"age": 40, "resting-hr": 50}`) give them: age or birth-date,
-/// resting-hr, max-hr, lthr, ftp, power-model, hr-model.
+/// resting-hr, max-hr, lthr, ftp, power-model, hr-model, sex, weight.
 public enum ProfileValues {
-    public static let options: Set<String> = ["age", "birth-date", "resting-hr", "max-hr", "lthr", "ftp", "power-model", "hr-model"]
+    public static let options: Set<String> = [
+        "age", "birth-date", "resting-hr", "max-hr", "lthr", "ftp", "power-model", "hr-model", "sex", "weight",
+    ]
 
     /// The flags that give a heart rate of the profile.
     public static let heartRateOptions = ["age", "birth-date", "resting-hr", "max-hr", "lthr"]
@@ -19,7 +21,14 @@ public enum ProfileValues {
             maximumHeartRate: try arguments.wholeNumber("max-hr", in: AthleteProfile.heartRateRange, example: "185 (bpm)"),
             functionalThresholdPower: try arguments.wholeNumber(
                 "ftp", in: AthleteProfile.functionalThresholdPowerRange, example: "250 (W)"),
-            lactateThresholdHeartRate: try arguments.wholeNumber("lthr", in: AthleteProfile.heartRateRange, example: "165 (bpm)"))
+            lactateThresholdHeartRate: try arguments.wholeNumber("lthr", in: AthleteProfile.heartRateRange, example: "165 (bpm)"),
+            weight: try arguments.wholeNumber("weight", in: AthleteProfile.weightRange, example: "72 (kg)"))
+        if let text = arguments["sex"] {
+            guard let sex = AthleteProfile.Sex(rawValue: text.lowercased()) else {
+                throw RequestError("\(arguments.spelled("sex")) takes female or male (for calories from heart rate), not '\(text)'")
+            }
+            profile.sex = sex
+        }
         if let text = arguments["birth-date"] {
             guard profile.age == nil else { throw RequestError("give \(arguments.spelled("age")) or \(arguments.spelled("birth-date")), not both") }
             guard let birthDate = CalendarDate(iso8601: text) else {
@@ -110,6 +119,8 @@ public enum ProfileValues {
         profile.maximumHeartRate = given.maximumHeartRate ?? profile.maximumHeartRate
         profile.functionalThresholdPower = given.functionalThresholdPower ?? profile.functionalThresholdPower
         profile.lactateThresholdHeartRate = given.lactateThresholdHeartRate ?? profile.lactateThresholdHeartRate
+        profile.sex = given.sex ?? profile.sex
+        profile.weight = given.weight ?? profile.weight
         return profile
     }
 

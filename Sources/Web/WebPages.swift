@@ -532,7 +532,8 @@ enum WebPages {
             ("age", "Age", "age"), ("birth-date", "Birth date", "birthDate"), ("resting-hr", "Resting HR", "restingHeartRate"),
             ("max-hr", "Max HR", "maximumHeartRate"), ("lthr", "Threshold HR (LTHR)", "lactateThresholdHeartRate"),
             ("hr-model", "HR zones (reserve, max or lthr)", "heartRateZoneModel"), ("ftp", "FTP (W)", "functionalThresholdPower"),
-            ("power-model", "Power zones (6 or 7)", "powerZoneModel"),
+            ("power-model", "Power zones (6 or 7)", "powerZoneModel"), ("sex", "Sex (female or male)", "sex"),
+            ("weight", "Weight (kg)", "weight"),
         ]
         let inputs = profileFields.map { option, label, key -> String in
             let value = profile[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? $0.doubleValue.map { number($0) }) } ?? ""

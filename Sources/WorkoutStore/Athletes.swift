@@ -1,4 +1,5 @@
 import Foundation
+import Workouts
 public import Zones
 
 /// A person whose workouts a box records, by name: `sensorbridge athletes add Anna`. Several
@@ -253,17 +254,8 @@ extension WorkoutStore {
     }
 
     func writeAthletePreferences(_ preferences: ZonePreferences, id: Int64) throws {
-        let profile = preferences.profile
-        try connection.statement(
-            """
-            UPDATE athletes SET birth_date = ?, age = ?, resting_heart_rate = ?, maximum_heart_rate = ?,
-                functional_threshold_power = ?, power_zone_model = ?, lactate_threshold_heart_rate = ?, heart_rate_zone_model = ?
-            WHERE id = ?
-            """
-        ).run(
-            profile.birthDate?.description, profile.age, profile.restingHeartRate, profile.maximumHeartRate,
-            profile.functionalThresholdPower, preferences.powerZoneModel.rawValue, profile.lactateThresholdHeartRate,
-            preferences.heartRateZoneModel.rawValue, id)
+        try connection.statement("UPDATE athletes SET \(Self.profileAssignments) WHERE id = ?")
+            .run(arguments: Self.profileValues(WorkoutProfile(preferences)) + [id])
         try connection.statement("DELETE FROM athlete_preferred_zone_configurations WHERE athlete_id = ?").run(id)
         for configuration in preferences.preferredConfigurations.values {
             try connection.statement(

@@ -86,7 +86,7 @@ public struct PeopleChanges: Sendable, Equatable {
             .map { "\($0.quantityType.rawValue):\($0.boundaryValues)" }
         return "\(p.birthDate?.description ?? "-") \(p.age ?? -1) \(p.restingHeartRate ?? -1) \(p.maximumHeartRate ?? -1) "
             + "\(p.functionalThresholdPower ?? -1) \(p.lactateThresholdHeartRate ?? -1) \(preferences.powerZoneModel.rawValue) "
-            + "\(preferences.heartRateZoneModel.rawValue) \(zones)"
+            + "\(preferences.heartRateZoneModel.rawValue) \(zones) \(p.sex?.rawValue ?? "-") \(p.weight ?? -1)"
     }
 
     static func canonical(_ record: AthleteRecord) -> String {

@@ -25,17 +25,13 @@ extension WorkoutStore {
     }
 
     func writePreferences(_ preferences: ZonePreferences, changed: Int64?) throws {
-        let profile = preferences.profile
         try connection.statement(
             """
             INSERT INTO profile (id, \(Self.profileColumns), changed_ms)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (1, \(Self.profilePlaceholders), ?)
             ON CONFLICT (id) DO UPDATE SET \(Self.profileUpdates), changed_ms = excluded.changed_ms
             """
-        ).run(
-            profile.birthDate?.description, profile.age, profile.restingHeartRate, profile.maximumHeartRate,
-            profile.functionalThresholdPower, preferences.powerZoneModel.rawValue, profile.lactateThresholdHeartRate,
-            preferences.heartRateZoneModel.rawValue, changed ?? Self.changeStamp())
+        ).run(arguments: Self.profileValues(WorkoutProfile(preferences)) + [changed ?? Self.changeStamp()])
         try connection.execute("DELETE FROM preferred_zone_configurations")
         for configuration in preferences.preferredConfigurations.values {
             try connection.statement(

@@ -7,21 +7,30 @@ extension WorkoutStore {
     static let profileColumns = profileColumnNames.joined(separator: ", ")
     private static let profileColumnNames = [
         "birth_date", "age", "resting_heart_rate", "maximum_heart_rate", "functional_threshold_power", "power_zone_model",
-        "lactate_threshold_heart_rate", "heart_rate_zone_model",
+        "lactate_threshold_heart_rate", "heart_rate_zone_model", "sex", "weight",
     ]
+    /// `?, ?, ...`: a placeholder for each profile column.
+    static let profilePlaceholders = Array(repeating: "?", count: profileColumnNames.count).joined(separator: ", ")
+    /// `birth_date = ?, age = ?, ...`: an UPDATE's setting of every profile column.
+    static let profileAssignments = profileColumnNames.map { "\($0) = ?" }.joined(separator: ", ")
+
+    /// The values of `profileColumns`, in their order.
+    static func profileValues(_ profile: WorkoutProfile) -> [(any StoreValue)?] {
+        let athlete = profile.athlete
+        return [
+            athlete.birthDate?.description, athlete.age, athlete.restingHeartRate, athlete.maximumHeartRate,
+            athlete.functionalThresholdPower, profile.powerZoneModel.rawValue, athlete.lactateThresholdHeartRate,
+            profile.heartRateZoneModel.rawValue, athlete.sex?.rawValue, athlete.weight,
+        ]
+    }
     /// `birth_date = excluded.birth_date, ...`: an upsert's update of every profile column.
     static let profileUpdates = profileColumnNames.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Stores the profile `workout` was recorded with (`workout_profiles`, migrations 5 and 6); the caller
     /// holds a transaction.
     func insertProfile(_ profile: WorkoutProfile, workout: Int64) throws {
-        let athlete = profile.athlete
-        try connection.statement(
-            "INSERT INTO workout_profiles (workout_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        ).run(
-            workout, athlete.birthDate?.description, athlete.age, athlete.restingHeartRate, athlete.maximumHeartRate,
-            athlete.functionalThresholdPower, profile.powerZoneModel.rawValue, athlete.lactateThresholdHeartRate,
-            profile.heartRateZoneModel.rawValue)
+        try connection.statement("INSERT INTO workout_profiles (workout_id, \(Self.profileColumns)) VALUES (?, \(Self.profilePlaceholders))")
+            .run(arguments: [workout] + Self.profileValues(profile))
     }
 
     /// The profile `workout` was recorded with; nil for a workout stored before migration 5.
@@ -30,7 +39,7 @@ extension WorkoutStore {
             .firstRow(workout) { try profile(from: $0) }
     }
 
-    /// The profile in the row's first eight columns, `profileColumns`.
+    /// The profile in the row's first columns, `profileColumns`.
     func profile(from row: any StoreRow) throws -> WorkoutProfile {
         var birthDate: CalendarDate?
         if let text = row.optionalText(0) {
@@ -45,11 +54,17 @@ extension WorkoutStore {
         guard let heartRateModel = HeartRateZoneModel(rawValue: row.text(7)) else {
             throw WorkoutStoreError.invalidData(path: path, reason: "unknown heart-rate zone model \(row.text(7))")
         }
+        let sex = try row.optionalText(8).map { text in
+            guard let sex = AthleteProfile.Sex(rawValue: text) else {
+                throw WorkoutStoreError.invalidData(path: path, reason: "unknown sex \(text) in a profile")
+            }
+            return sex
+        }
         return WorkoutProfile(
             athlete: AthleteProfile(
                 birthDate: birthDate, age: row.optionalInt(1), restingHeartRate: row.optionalInt(2),
                 maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4),
-                lactateThresholdHeartRate: row.optionalInt(6)),
+                lactateThresholdHeartRate: row.optionalInt(6), sex: sex, weight: row.optionalInt(9)),
             powerZoneModel: model, heartRateZoneModel: heartRateModel)
     }
 

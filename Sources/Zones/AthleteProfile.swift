@@ -16,10 +16,19 @@ public struct AthleteProfile: Sendable, Hashable {
     public var functionalThresholdPower: Int?
     /// Lactate-threshold heart rate in count/min (the %LTHR model's reference).
     public var lactateThresholdHeartRate: Int?
+    /// For calories from heart rate (`HeartRateCalories`), which differ by sex.
+    public var sex: Sex?
+    /// Body weight in whole kilograms: for calories from heart rate and W/kg.
+    public var weight: Int?
+
+    /// What the calorie equations tell apart.
+    public enum Sex: String, Sendable, Hashable, CaseIterable {
+        case female, male
+    }
 
     public init(
         birthDate: CalendarDate? = nil, age: Int? = nil, restingHeartRate: Int? = nil, maximumHeartRate: Int? = nil,
-        functionalThresholdPower: Int? = nil, lactateThresholdHeartRate: Int? = nil
+        functionalThresholdPower: Int? = nil, lactateThresholdHeartRate: Int? = nil, sex: Sex? = nil, weight: Int? = nil
     ) {
         self.birthDate = birthDate
         self.age = age
@@ -27,6 +36,8 @@ public struct AthleteProfile: Sendable, Hashable {
         self.maximumHeartRate = maximumHeartRate
         self.functionalThresholdPower = functionalThresholdPower
         self.lactateThresholdHeartRate = lactateThresholdHeartRate
+        self.sex = sex
+        self.weight = weight
     }
 
     /// Ages the models accept, in years.
@@ -35,6 +46,8 @@ public struct AthleteProfile: Sendable, Hashable {
     public static let heartRateRange = 20...250
     /// Functional threshold powers the models accept, in W (from 20 W the six or seven zones are distinct).
     public static let functionalThresholdPowerRange = 20...2500
+    /// Body weights the profile takes, in kg.
+    public static let weightRange = 20...300
     /// The least heart-rate reserve (maximum - resting, count/min) that keeps five distinct zones.
     public static let minimumHeartRateReserve = 10
     /// The heart-rate zone boundaries in percent of the heart-rate reserve (Karvonen), increasing.

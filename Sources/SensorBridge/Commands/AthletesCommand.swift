@@ -12,7 +12,8 @@ enum AthletesCommand {
     static let help = """
         Usage: sensorbridge athletes add NAME [--age N | --birth-date YYYY-MM-DD] [--resting-hr N]
                                      [--max-hr N] [--lthr N] [--hr-model reserve|max|lthr] [--ftp N]
-                                     [--power-model 6|7] [--hr-zones A,B,...] [--power-zones A,B,...]
+                                     [--power-model 6|7] [--sex female|male] [--weight KG]
+                                     [--hr-zones A,B,...] [--power-zones A,B,...]
                sensorbridge athletes list [--json]
                sensorbridge athletes assign NAME [--hr ADDRESS] [--power ADDRESS]
                sensorbridge athletes remove NAME [--yes]

@@ -9,7 +9,8 @@ enum ProfileCommand {
     static let help = """
         Usage: sensorbridge profile set [--age N | --birth-date YYYY-MM-DD] [--resting-hr N] [--max-hr N]
                                         [--lthr N] [--hr-model reserve|max|lthr] [--ftp N]
-                                        [--power-model 6|7] [--json] [--store PATH]
+                                        [--power-model 6|7] [--sex female|male] [--weight KG]
+                                        [--json] [--store PATH]
                sensorbridge profile show [--json] [--store PATH]
                sensorbridge profile reset [--yes] [--json] [--store PATH]
                sensorbridge profile suggest [--apply] [--from DAY] [--json] [--store PATH]
@@ -40,6 +41,9 @@ enum ProfileCommand {
           --hr-model reserve|max|lthr  heart-rate zones by reserve (default), % of maximum or % of LTHR
           --ftp N                    functional threshold power, W
           --power-model 6|7          six power zones (default) or Coggan's seven
+          --sex female|male          for calories from heart rate (the class screen)
+          --weight KG                body weight in whole kg (20 to 300), for calories from heart
+                                     rate and W/kg
           --json                     the profile afterwards (set, reset) or now (show):
                                      {"birthDate":null,"age":40,...}
           -y, --yes                  with reset: do not ask
@@ -168,6 +172,11 @@ enum ProfileCommand {
             "  Maximum HR      " + maximum,
             "  Threshold HR    " + value(p.lactateThresholdHeartRate, " bpm (LTHR)"),
             "  FTP             " + value(p.functionalThresholdPower, " W"),
+        ]
+        if p.sex != nil || p.weight != nil {
+            lines.append("  Sex, weight     " + [p.sex?.rawValue, p.weight.map { "\($0) kg" }].compactMap { $0 }.joined(separator: ", "))
+        }
+        lines += [
             "  HR zones        " + heartRateModelText(preferences.heartRateZoneModel),
             "  Power zones     " + (preferences.powerZoneModel == .sixZones ? "6 zones" : "7 zones (Coggan)"),
         ]

@@ -45,7 +45,8 @@ enum RecordCommand {
         \(WorkoutSetup.activitiesHelp)
         \(WorkoutSetup.planHelp)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
-          --lthr, --hr-model, --ftp, --power-model, --json, --events, --store: as for 'sensorbridge replay'
+          --lthr, --hr-model, --ftp, --power-model, --sex, --weight, --json, --events, --store: as
+                                     for 'sensorbridge replay'
           --target-hr-zone N[-M], --target-power-zone N[-M], --target-debounce SECONDS
                                      coach to target zones: the dashboard highlights the target
                                      line and rings the bell once when you have been out of it for

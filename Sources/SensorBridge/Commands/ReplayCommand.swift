@@ -33,6 +33,8 @@ enum ReplayCommand {
           --hr-model reserve|max|lthr  the system heart-rate model (see 'sensorbridge zones defaults --help')
           --ftp N                    functional threshold power in W for the system power zones
           --power-model 6|7          six system power zones (default) or Coggan's seven
+          --sex female|male, --weight KG
+                                     for calories from heart rate and W/kg (as 'profile set')
           --json                     one JSON object instead of the summary
           --events                   with --json, also every zone update, whole (zones left and
                                      entered with their durations, the running zone group)

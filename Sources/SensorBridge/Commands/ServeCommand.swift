@@ -64,7 +64,7 @@ enum ServeCommand {
                                      Under serve every workout rides it; ATHLETE=FILE,... gives
                                      athletes plans of their own (the others ride none)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
-          --lthr, --hr-model, --ftp, --power-model, --auto-pause, --auto-lap, --target-hr-zone,
+          --lthr, --hr-model, --ftp, --power-model, --sex, --weight, --auto-pause, --auto-lap, --target-hr-zone,
           --target-power-zone, --target-debounce: as for 'sensorbridge replay' (the stored profile
           and zones otherwise, read again for every workout)
         \(StoreLocation.help)

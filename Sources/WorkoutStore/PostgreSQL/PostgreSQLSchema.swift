@@ -27,6 +27,7 @@ enum PostgreSQLSchema {
         (14, "the transition activity type, as SQLite's migration 14", version14),
         (15, "when athletes and the profile last changed, and the athletes removed, as SQLite's migration 15", version15),
         (16, "workout plans, their steps as ridden and the cause step, as SQLite's migration 16", version16),
+        (17, "the profile's sex and weight, as SQLite's migration 17", version17),
     ]
 
     /// The newest schema version this build knows on PostgreSQL (as `Schema.version` on SQLite).
@@ -443,4 +444,12 @@ enum PostgreSQLSchema {
             PRIMARY KEY (workout_id, lap)
         );
         """
+
+    /// As SQLite's migration 17.
+    static let version17 = ["profile", "athletes", "workout_profiles"].map { table in
+        """
+        ALTER TABLE \(table) ADD COLUMN sex text CHECK (sex IN ('female', 'male'));
+        ALTER TABLE \(table) ADD COLUMN weight integer CHECK (weight BETWEEN 20 AND 300);
+        """
+    }.joined(separator: "\n")
 }

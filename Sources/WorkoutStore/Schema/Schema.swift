@@ -30,6 +30,7 @@ enum Schema {
         Migration(14, "the transition between two activities of a multisport workout, an activity type", sql: version14),
         Migration(15, "when each athlete and the profile last changed, and the athletes removed, for sync", sql: version15),
         Migration(16, "the plan a workout was ridden to, the time each step met its target, laps a plan's step ended", sql: version16),
+        Migration(17, "the profile's sex and weight, for calories from heart rate and W/kg", sql: version17),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -556,4 +557,13 @@ enum Schema {
             PRIMARY KEY (workout_id, lap)
         ) STRICT, WITHOUT ROWID;
         """
+
+    /// Sex and body weight (whole kg) in every profile: the store's, athletes' and workouts' (the
+    /// one a workout was recorded with). NULL: not given.
+    static let version17 = ["profile", "athletes", "workout_profiles"].map { table in
+        """
+        ALTER TABLE \(table) ADD COLUMN sex TEXT CHECK (sex IN ('female', 'male'));
+        ALTER TABLE \(table) ADD COLUMN weight INTEGER CHECK (weight BETWEEN 20 AND 300);
+        """
+    }.joined(separator: "\n")
 }

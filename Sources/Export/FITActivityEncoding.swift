@@ -240,8 +240,9 @@ struct FITActivityEncoding {
         m.add(fields.totalElapsedTime, .uint32, (summary.range.upperBound - summary.range.lowerBound).seconds, scale: 1000)
         m.add(fields.totalTimerTime, .uint32, summary.timerTime.seconds, scale: 1000)
         // kcal: the strap's energy expended (kJ) when it counts one, else the work done on the
-        // pedals, whose kJ are about kcal burnt (a gross efficiency of 24 %: 1 / (0.24 × 4.184) ≈ 1).
-        m.add(fields.totalCalories, .uint16, s.calories)
+        // pedals, whose kJ are about kcal burnt (a gross efficiency of 24 %: 1 / (0.24 × 4.184) ≈ 1),
+        // else from heart rate for the profile's sex, weight and age.
+        m.add(fields.totalCalories, .uint16, s.calories(profile: profile, on: day))
         m.add(fields.averageHeartRate, .uint8, s.heartRate?.average)
         m.add(fields.maximumHeartRate, .uint8, s.heartRate?.maximum)
         m.add(fields.minimumHeartRate, .uint8, s.heartRate?.minimum)
@@ -304,10 +305,13 @@ struct FITActivityEncoding {
 
     /// The profile's maximum heart rate on the workout's day in `timeZone`, as its sessions' loads
     /// take it (measured, else estimated from the age), rounded.
-    private var maximumHeartRate: Double? {
+    private var maximumHeartRate: Double? { try? profile?.maximumHeartRate(on: day) }
+
+    /// The workout's day in `timeZone`: an age from a birth date is taken on it.
+    private var day: CalendarDate? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        return try? profile?.maximumHeartRate(on: CalendarDate(workout.startDate, in: calendar))
+        return CalendarDate(workout.startDate, in: calendar)
     }
 
     /// `hr_zone_calc` of system zones made by `model`.

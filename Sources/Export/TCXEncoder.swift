@@ -1,6 +1,7 @@
 public import Workouts
 import Foundation
 import SensorCore
+import Zones
 
 /// A workout as a Garmin Training Center (TCX) file: TrainingCenterDatabase v2 with the
 /// ActivityExtension v2 power fields, valid against both published schemas
@@ -113,7 +114,8 @@ public struct TCXEncoder: Sendable {
                 """
         }
 
-        /// A lap: its time, heart rate, power, cadence and calories (`WorkoutStatistics.calories`,
+        /// A lap: its time, heart rate, power, cadence and calories (`WorkoutStatistics.calories`, the
+        /// workout's profile's for calories from heart rate,
         /// as FIT's total_calories) from its summary; distance and speed from the seconds and speed samples.
         mutating func lap(_ summary: WorkoutSpanSummary) {
             let lap = summary.range
@@ -141,7 +143,10 @@ public struct TCXEncoder: Sendable {
             xml += "    <TotalTimeSeconds>\(ExportNumber.text(summary.timerTime.seconds, decimals: 3))</TotalTimeSeconds>\n"
             xml += "    <DistanceMeters>\(ExportNumber.text(lapDistance, decimals: 2))</DistanceMeters>\n"
             if let maximumSpeed { xml += "    <MaximumSpeed>\(ExportNumber.text(maximumSpeed, decimals: 3))</MaximumSpeed>\n" }
-            xml += "    <Calories>\(Self.clamp(statistics.calories ?? 0, 0...65535))</Calories>\n"
+            let day = ISO8601.calendarDay(workout.startDate.timeIntervalSince1970)
+            let calories = statistics.calories(
+                profile: workout.profile?.athlete, on: CalendarDate(year: day.year, month: day.month, day: day.day))
+            xml += "    <Calories>\(Self.clamp(calories ?? 0, 0...65535))</Calories>\n"
             if let bpm = (statistics.heartRate?.average).flatMap(Self.beatsPerMinute) {
                 xml += "    <AverageHeartRateBpm><Value>\(bpm)</Value></AverageHeartRateBpm>\n"
             }

@@ -87,7 +87,9 @@ public final class ClassFeed: Sendable {
     }
 
     /// A rider's tile: `name` (null for the box's own sensors), `heartRate`, `percentOfMaximum`
-    /// (of the profile's maximum, measured or estimated), `power`, `power3s`, `zone` (the heart-rate
+    /// (of the profile's maximum, measured or estimated), `power`, `power3s`, `wattsPerKilogram` (of
+    /// the profile's weight, to a tenth), `zonePoints` (`ZonePoints`, whole), `calories` (kcal,
+    /// `WorkoutStatistics.calories`), `zone` (the heart-rate
     /// zone, else the power zone: `quantity`, `number` from 1, `of`, `color`), `inZoneFor`,
     /// `timeInTarget` (in the first target's zones, s; null without a target), `elapsed` and
     /// `active` (s), `paused`, `sensors` (`key` and `link`). Values are null once they no longer hold.
@@ -110,9 +112,11 @@ public final class ClassFeed: Sendable {
             return .number(time.seconds.rounded(.down))
         } ?? .null
         let percent = state.heartRate.flatMap { rate in state.maximumHeartRate.map { 100 * rate / $0 } }
+        let perKilogram = state.power.flatMap { power in state.weight.map { ((power / Double($0)) * 10).rounded() / 10 } }
         return .object([
             "name": name.map(JSONValue.string) ?? .null, "heartRate": number(state.heartRate), "percentOfMaximum": number(percent),
-            "power": number(state.power), "power3s": number(state.power3s), "zone": zone,
+            "power": number(state.power), "power3s": number(state.power3s), "wattsPerKilogram": perKilogram.map(JSONValue.number) ?? .null,
+            "zone": zone, "zonePoints": number(state.zonePoints), "calories": number(state.calories),
             "inZoneFor": .number((zoned?.inZoneFor ?? .zero).seconds.rounded(.down)), "timeInTarget": target,
             "elapsed": .number(state.elapsed.seconds.rounded(.down)), "active": .number(state.active.seconds.rounded(.down)),
             "paused": .bool(state.paused != nil),

@@ -36,6 +36,11 @@ public struct DashboardModel: Sendable {
     private let sensorKeys: [SensorID: String]
     private let functionalThresholdPower: Int?
     private let maximumHeartRate: Double?
+    /// For calories from heart rate (sex, weight and age on `day`) and W/kg.
+    private let profile: AthleteProfile?
+    private let day: CalendarDate?
+    /// Class points by heart-rate zone.
+    private let zonePoints: ZonePoints
     /// Figures of the ride and of the lap under way (samples while not paused, as the stored ones).
     private var ride = StatisticsAccumulator(start: .zero)
     private var lapStatistics = StatisticsAccumulator(start: .zero)
@@ -79,10 +84,13 @@ public struct DashboardModel: Sendable {
     ///   - activities: the activities planned (a multisport workout's), the first under way.
     ///   - steps: the plan's coach, with `--plan`.
     ///   - maximumHeartRate: for % of maximum (the class screen), in bpm.
+    ///   - profile: for calories from heart rate and W/kg, its age taken on `day`.
+    ///   - zonePoints: the class points by heart-rate zone.
     public init(
         sensors: [(key: String, name: String)], configurations: [WorkoutZoneConfiguration],
         sensorKeys: [SensorID: String] = [:], functionalThresholdPower: Int? = nil, targets: [TargetZoneCoach] = [],
-        activities: ActivityPlan = ActivityPlan([.cycling]), steps: StepCoach? = nil, maximumHeartRate: Double? = nil
+        activities: ActivityPlan = ActivityPlan([.cycling]), steps: StepCoach? = nil, maximumHeartRate: Double? = nil,
+        profile: AthleteProfile? = nil, day: CalendarDate? = nil, zonePoints: ZonePoints = .standard
     ) {
         self.sensors = sensors.map { DashboardState.Sensor(key: $0.key, name: $0.name, link: .connecting(retryIn: nil)) }
         sensorStates = SensorStates(keys: sensorKeys, sensors: sensors.map(\.key))
@@ -90,6 +98,9 @@ public struct DashboardModel: Sendable {
         self.sensorKeys = sensorKeys
         self.functionalThresholdPower = functionalThresholdPower
         self.maximumHeartRate = maximumHeartRate
+        self.profile = profile
+        self.day = day
+        self.zonePoints = zonePoints
         coaches = targets
         stepCoach = steps
         self.activities = activities
@@ -279,6 +290,9 @@ public struct DashboardModel: Sendable {
         state.lapFigures = DashboardState.Figures(lapStatistics.statistics)
         state.functionalThresholdPower = functionalThresholdPower
         state.maximumHeartRate = maximumHeartRate
+        let statistics = ride.statistics
+        state.calories = statistics.calories(profile: profile, on: day)
+        state.weight = profile?.weight
         state.step = stepCoach.flatMap { coach in DashboardState.Step(coach, at: now) { fresh($0) != nil } }
         state.targets = coaches.map { coach in
             DashboardState.Target(
@@ -297,6 +311,7 @@ public struct DashboardModel: Sendable {
                 type: activity.type, number: activity.number, elapsed: max(active - activeTime(at: activity.start), .zero),
                 next: activities.next)
         }
+        state.zonePoints = state.zones.first { $0.configuration.quantityType == .heartRate }.map { zonePoints.points($0.durations) }
         state.sensors = sensors.map { sensor in
             var sensor = sensor
             let retryIn = retryAt[sensor.key].flatMap { $0 > now ? $0 - now : nil }

@@ -165,6 +165,13 @@ public struct DashboardState: Sendable, Equatable {
     public var functionalThresholdPower: Int?
     /// For % of maximum heart rate, in bpm: the profile's measured maximum, else its estimate.
     public var maximumHeartRate: Double?
+    /// Calories so far (`WorkoutStatistics.calories`: the strap's count, the pedals' work, else from
+    /// heart rate for the profile's sex, weight and age), and the class points of the time in each
+    /// heart-rate zone (`ZonePoints`); nil without them.
+    public var calories: Double?
+    public var zonePoints: Double?
+    /// The rider's weight in kg, for W/kg.
+    public var weight: Int?
     /// The target zones, each with whether the rider is out of it and for how long.
     public var targets: [Target] = []
     /// The plan's step under way; nil without a plan or once it is done.

@@ -313,7 +313,8 @@ public final class LiveFeed: Sendable {
             "dfaAlpha1": state.dfaAlpha1.map { .number(($0 * 100).rounded() / 100) } ?? .null,
             "functionalThresholdPower": number(state.functionalThresholdPower.map(Double.init)),
             "ride": figures(state.ride), "lapFigures": figures(state.lapFigures), "targets": .array(targets),
-            "step": state.step.map(PlanText.json) ?? .null, "zones": .array(zones), "sensors": .array(sensors), "message": state.message.map(JSONValue.string) ?? .null,
+            "step": state.step.map(PlanText.json) ?? .null, "calories": number(state.calories.map { $0.rounded() }),
+            "zonePoints": number(state.zonePoints.map { $0.rounded() }), "zones": .array(zones), "sensors": .array(sensors), "message": state.message.map(JSONValue.string) ?? .null,
         ])
     }
 

@@ -289,10 +289,12 @@ enum WebPages {
                 cell(tile, 'div', 'heartRate', value(r.heartRate));
                 const line = [];
                 if (r.percentOfMaximum != null) line.push(r.percentOfMaximum + ' % max');
-                if (r.power != null) line.push(value(r.power) + ' W');
+                if (r.power != null) line.push(value(r.power) + ' W' + (r.wattsPerKilogram != null ? ' ' + r.wattsPerKilogram.toFixed(1) + ' W/kg' : ''));
                 if (r.zone) line.push('zone ' + r.zone.number + ' ' + clock(r.inZoneFor));
                 cell(tile, 'div', 'line', line.join(' · ') || ' ');
                 const more = [clock(r.active)];
+                if (r.zonePoints != null) more.push(r.zonePoints + ' pts');
+                if (r.calories != null) more.push(r.calories + ' kcal');
                 if (r.timeInTarget != null) more.push('target ' + clock(r.timeInTarget));
                 if (r.paused) more.push('paused');
                 const lost = r.sensors.filter(s => s.link !== 'notifying').map(s => s.key + ' ' + s.link);

@@ -243,8 +243,9 @@ extension WorkoutStore {
     }
 
     private func athletePreferences(id: Int64) throws -> ZonePreferences {
-        var preferences = try connection.statement("SELECT \(Self.profileColumns) FROM athletes WHERE id = ?")
-            .firstRow(id) { try profile(from: $0).preferences } ?? ZonePreferences()
+        let columns = try profileColumns()
+        var preferences = try connection.statement("SELECT \(columns.list) FROM athletes WHERE id = ?")
+            .firstRow(id) { try profile(from: $0, columns).preferences } ?? ZonePreferences()
         var preferredIDs: [Int64] = []
         try connection.statement(
             "SELECT configuration_id FROM athlete_preferred_zone_configurations WHERE athlete_id = ? ORDER BY quantity_type"
@@ -254,8 +255,9 @@ extension WorkoutStore {
     }
 
     func writeAthletePreferences(_ preferences: ZonePreferences, id: Int64) throws {
-        try connection.statement("UPDATE athletes SET \(Self.profileAssignments) WHERE id = ?")
-            .run(arguments: Self.profileValues(WorkoutProfile(preferences)) + [id])
+        let columns = try profileColumns()
+        try connection.statement("UPDATE athletes SET \(columns.assignments) WHERE id = ?")
+            .run(arguments: columns.values(WorkoutProfile(preferences)) + [id])
         try connection.statement("DELETE FROM athlete_preferred_zone_configurations WHERE athlete_id = ?").run(id)
         for configuration in preferences.preferredConfigurations.values {
             try connection.statement(

@@ -115,13 +115,15 @@ extension WorkoutStore {
             SELECT heart_rate_average, heart_rate_minimum, heart_rate_maximum, heart_rate_count, power_average,
                 power_maximum, power_normalized, power_energy_kj, power_count, cadence_average, cadence_maximum,
                 cadence_count, energy_expended_kj, rmssd_ms, rr_pair_count, dropped_samples, malformed_notifications,
-                rr_interval_count, rr_artefact_count
+                rr_interval_count, rr_artefact_count, heart_rate_held_ns, heart_rate_held_average
             FROM workout_statistics WHERE workout_id = ?
             """
         ).firstRow(workout) { r in
             WorkoutStatistics(
                 heartRate: r.optionalInt(3).map {
-                    .init(average: r.double(0), minimum: r.double(1), maximum: r.double(2), count: $0)
+                    .init(
+                        average: r.double(0), minimum: r.double(1), maximum: r.double(2), count: $0,
+                        heldDuration: .nanoseconds(r.optionalInt64(19) ?? 0), heldAverage: r.optionalDouble(20))
                 },
                 cyclingPower: r.optionalInt(8).map {
                     .init(

@@ -6,8 +6,9 @@ extension WorkoutStore {
     public func preferences() throws(WorkoutStoreError) -> ZonePreferences {
         try perform {
             var preferences = ZonePreferences()
-            try connection.statement("SELECT \(Self.profileColumns) FROM profile WHERE id = 1").forEachRow { row in
-                let profile = try profile(from: row)
+            let columns = try profileColumns()
+            try connection.statement("SELECT \(columns.list) FROM profile WHERE id = 1").forEachRow { row in
+                let profile = try profile(from: row, columns)
                 preferences = profile.preferences
             }
             var preferredIDs: [Int64] = []
@@ -25,13 +26,14 @@ extension WorkoutStore {
     }
 
     func writePreferences(_ preferences: ZonePreferences, changed: Int64?) throws {
+        let columns = try profileColumns()
         try connection.statement(
             """
-            INSERT INTO profile (id, \(Self.profileColumns), changed_ms)
-            VALUES (1, \(Self.profilePlaceholders), ?)
-            ON CONFLICT (id) DO UPDATE SET \(Self.profileUpdates), changed_ms = excluded.changed_ms
+            INSERT INTO profile (id, \(columns.list), changed_ms)
+            VALUES (1, \(columns.placeholders), ?)
+            ON CONFLICT (id) DO UPDATE SET \(columns.updates), changed_ms = excluded.changed_ms
             """
-        ).run(arguments: Self.profileValues(WorkoutProfile(preferences)) + [changed ?? Self.changeStamp()])
+        ).run(arguments: columns.values(WorkoutProfile(preferences)) + [changed ?? Self.changeStamp()])
         try connection.execute("DELETE FROM preferred_zone_configurations")
         for configuration in preferences.preferredConfigurations.values {
             try connection.statement(

@@ -217,8 +217,12 @@ extension WorkoutStore {
             ("rr_pair_count", s.rrPairCount), ("dropped_samples", s.droppedSamples),
             ("malformed_notifications", s.malformedNotifications),
         ]
-        if try connection.userVersion >= Schema.rrArtefactsVersion {
+        let version = try connection.userVersion
+        if version >= Schema.rrArtefactsVersion {
             columns += [("rr_interval_count", s.rrIntervalCount), ("rr_artefact_count", s.rrArtefactCount)]
+        }
+        if version >= Schema.sexAndWeightVersion, let heartRate = s.heartRate {
+            columns += [("heart_rate_held_ns", heartRate.heldDuration.nanoseconds), ("heart_rate_held_average", heartRate.heldAverage)]
         }
         let names = columns.map(\.name).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")

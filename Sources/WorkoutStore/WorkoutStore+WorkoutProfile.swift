@@ -3,44 +3,56 @@ import Workouts
 import Zones
 
 extension WorkoutStore {
-    /// The columns a profile is kept in, in `profile` and `workout_profiles` alike.
-    static let profileColumns = profileColumnNames.joined(separator: ", ")
-    private static let profileColumnNames = [
+    /// The columns a profile is kept in, in `profile`, `athletes` and `workout_profiles` alike, as
+    /// this store's schema has them (sex and weight from migration 17), with their values'
+    /// placeholders and an UPDATE's and an upsert's settings.
+    struct ProfileColumns {
+        let names: [String]
+        var list: String { names.joined(separator: ", ") }
+        var placeholders: String { Array(repeating: "?", count: names.count).joined(separator: ", ") }
+        var assignments: String { names.map { "\($0) = ?" }.joined(separator: ", ") }
+        var updates: String { names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ") }
+
+        /// `profile`'s values for these columns, in their order.
+        func values(_ profile: WorkoutProfile) -> [(any StoreValue)?] {
+            let athlete = profile.athlete
+            let all: [(any StoreValue)?] = [
+                athlete.birthDate?.description, athlete.age, athlete.restingHeartRate, athlete.maximumHeartRate,
+                athlete.functionalThresholdPower, profile.powerZoneModel.rawValue, athlete.lactateThresholdHeartRate,
+                profile.heartRateZoneModel.rawValue, athlete.sex?.rawValue, athlete.weight,
+            ]
+            return Array(all.prefix(names.count))
+        }
+    }
+
+    private static let allProfileColumns = [
         "birth_date", "age", "resting_heart_rate", "maximum_heart_rate", "functional_threshold_power", "power_zone_model",
         "lactate_threshold_heart_rate", "heart_rate_zone_model", "sex", "weight",
     ]
-    /// `?, ?, ...`: a placeholder for each profile column.
-    static let profilePlaceholders = Array(repeating: "?", count: profileColumnNames.count).joined(separator: ", ")
-    /// `birth_date = ?, age = ?, ...`: an UPDATE's setting of every profile column.
-    static let profileAssignments = profileColumnNames.map { "\($0) = ?" }.joined(separator: ", ")
 
-    /// The values of `profileColumns`, in their order.
-    static func profileValues(_ profile: WorkoutProfile) -> [(any StoreValue)?] {
-        let athlete = profile.athlete
-        return [
-            athlete.birthDate?.description, athlete.age, athlete.restingHeartRate, athlete.maximumHeartRate,
-            athlete.functionalThresholdPower, profile.powerZoneModel.rawValue, athlete.lactateThresholdHeartRate,
-            profile.heartRateZoneModel.rawValue, athlete.sex?.rawValue, athlete.weight,
-        ]
+    /// The profile columns of this store's schema.
+    func profileColumns() throws -> ProfileColumns {
+        ProfileColumns(
+            names: try connection.userVersion >= Schema.sexAndWeightVersion ? Self.allProfileColumns : Array(Self.allProfileColumns.prefix(8)))
     }
-    /// `birth_date = excluded.birth_date, ...`: an upsert's update of every profile column.
-    static let profileUpdates = profileColumnNames.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Stores the profile `workout` was recorded with (`workout_profiles`, migrations 5 and 6); the caller
     /// holds a transaction.
     func insertProfile(_ profile: WorkoutProfile, workout: Int64) throws {
-        try connection.statement("INSERT INTO workout_profiles (workout_id, \(Self.profileColumns)) VALUES (?, \(Self.profilePlaceholders))")
-            .run(arguments: [workout] + Self.profileValues(profile))
+        let columns = try profileColumns()
+        try connection.statement("INSERT INTO workout_profiles (workout_id, \(columns.list)) VALUES (?, \(columns.placeholders))")
+            .run(arguments: [workout] + columns.values(profile))
     }
 
     /// The profile `workout` was recorded with; nil for a workout stored before migration 5.
     func profile(of workout: Int64) throws -> WorkoutProfile? {
-        try connection.statement("SELECT \(Self.profileColumns) FROM workout_profiles WHERE workout_id = ?")
-            .firstRow(workout) { try profile(from: $0) }
+        let columns = try profileColumns()
+        return try connection.statement("SELECT \(columns.list) FROM workout_profiles WHERE workout_id = ?")
+            .firstRow(workout) { try profile(from: $0, columns) }
     }
 
     /// The profile in the row's first columns, `profileColumns`.
-    func profile(from row: any StoreRow) throws -> WorkoutProfile {
+    func profile(from row: any StoreRow, _ columns: ProfileColumns) throws -> WorkoutProfile {
         var birthDate: CalendarDate?
         if let text = row.optionalText(0) {
             guard let date = CalendarDate(iso8601: text) else {
@@ -54,7 +66,8 @@ extension WorkoutStore {
         guard let heartRateModel = HeartRateZoneModel(rawValue: row.text(7)) else {
             throw WorkoutStoreError.invalidData(path: path, reason: "unknown heart-rate zone model \(row.text(7))")
         }
-        let sex = try row.optionalText(8).map { text in
+        let hasSexAndWeight = columns.names.count > 8
+        let sex = try (hasSexAndWeight ? row.optionalText(8) : nil).map { text in
             guard let sex = AthleteProfile.Sex(rawValue: text) else {
                 throw WorkoutStoreError.invalidData(path: path, reason: "unknown sex \(text) in a profile")
             }
@@ -64,7 +77,7 @@ extension WorkoutStore {
             athlete: AthleteProfile(
                 birthDate: birthDate, age: row.optionalInt(1), restingHeartRate: row.optionalInt(2),
                 maximumHeartRate: row.optionalInt(3), functionalThresholdPower: row.optionalInt(4),
-                lactateThresholdHeartRate: row.optionalInt(6), sex: sex, weight: row.optionalInt(9)),
+                lactateThresholdHeartRate: row.optionalInt(6), sex: sex, weight: hasSexAndWeight ? row.optionalInt(9) : nil),
             powerZoneModel: model, heartRateZoneModel: heartRateModel)
     }
 

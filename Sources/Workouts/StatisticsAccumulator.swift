@@ -1,4 +1,5 @@
 public import SensorCore
+import Zones
 
 /// Builds `WorkoutStatistics` from samples, pauses and the end, in time order. Pure and cheap
 /// per sample; `statistics` can be read at any time for live figures.
@@ -9,6 +10,7 @@ public struct StatisticsAccumulator: Sendable {
     private var power = Extremes()
     private var cadence = Extremes()
     private var powerIntegrator: HeldValueIntegrator
+    private var heartRateIntegrator = HeldValueIntegrator(hold: ZoneClassifier.defaultMaximumHold(for: .heartRate))
     private var rr = RRArtefactFilter()
     private var lastEnergyCounter: Double?
     private var energyExpended: Double?
@@ -42,6 +44,7 @@ public struct StatisticsAccumulator: Sendable {
     public mutating func add(_ sample: Sample) {
         switch sample.type {
         case .heartRate:
+            heartRateIntegrator.add(sample.value, at: offset(sample.time))
             if active { heartRate.add(sample.value) }
         case .cyclingPower:
             powerIntegrator.add(sample.value, at: offset(sample.time))
@@ -66,17 +69,20 @@ public struct StatisticsAccumulator: Sendable {
 
     public mutating func pause(at time: Duration) {
         powerIntegrator.pause(at: offset(time))
+        heartRateIntegrator.pause(at: offset(time))
         active = false
         rr.endRun()
     }
 
     public mutating func resume(at time: Duration) {
         powerIntegrator.resume(at: offset(time))
+        heartRateIntegrator.resume(at: offset(time))
         active = true
     }
 
     public mutating func end(at time: Duration) {
         powerIntegrator.end(at: offset(time))
+        heartRateIntegrator.end(at: offset(time))
         rr.endRun()
         active = false
     }
@@ -87,6 +93,7 @@ public struct StatisticsAccumulator: Sendable {
     public mutating func endHold(of type: QuantityType, at time: Duration) {
         switch type {
         case .cyclingPower: powerIntegrator.endHold(at: offset(time))
+        case .heartRate: heartRateIntegrator.endHold(at: offset(time))
         case .rrInterval: rr.endRun()
         default: break
         }
@@ -95,9 +102,11 @@ public struct StatisticsAccumulator: Sendable {
     public var statistics: WorkoutStatistics {
         var s = WorkoutStatistics(droppedSamples: droppedSamples, malformedNotifications: malformedNotifications)
         if heartRate.count > 0 {
+            let held = heartRateIntegrator.coveredNanoseconds
             s.heartRate = .init(
                 average: heartRate.average, minimum: heartRate.minimum, maximum: heartRate.maximum,
-                count: heartRate.count)
+                count: heartRate.count, heldDuration: .nanoseconds(held),
+                heldAverage: held > 0 ? heartRateIntegrator.integral / (Double(held) / 1e9) : nil)
         }
         if power.count > 0 {
             s.cyclingPower = .init(

@@ -7,12 +7,21 @@ public struct WorkoutStatistics: Sendable, Hashable {
         public var minimum: Double
         public var maximum: Double
         public var count: Int
+        /// Active time a heart-rate value held (the zone rule's 5 s hold), and the held values'
+        /// mean over it: what calories from heart rate count (`HeartRateCalories`). Zero and nil
+        /// for a workout stored before they were kept (store migration 17).
+        public var heldDuration: Duration
+        public var heldAverage: Double?
 
-        public init(average: Double, minimum: Double, maximum: Double, count: Int) {
+        public init(
+            average: Double, minimum: Double, maximum: Double, count: Int, heldDuration: Duration = .zero, heldAverage: Double? = nil
+        ) {
             self.average = average
             self.minimum = minimum
             self.maximum = maximum
             self.count = count
+            self.heldDuration = heldDuration
+            self.heldAverage = heldAverage
         }
     }
 
@@ -97,11 +106,4 @@ public struct WorkoutStatistics: Sendable, Hashable {
     }
 }
 
-extension WorkoutStatistics {
-    /// Calories in kcal, as the exports give them: the strap's energy expended (kJ, 4.184 a kcal),
-    /// else the work on the pedals (kJ of work are about kcal burnt: the body's efficiency is
-    /// about a quarter); nil with neither.
-    public var calories: Double? {
-        energyExpended.map { $0 / 4.184 } ?? cyclingPower.map { max(0, $0.energy) }
-    }
-}
+

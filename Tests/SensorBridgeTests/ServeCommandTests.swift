@@ -233,6 +233,9 @@ struct ServeCommandTests {
         // Anna 150 bpm of her 188 (80 %); Ben 140 of 208 - 0.7 × 41 = 179.3 (78 %), 210 W.
         #expect(riders.first?["heartRate"] == 150 && riders.first?["percentOfMaximum"] == 80, "\(riders)")
         #expect(riders.last?["heartRate"] == 140 && riders.last?["percentOfMaximum"] == 78 && riders.last?["power"] == 210, "\(riders)")
+        // Ben's 210 W of his 80 kg; Anna's calories from heart rate (her sex, weight and age), Ben's from his work.
+        #expect(riders.last?["wattsPerKilogram"] == 2.6 && riders.allSatisfy { ($0["calories"]?.doubleValue ?? -1) >= 0 }, "\(riders)")
+        #expect(riders.allSatisfy { $0["zonePoints"]?.doubleValue != nil }, "\(riders)")
         #expect(try WebTests.curl(base + "/athletes/ben/live").text.contains("Live: Ben"))
         #expect(try WebTests.curl(base + "/athletes/nobody/live").status == 404)
         #expect(try serving.waitForSavedWorkouts(2))

@@ -151,6 +151,8 @@ enum ProfileCommand {
         if let resting = p.restingHeartRate { what.append("resting HR \(resting) bpm") }
         if let maximum = p.maximumHeartRate { what.append("maximum HR \(maximum) bpm") }
         if let ftp = p.functionalThresholdPower { what.append("FTP \(ftp) W") }
+        if let sex = p.sex { what.append(sex.rawValue) }
+        if let weight = p.weight { what.append("\(weight) kg") }
         if preferences.powerZoneModel != .sixZones { what.append("7 power zones") }
         return what
     }

@@ -43,6 +43,7 @@ enum RecordCommand {
         \(WebOptions.help)
         \(MQTTOptions.help)
         \(WorkoutSetup.activitiesHelp)
+        \(WorkoutSetup.zonePointsHelp)
         \(WorkoutSetup.planHelp)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --lthr, --hr-model, --ftp, --power-model, --sex, --weight, --json, --events, --store: as

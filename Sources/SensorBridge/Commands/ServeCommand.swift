@@ -60,6 +60,7 @@ enum ServeCommand {
           --json                     also print each saved workout on standard output, one JSON
                                      object a line (as 'sensorbridge workouts show ID --json')
         \(WorkoutSetup.activitiesHelp)
+        \(WorkoutSetup.zonePointsHelp)
         \(WorkoutSetup.planHelp)
                                      Under serve every workout rides it; ATHLETE=FILE,... gives
                                      athletes plans of their own (the others ride none)

@@ -50,6 +50,8 @@ struct WorkoutSetup {
     /// The store: the one saved to, else the one the profile and zones were read from, if any.
     let store: WorkoutStore?
     var recording: Recording
+    /// The class points by heart-rate zone (`--zone-points`, record and serve).
+    let zonePoints: ZonePoints
 
     /// The workout's rules: zones, targets, auto-pause and auto-lap.
     var machine: WorkoutStateMachine { recording.machine }
@@ -108,6 +110,7 @@ struct WorkoutSetup {
         plan.targetDebounce = try arguments.seconds("target-debounce", in: 1...600) ?? TargetZoneCoach.defaultDebounce
         plan.autoLap = try arguments["auto-lap"].map { try Self.duration($0, label: "--auto-lap") }
         plan.autoPause = try Self.autoPause(arguments)
+        zonePoints = try Self.zonePoints(arguments)
         recording = try Recording(plan)
     }
 
@@ -151,9 +154,25 @@ struct WorkoutSetup {
     }
 
     /// `record` and `serve`'s options for a multisport workout begun live.
-    static let liveOptions: Set<String> = [activitiesOption]
+    static let liveOptions: Set<String> = [activitiesOption, zonePointsOption]
     static let liveFlags: Set<String> = [noTransitionsFlag]
     static let activitiesOption = "activities"
+    static let zonePointsOption = "zone-points"
+    static let zonePointsHelp = """
+          --zone-points A,B,...      class points for each minute in heart-rate zone 1, 2, ...
+                                     (the last for the zones past it; default 1,2,3,4,4, as
+                                     Myzone's), on the class screen and the live page
+        """
+
+    /// `--zone-points 1,2,3,4,4`: 1 to 9 numbers from 0 to 100.
+    static func zonePoints(_ arguments: CommandArguments) throws(UsageError) -> ZonePoints {
+        guard let text = arguments[zonePointsOption] else { return .standard }
+        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard (1...9).contains(values.count), values.allSatisfy({ $0.map { (0...100).contains($0) } ?? false }) else {
+            throw UsageError("--zone-points \(text): give the points a minute in each heart-rate zone, 1 to 9 numbers from 0 to 100, such as 1,2,3,4,4")
+        }
+        return ZonePoints(perMinute: values.compactMap { $0 })
+    }
     static let noTransitionsFlag = "no-transitions"
     static let activitiesHelp = """
           --activities A,B,...       a multisport workout: it begins with A, and each 'n' on the
@@ -211,7 +230,8 @@ struct WorkoutSetup {
             sensorKeys: sensorKeys, functionalThresholdPower: machine.preferences.profile.functionalThresholdPower,
             targets: machine.targets.map { TargetZoneCoach(target: $0, debounce: recording.plan.targetDebounce) },
             activities: recording.plan.activities, steps: stepCoach,
-            maximumHeartRate: try? machine.preferences.profile.maximumHeartRate(on: machine.zonesDate))
+            maximumHeartRate: try? machine.preferences.profile.maximumHeartRate(on: machine.zonesDate),
+            profile: machine.preferences.profile, day: machine.zonesDate, zonePoints: zonePoints)
     }
 
     /// The plan's live coach (`--plan`), for the dashboard, the page and MQTT. After `begin`.

@@ -451,5 +451,9 @@ enum PostgreSQLSchema {
         ALTER TABLE \(table) ADD COLUMN sex text CHECK (sex IN ('female', 'male'));
         ALTER TABLE \(table) ADD COLUMN weight integer CHECK (weight BETWEEN 20 AND 300);
         """
-    }.joined(separator: "\n")
+    }.joined(separator: "\n") + """
+
+        ALTER TABLE workout_statistics ADD COLUMN heart_rate_held_ns bigint CHECK (heart_rate_held_ns >= 0);
+        ALTER TABLE workout_statistics ADD COLUMN heart_rate_held_average double precision;
+        """
 }

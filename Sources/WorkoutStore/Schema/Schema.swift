@@ -30,7 +30,7 @@ enum Schema {
         Migration(14, "the transition between two activities of a multisport workout, an activity type", sql: version14),
         Migration(15, "when each athlete and the profile last changed, and the athletes removed, for sync", sql: version15),
         Migration(16, "the plan a workout was ridden to, the time each step met its target, laps a plan's step ended", sql: version16),
-        Migration(17, "the profile's sex and weight, for calories from heart rate and W/kg", sql: version17),
+        Migration(sexAndWeightVersion, "the profile's sex and weight, and the time heart rate held, for calories from heart rate", sql: version17),
     ]
 
     /// The migration that adds `workout_id_high_water`; from it on, new workouts take their id
@@ -45,6 +45,9 @@ enum Schema {
 
     /// The migration that adds the RR artefact filter's counts to the statistics.
     static let rrArtefactsVersion: Int64 = 12
+
+    /// The migration that adds the profile's sex and weight and the heart rate's held time.
+    static let sexAndWeightVersion: Int64 = 17
 
     /// The migration that adds each workout's best efforts.
     static let bestEffortsVersion: Int64 = 13
@@ -559,11 +562,17 @@ enum Schema {
         """
 
     /// Sex and body weight (whole kg) in every profile: the store's, athletes' and workouts' (the
-    /// one a workout was recorded with). NULL: not given.
+    /// one a workout was recorded with), NULL when not given; and each workout's time a heart-rate
+    /// value held with the held values' mean (`WorkoutStatistics.HeartRate.heldDuration`), for
+    /// calories from heart rate, NULL for the workouts before.
     static let version17 = ["profile", "athletes", "workout_profiles"].map { table in
         """
         ALTER TABLE \(table) ADD COLUMN sex TEXT CHECK (sex IN ('female', 'male'));
         ALTER TABLE \(table) ADD COLUMN weight INTEGER CHECK (weight BETWEEN 20 AND 300);
         """
-    }.joined(separator: "\n")
+    }.joined(separator: "\n") + """
+
+        ALTER TABLE workout_statistics ADD COLUMN heart_rate_held_ns INTEGER CHECK (heart_rate_held_ns >= 0);
+        ALTER TABLE workout_statistics ADD COLUMN heart_rate_held_average REAL;
+        """
 }

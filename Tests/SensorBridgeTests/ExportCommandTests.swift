@@ -167,7 +167,7 @@ import Outputs
         #expect(shown["workout"]?["profile"] == .object([
             "birthDate": .null, "age": 40, "restingHeartRate": 50, "maximumHeartRate": .null,
             "functionalThresholdPower": 250, "powerZoneModel": "6", "lactateThresholdHeartRate": .null,
-            "heartRateZoneModel": "reserve",
+            "sex": .null, "weight": .null, "heartRateZoneModel": "reserve",
         ]))
         let workouts = try WorkoutStore(path: store)
         var workout = try workouts.workout(WorkoutID(1))

@@ -206,7 +206,7 @@ extension BridgeOutTests {
             }
             let several = runCLI(["serve", "--relay", "Gym", "--store", store], environment: mock.environment)
             #expect(several.status == .usage)
-            #expect(several.errors.contains("--mqtt and --relay follow one workout at a time"), "\(several.errors)")
+            #expect(several.errors.contains("--relay offers one rider's sensors: give --athlete NAME"), "\(several.errors)")
         }
 
         /// BlueZ restarts during the ride: the application and the advertisement are registered

@@ -226,7 +226,9 @@ struct ServeCommandTests {
         while ContinuousClock.now < deadline {
             let snapshot = try JSONValue(parsing: WebTests.liveSnapshot(try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text))
             riders = snapshot["riders"]?.arrayValue ?? []
-            if riders.count == 2, riders.allSatisfy({ $0["heartRate"] != .null }), riders.last?["power"] == 210 { break }
+            if riders.count == 2, riders.allSatisfy({ $0["heartRate"] != .null && $0["calories"] != .null }), riders.last?["power"] == 210 {
+                break
+            }
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(riders.map { $0["name"]?.stringValue } == ["Anna", "Ben"], "\(riders)")

@@ -493,7 +493,7 @@ import Outputs
             json == .object([
                 "birthDate": nil, "age": 40, "restingHeartRate": 50, "maximumHeartRate": 185,
                 "functionalThresholdPower": 265, "powerZoneModel": "7", "lactateThresholdHeartRate": nil,
-                "heartRateZoneModel": "reserve",
+                "sex": nil, "weight": nil, "heartRateZoneModel": "reserve",
             ]))
         _ = run(["profile", "set", "--birth-date", "1986-02-28"])
         let born = try JSONValue(parsing: run(["profile", "show", "--json"]).output)

@@ -130,7 +130,7 @@ struct WebAppTests {
         // A value is only ever a value: "--help" is a wrong boundary list, not a request for help.
         #expect(served.post("/api/zones/heart-rate", #"{"boundaries":"--help"}"#).status == 400)
         #expect(served.post("/api/profile", #"{"ftp": 9999}"#).status == 400)
-        #expect(served.post("/api/profile", #"{"weight": 70}"#).status == 400)
+        #expect(served.post("/api/profile", #"{"height": 180}"#).status == 400)
 
         #expect(WebApp.status(of: WorkoutStoreError.unfinished(WorkoutID("2")!)).0 == 409)
         #expect(WebApp.status(of: WorkoutStoreError.recording(WorkoutID("2")!, bridge: "garage", processID: 7)).0 == 409)

@@ -105,7 +105,8 @@ enum ZonesCommand {
     static func runDefaults(_ words: [String], _ context: CommandContext) throws -> ExitStatus {
         let arguments = try CommandArguments(
             words, command: "zones defaults",
-            options: ProfileValues.options.union([DFAZones.workoutOption, StoreLocation.option]), flags: ["json"])
+            options: ProfileValues.options.subtracting(["sex", "weight"]).union([DFAZones.workoutOption, StoreLocation.option]),
+            flags: ["json"])
         if arguments.has("help") {
             context.output.line(defaultsHelp)
             return .success

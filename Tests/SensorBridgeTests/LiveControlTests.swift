@@ -115,6 +115,26 @@ struct LiveControlTests {
 
     /// The dashboard's keys, typed on a pseudo-terminal that is the recording's standard input and
     /// standard error: space pauses, space resumes, `l` marks a lap, `q` ends and saves.
+    /// `record --raise-max-hr`: 190 bpm held for 33 s (at real time: the workout's time is the
+    /// arrivals'), above the 180 the profile's age gives, makes 190 the stored profile's maximum
+    /// once the workout is saved.
+    @Test(.timeLimit(.minutes(10))) func aHeartRateHeldAboveTheMaximumRaisesIt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raise-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("w.sqlite").path
+        #expect(runCLI(["profile", "set", "--age", "40", "--resting-hr", "50", "--store", store]).status == .success)
+        let source = try Self.trace(seconds: 33, heartRate: { _ in "06be" }) { _ in Self.pedalling }
+        defer { try? FileManager.default.removeItem(at: source) }
+        let mock = try MockBlueZ(trace: source, speed: 1)
+        defer { mock.stop() }
+        let run = try BlueZCommandTests.record(mock, ["--hr", "HRM-Pro", "--power", "Assioma", "--raise-max-hr", "--store", store])
+        #expect(run.status == .success, "\(run.errors)")
+        #expect(run.errors.contains("maximum heart rate raised to 190 bpm (held for 30 s; it was 180 bpm)"), "\(run.errors)")
+        let profile = try JSONValue(parsing: runCLI(["profile", "show", "--json", "--store", store]).output)
+        #expect(profile["maximumHeartRate"] == 190, "\(profile)")
+    }
+
     @Test(.timeLimit(.minutes(10))) func dashboardKeysPauseResumeLapAndEnd() throws {
         let source = try Self.trace(seconds: 40) { _ in Self.pedalling }
         let mock = try MockBlueZ(trace: source, speed: 1)

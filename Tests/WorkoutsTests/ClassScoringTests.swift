@@ -53,3 +53,30 @@ import Zones
         #expect(ZonePoints(perMinute: []).points(minutes) == 0)
     }
 }
+
+/// The heart rate held for 30 s, what `--raise-max-hr` makes the new maximum.
+@Suite struct SustainedHeartRateTests {
+    func workout(_ values: [(seconds: Range<Int>, bpm: Double)], pause: Range<Int>? = nil) throws -> Workout {
+        var m = WorkoutStateMachine(activityType: .cycling)
+        try m.beginCollection(at: .zero, date: WorkoutStateMachineTests.date)
+        let end = values.map(\.seconds.upperBound).max() ?? 0
+        for second in 0..<end {
+            if second == pause?.lowerBound { try m.pause(at: .seconds(second)) }
+            if second == pause?.upperBound { try m.resume(at: .seconds(second)) }
+            if let value = values.first(where: { $0.seconds.contains(second) }) { m.add(hr(value.bpm, at: Double(second))) }
+        }
+        try m.endCollection(at: .seconds(end))
+        return try m.finishWorkout()
+    }
+
+    @Test func theHighestHeartRateHeldForThirtySeconds() throws {
+        // 190 for 40 s, then 195 for 20 s: 195 never lasts 30 s; every 30 s stretch holds 190 at least.
+        #expect(try workout([(0..<60, 150), (60..<100, 190), (100..<120, 195)]).sustainedHeartRate() == 190)
+        // 190 for 29 s only: the best 30 s stretch reaches back into the 150s.
+        #expect(try workout([(0..<60, 150), (60..<89, 190), (89..<120, 150)]).sustainedHeartRate() == 150)
+        // A pause splits the 190s into two stretches of 20 s: neither counts.
+        #expect(try workout([(20..<40, 190), (60..<80, 190)], pause: 40..<60).sustainedHeartRate() == nil)
+        // A silence longer than the 5 s hold splits a stretch too.
+        #expect(try workout([(0..<20, 190), (26..<46, 190)]).sustainedHeartRate() == nil)
+    }
+}

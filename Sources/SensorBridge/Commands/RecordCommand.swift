@@ -44,6 +44,7 @@ enum RecordCommand {
         \(MQTTOptions.help)
         \(WorkoutSetup.activitiesHelp)
         \(WorkoutSetup.zonePointsHelp)
+        \(WorkoutSetup.raiseMaximumHelp)
         \(WorkoutSetup.planHelp)
           --activity, --hr-zones, --power-zones, --age, --birth-date, --resting-hr, --max-hr,
           --lthr, --hr-model, --ftp, --power-model, --sex, --weight, --json, --events, --store: as

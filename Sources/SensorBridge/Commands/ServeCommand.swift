@@ -61,6 +61,7 @@ enum ServeCommand {
                                      object a line (as 'sensorbridge workouts show ID --json')
         \(WorkoutSetup.activitiesHelp)
         \(WorkoutSetup.zonePointsHelp)
+        \(WorkoutSetup.raiseMaximumHelp)
         \(WorkoutSetup.planHelp)
                                      Under serve every workout rides it; ATHLETE=FILE,... gives
                                      athletes plans of their own (the others ride none)
@@ -463,6 +464,7 @@ enum ServeCommand {
         if let hr = workout.statistics.heartRate { line += ", heart rate avg \(Int(hr.average.rounded())) bpm" }
         if let power = workout.statistics.cyclingPower { line += ", power avg \(Int(power.average.rounded())) W" }
         log(line + ", \(workout.samples.count) samples")
+        if let raised = try setup.raiseMaximum(after: workout) { log(raised) }
         mqtt?.finished(workout, id: id, identity: recorder?.identity)
         if arguments.has("json") {
             // Lanes recording at once finish one at a time here.

@@ -155,7 +155,31 @@ struct WorkoutSetup {
 
     /// `record` and `serve`'s options for a multisport workout begun live.
     static let liveOptions: Set<String> = [activitiesOption, zonePointsOption]
-    static let liveFlags: Set<String> = [noTransitionsFlag]
+    static let liveFlags: Set<String> = [noTransitionsFlag, raiseMaximumFlag]
+    static let raiseMaximumFlag = "raise-max-hr"
+    static let raiseMaximumHelp = """
+          --raise-max-hr             after a saved workout in which the heart rate stayed above the
+                                     profile's maximum (measured, else 208 - 0.7 x age) for 30 s,
+                                     make the highest heart rate so held the profile's maximum (the
+                                     rider's, with athletes), as the class systems do; logged
+        """
+
+    /// With `--raise-max-hr`, after `workout` was saved: the highest heart rate it held for 30 s
+    /// becomes the maximum of the rider's stored profile when it is above the one in effect (the
+    /// measured maximum, else the estimate), changed now (so `sync` carries it); returns what to
+    /// say, nil when nothing changed. The zones of the workouts to come follow the profile.
+    func raiseMaximum(after workout: Workout) throws -> String? {
+        guard arguments.has(Self.raiseMaximumFlag), let store, let held = workout.sustainedHeartRate() else { return nil }
+        let name = athlete?.name
+        var preferences = try store.preferences(of: name)
+        let current = try? preferences.profile.maximumHeartRate(on: machine.zonesDate)
+        let raised = Int(held.rounded(.down))
+        guard current.map({ Double(raised) > $0 }) ?? true, AthleteProfile.heartRateRange.contains(raised) else { return nil }
+        preferences.profile.maximumHeartRate = raised
+        try store.savePreferences(preferences, for: name)
+        return "maximum heart rate raised to \(raised) bpm (held for \(Int(Workout.sustainedMaximumSpan.seconds)) s; it was "
+            + (current.map { "\(Int($0.rounded())) bpm" } ?? "not known") + ")"
+    }
     static let activitiesOption = "activities"
     static let zonePointsOption = "zone-points"
     static let zonePointsHelp = """
@@ -346,6 +370,7 @@ struct WorkoutSetup {
             if let id, let store { context.output.line("\nSaved as workout \(id) in \(store.path).") }
         }
         if arguments.has("no-save") { context.errors.line("sensorbridge \(command): not saved (--no-save)") }
+        if id != nil, let raised = try raiseMaximum(after: workout) { context.errors.line("sensorbridge \(command): " + raised) }
         guard case .failed(let failure) = outcome else { return (.success, outcome) }
         context.errors.line("sensorbridge \(command): " + failureText(failure, workout: workout, source: source))
         return (.failure, outcome)

@@ -87,12 +87,12 @@ public final class ClassFeed: Sendable {
     }
 
     /// A rider's tile: `name` (null for the box's own sensors), `heartRate`, `percentOfMaximum`
-    /// (of the profile's maximum, measured or estimated), `power`, `power3s`, `wattsPerKilogram` (of
-    /// the profile's weight, to a tenth), `zonePoints` (`ZonePoints`, whole), `calories` (kcal,
-    /// `WorkoutStatistics.calories`), `zone` (the heart-rate
-    /// zone, else the power zone: `quantity`, `number` from 1, `of`, `color`), `inZoneFor`,
-    /// `timeInTarget` (in the first target's zones, s; null without a target), `elapsed` and
-    /// `active` (s), `paused`, `sensors` (`key` and `link`). Values are null once they no longer hold.
+    /// (of the profile's maximum, measured or estimated), `power`, `power3s`, `wattsPerKilogram`
+    /// (of the profile's weight, to a tenth), `zonePoints` (`ZonePoints`, whole), `calories` (kcal,
+    /// `WorkoutStatistics.calories`), `zone` (the heart-rate zone, else the power zone:
+    /// `quantity`, `number` from 1, `of`, `color`), `inZoneFor`, `timeInTarget` (in the first
+    /// target's zones, s; null without a target), `elapsed` and `active` (s), `paused`, `sensors`
+    /// (`key` and `link`). Values are null once they no longer hold.
     public static func tile(name: String?, _ state: DashboardState) -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map { .number($0.rounded()) } ?? .null }
         let zoned = state.zones.first { $0.configuration.quantityType == .heartRate && $0.current != nil }

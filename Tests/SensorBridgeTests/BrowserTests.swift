@@ -145,11 +145,12 @@ extension BridgeOutTests {
             let riders = (1...12).map { (name: "Rider\($0)", device: "hr\($0)", address: String(format: "C4:7E:11:22:34:%02X", $0)) }
             let header = "{\"sensorbridge\":\"trace\",\"version\":1,\"start\":\"2026-11-02T17:30:00Z\",\"devices\":{"
                 + riders.map { "\"\($0.device)\":{\"name\":\"HRM-\($0.name)\",\"address\":\"\($0.address)\"}" }.joined(separator: ",") + "}}"
-            // 16 s, a value a second each: rider n at 100 + n bpm, then 130 + n from 8 s.
+            // 30 s, a value a second each: rider n at 100 + n bpm, then 130 + n from 15 s (time for
+            // twelve straps to connect one after another on a busy machine).
             var lines = [header]
-            for second in 0..<16 {
+            for second in 0..<30 {
                 for (index, rider) in riders.enumerated() {
-                    let bpm = (second < 8 ? 100 : 130) + index + 1
+                    let bpm = (second < 15 ? 100 : 130) + index + 1
                     lines.append("{\"t\":\(second),\"device\":\"\(rider.device)\",\"uuid\":\"2a37\",\"hex\":\"06\(String(format: "%02x", bpm))\"}")
                 }
             }
@@ -171,6 +172,12 @@ extension BridgeOutTests {
             let base = "http://127.0.0.1:\(port)"
             let serving = ServeCommandTests.Serving(mock, ["--idle-timeout", "2", "--http", "\(port)"], store: store, zones: false)
             try WebTests.Running.waitUntilServing(base + "/")
+            func classNow() throws -> [JSONValue] {
+                let stream = try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text
+                return try JSONValue(parsing: WebTests.liveSnapshot(stream))["riders"]?.arrayValue ?? []
+            }
+            let connected = ContinuousClock.now + .seconds(60)
+            while try classNow().count < 12, ContinuousClock.now < connected { Thread.sleep(forTimeInterval: 0.2) }
             try browser.open(base + "/class")
             try browser.waitUntil("12 riders on the class screen") {
                 try browser.script("return document.querySelectorAll('.rider').length").doubleValue == 12
@@ -180,8 +187,7 @@ extension BridgeOutTests {
             // The feed has Rider1's second value: the page shows it within 2 s.
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                let shown = try JSONValue(parsing: WebTests.liveSnapshot(try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text))
-                if shown["riders"]?.arrayValue?.contains(where: { $0["name"] == "Rider1" && $0["heartRate"] == 131 }) == true { break }
+                if try classNow().contains(where: { $0["name"] == "Rider1" && $0["heartRate"] == 131 }) { break }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             let seen = ContinuousClock.now
@@ -190,8 +196,7 @@ extension BridgeOutTests {
             }
             #expect(ContinuousClock.now - seen < .seconds(2))
             // % of the maximum (131 of 190 is 69 %) and the zone (120-140: the third of 100,120,140,160).
-            let tiles = try JSONValue(parsing: WebTests.liveSnapshot(try WebTests.curl(base + "/api/class", ["--max-time", "1", "-N"]).text))
-            let first = tiles["riders"]?.arrayValue?.first { $0["name"] == "Rider1" }
+            let first = try classNow().first { $0["name"] == "Rider1" }
             #expect(first?["percentOfMaximum"] == 69 && first?["zone"]?["number"] == 3, "\(String(describing: first))")
             if let screenshots = Self.screenshots { try browser.screenshot(to: screenshots + "/class.png") }
             // A rider's own page.

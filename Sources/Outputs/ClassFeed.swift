@@ -108,8 +108,7 @@ public final class ClassFeed: Sendable {
         } ?? .null
         let target = state.targets.first.map { target -> JSONValue in
             let durations = state.zones.first { $0.configuration.quantityType == target.target.quantityType }?.durations ?? []
-            let time = durations.indices.filter(target.target.zones.contains).reduce(Duration.zero) { $0 + durations[$1] }
-            return .number(time.seconds.rounded(.down))
+            return .number(target.target.time(inZones: durations).seconds.rounded(.down))
         } ?? .null
         let percent = state.heartRate.flatMap { rate in state.maximumHeartRate.map { 100 * rate / $0 } }
         let perKilogram = state.power.flatMap { power in state.weight.map { ((power / Double($0)) * 10).rounded() / 10 } }

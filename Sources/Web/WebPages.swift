@@ -114,6 +114,14 @@ enum WebPages {
 
     // MARK: Live
 
+    /// What the live page's and the class screen's scripts share: `clock` (seconds as `1:02:03`)
+    /// and `value` (a number whole, `--` for none).
+    static let liveHelpers = """
+            const clock = s => { s = Math.max(0, Math.floor(s)); const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60,
+              x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
+            const value = v => v == null ? '--' : String(Math.round(v));
+        """ + "\n"
+
     /// The live page of the workout being recorded: the box's (`/`, its API under `/api`), or a
     /// rider's of a class (`/athletes/NAME/live`, `api` `/api/athletes/NAME`, `rider` their name).
     static func live(viewer: Viewer, api: String = "/api", rider: String? = nil) -> String {
@@ -153,11 +161,8 @@ enum WebPages {
             <p id="relay" class="muted"></p>
             <p id="message" class="muted"></p>
             """
-        let script = """
+        let script = liveHelpers + """
             const show = (id, text) => { const e = document.getElementById(id); if (e) e.textContent = text; };
-            const clock = s => { s = Math.max(0, Math.floor(s)); const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60,
-              x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
-            const value = v => v == null ? '--' : String(Math.round(v));
             const names = {heartRate: 'Heart-rate zone', cyclingPower: 'Power zone'};
             // An instant with its offset (2026-11-02T12:30:00-05:00) as every page shows times: 2026-11-02 12:30 -05:00.
             const localTime = t => { const zone = (t.match(/(Z|[+-][0-9][0-9]:[0-9][0-9])$/) || ['', ''])[1];
@@ -270,10 +275,7 @@ enum WebPages {
             <div id="riders" class="riders"></div>
             <p id="empty" class="muted">Nobody is riding yet: tiles come as straps connect.</p>
             """
-        let script = """
-            const clock = s => { s = Math.max(0, Math.floor(s)); const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60,
-              x = String(s % 60).padStart(2, '0'); return h ? h + ':' + String(m).padStart(2, '0') + ':' + x : m + ':' + x; };
-            const value = v => v == null ? '--' : String(Math.round(v));
+        let script = liveHelpers + """
             function cell(parent, tag, className, text) {
               const e = document.createElement(tag); if (className) e.className = className; e.textContent = text; parent.appendChild(e); return e;
             }

@@ -222,12 +222,7 @@ public struct WorkoutStateMachine: Sendable {
         guard state == .collecting || state == .paused else { throw .invalidTransition(action: "mark a lap in", state: state) }
         if cause != .step { endSteps(until: time) }
         let time = clamp(time)
-        if time > lapStart {
-            laps.append(lapStart..<time)
-            lapStart = time
-            if stepIndex < planSteps.count { stepIndex += 1 }
-        }
-        lapActiveStart = activeTime(at: time)
+        beginLap(at: time)
         record(WorkoutEvent(time: time, kind: .lap, cause: cause))
     }
 
@@ -245,12 +240,7 @@ public struct WorkoutStateMachine: Sendable {
         } else {
             closeActivity(at: time)
             activities.append(WorkoutActivity(activityType: type, start: time, end: time, zoneGroupsByType: [:]))
-            if time > lapStart {
-                laps.append(lapStart..<time)
-                lapStart = time
-                if stepIndex < planSteps.count { stepIndex += 1 }
-            }
-            lapActiveStart = activeTime(at: time)
+            beginLap(at: time)
         }
         record(WorkoutEvent(time: time, kind: .activity(type)))
     }
@@ -431,6 +421,17 @@ public struct WorkoutStateMachine: Sendable {
         if let autoLap, stepIndex >= planSteps.count, activeTime(at: now) - lapActiveStart >= autoLap {
             try? lap(at: now, cause: .auto)
         }
+    }
+
+    /// Ends the lap under way at `time` and begins the next, with the plan's next step, unless
+    /// `time` is the lap's very start (no lap of no time); the auto-lap count starts again either way.
+    private mutating func beginLap(at time: Duration) {
+        if time > lapStart {
+            laps.append(lapStart..<time)
+            lapStart = time
+            if stepIndex < planSteps.count { stepIndex += 1 }
+        }
+        lapActiveStart = activeTime(at: time)
     }
 
     /// Ends each timed step whose active time is up by `now`, with a lap (cause `.step`) at the

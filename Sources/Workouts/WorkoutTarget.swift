@@ -26,8 +26,13 @@ public struct WorkoutTarget: Sendable, Hashable {
     /// Time in the target zones of `group` and its share of `activeDuration` (0 when there was no
     /// active time). Zones past the group's last zone count nothing.
     public func timeInTarget(_ group: WorkoutZoneGroup, activeDuration: Duration) -> (time: Duration, share: Double) {
-        let time = group.durations.indices.filter(zones.contains).reduce(Duration.zero) { $0 + group.durations[$1] }
+        let time = time(inZones: group.durations)
         return (time, activeDuration > .zero ? time / activeDuration : 0)
+    }
+
+    /// The time in the target zones of `durations` (time by zone index); zones past its end count nothing.
+    public func time(inZones durations: [Duration]) -> Duration {
+        durations.indices.filter(zones.contains).reduce(Duration.zero) { $0 + durations[$1] }
     }
 }
 

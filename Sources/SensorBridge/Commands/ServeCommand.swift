@@ -175,7 +175,7 @@ enum ServeCommand {
                 athlete: lane.athlete, requests: lane.requests,
                 router: routers.add(ServeRouter(idleTimeout: idleTimeout, log: ServeLane.log(log, lane.athlete))))
         }
-        let routerOfKey = Dictionary(uniqueKeysWithValues: lanes.flatMap { lane in lane.requests.map { ($0.key, lane.router) } })
+        let laneOfKey = Dictionary(uniqueKeysWithValues: lanes.flatMap { lane in lane.requests.map { ($0.key, lane) } })
         client.bus.whenLost { routers.busLost() }
         client.bus.afterEachTurn { routers.publish() }
         livePath.apply(to: client.bus)
@@ -194,14 +194,13 @@ enum ServeCommand {
         defer { wiring.relay?.stop() }
         let links = wiring.links(
             client: client, sensors: lanes.flatMap(\.requests), livePath: livePath, log: log,
-            deliver: { routerOfKey[$0.key]?.received($0) },
+            deliver: { laneOfKey[$0.key]?.router.received($0) },
             follow: { event in
-                routerOfKey[event.key]?.linkEvent(event)
+                laneOfKey[event.key]?.router.linkEvent(event)
                 liveFeed?.linkEvent(event)
-                // A class's rider hears of their own sensors' links (keyed NAME/hr).
-                if let riders {
-                    let name = event.key.split(separator: "/", maxSplits: 1).dropLast().first.flatMap { AthleteName(rawValue: String($0)) }
-                    riders.feed(of: name)?.linkEvent(event.rekeyed(ServeLane.role(event.key)))
+                // A class's rider hears of their own sensors' links (keyed NAME/hr) as the workout names them (hr).
+                if let riders, let lane = laneOfKey[event.key] {
+                    riders.feed(of: lane.athlete)?.linkEvent(event.rekeyed(ServeLane.role(event.key)))
                 }
             })
         links.start()
